@@ -1,0 +1,167 @@
+"""Plain, frozen data that flows one way: extract -> check -> report, and extract -> manifest.
+
+Everything here is picklable (the parallel checker and the cache ship it between processes) and
+holds no AST nodes: rules that need syntax get it from ``ModuleContext``; project rules and the
+manifest see only these facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Tuple
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based line and a 1-based column (in characters, not bytes)."""
+
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A value static analysis could not determine, with why and where.
+
+    Never a guess: a rule that meets an ``Unresolved`` stays silent (or reports "cannot verify"
+    under its own code), it never treats it as any particular value.
+    """
+
+    reason: str
+    location: Optional[Location] = None
+
+    def __bool__(self) -> bool:  # an Unresolved must never pass for a truthy value by accident
+        raise TypeError("Unresolved has no truth value; test with is_unresolved()")
+
+
+def is_unresolved(value: Any) -> bool:
+    return isinstance(value, Unresolved)
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One finding: ``path:line:col: CODE message`` (path relative to the project root, '/'-separated)."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+
+    def as_text(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+
+    def as_json(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class CallableRef:
+    """What a ``handler=`` or ``check_fn=`` keyword refers to.
+
+    kind:
+      - "function": a module-level ``def`` of this module; ``target`` is its name
+      - "lambda": a lambda written in place; ``target`` is the module function its body calls, if any
+      - "imported": a name bound by ``import``/``from ... import``; ``target`` is "module.attr"
+      - "attribute": ``obj.attr`` (another module's function, a method...): unknown
+      - "call": the result of a call (``check_fn=check()``)
+      - "literal": a literal such as ``None`` or a string
+      - "undefined": a bare name that nothing in the module binds
+      - "other": any other expression
+    """
+
+    kind: str
+    text: str
+    location: Location
+    target: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One ``name=value`` argument of a register call, located at the keyword's name."""
+
+    name: str
+    location: Location
+    value_location: Location
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One top-level ``registry.register(...)`` call, as static analysis sees it."""
+
+    location: Location  # of the call expression
+    end_line: int
+    name: Any  # str | Unresolved
+    toolset: Any  # str | Unresolved
+    schema: Any  # JSON-like value | Unresolved
+    handler: Optional[CallableRef]
+    check_fn: Optional[CallableRef]
+    keywords: Tuple[Keyword, ...]
+    # Evaluated values of the other keywords that have one (requires_env, is_async,
+    # description, emoji, max_result_size_chars, override, ...): (name, value | Unresolved).
+    values: Tuple[Tuple[str, Any], ...] = ()
+    # JSON path of a schema key -> location of that key in the source, e.g.
+    # (("parameters", "properties", "city", "type"), Location(12, 17)).
+    schema_locations: Tuple[Tuple[Tuple[Any, ...], Location], ...] = ()
+    positional_args: int = 0
+    has_star_args: bool = False  # *args or **kwargs: the call cannot be read statically
+
+    def keyword(self, name: str) -> Optional[Keyword]:
+        for kw in self.keywords:
+            if kw.name == name:
+                return kw
+        return None
+
+    def value(self, name: str, default: Any = None) -> Any:
+        for key, val in self.values:
+            if key == name:
+                return val
+        return default
+
+    def schema_location(self, path: Tuple[Any, ...]) -> Optional[Location]:
+        """Location of the key at ``path``, or of its nearest located ancestor."""
+        table = dict(self.schema_locations)
+        while path:
+            if path in table:
+                return table[path]
+            path = path[:-1]
+        return None
+
+
+@dataclass(frozen=True)
+class MisplacedRegisterCall:
+    """A ``registry.register`` call that runtime discovery never runs on import (HRM002)."""
+
+    location: Location
+    reason: str
+
+
+@dataclass(frozen=True)
+class EnvRead:
+    """A read of an environment variable whose name is a constant string."""
+
+    name: str
+    location: Location
+    function: Optional[str]  # enclosing module-level function, None at module level
+    required: bool  # os.environ["X"] (KeyError when unset) vs getenv/.get
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """Everything the project rules and the manifest need to know about one file."""
+
+    path: str  # relative to the project root, '/'-separated
+    module: str  # dotted import name, e.g. "tools.weather_tool"
+    sha256: str
+    registers_tools: bool  # the runtime's discovery predicate
+    registrations: Tuple[Registration, ...] = ()
+    misplaced_calls: Tuple[MisplacedRegisterCall, ...] = ()
+    env_reads: Tuple[EnvRead, ...] = ()
+    parse_error: Optional[Diagnostic] = None
+    extra: Tuple[Tuple[str, Any], ...] = field(default=())
