@@ -1,0 +1,1 @@
+"""The reference runtime (``tools.registry``) and the built-in tools (``tools/*_tool.py``)."""
