@@ -1,0 +1,163 @@
+"""Execute Code Tool -- run a Python snippet in a subprocess with a timeout and an output cap.
+
+The code is written to a temporary script and run by the same interpreter as the agent
+(``sys.executable``), unbuffered (``-u``) so that output printed before a timeout is not lost
+with the killed process, in the workspace (the current directory). Exit status, exceptions
+(on stderr) and a timeout are results, not errors. Output goes to temporary files, so memory
+stays bounded however much the code prints.
+"""
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tools.registry import registry, tool_error
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_SECONDS = 30
+MAX_TIMEOUT_SECONDS = 300
+# Per stream. Beyond it the head and the tail are kept: a traceback shows up at the end.
+MAX_OUTPUT_BYTES = 20_000
+
+
+# --- Availability check ---
+
+
+def check_execute_code_requirements():
+    """Always available: the agent's own interpreter runs the code."""
+    return True
+
+
+# --- Helpers ---
+
+
+def _read_capped(stream):
+    """Text of a captured stream; beyond the cap, its head and tail around an omission mark."""
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(0)
+    if size <= MAX_OUTPUT_BYTES:
+        return stream.read().decode("utf-8", errors="replace"), False
+    half = MAX_OUTPUT_BYTES // 2
+    head = stream.read(half)
+    stream.seek(size - half)
+    tail = stream.read(half)
+    omitted = size - 2 * half
+    text = (
+        head.decode("utf-8", errors="replace")
+        + f"\n... [{omitted} bytes omitted] ...\n"
+        + tail.decode("utf-8", errors="replace")
+    )
+    return text, True
+
+
+def _kill_process_group(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # it exited between the timeout and the kill
+
+
+def _run_python(code, timeout):
+    """Run ``code`` as a script; exit code, timeout and capped output as a plain dict."""
+    with tempfile.TemporaryDirectory(prefix="hermes-exec-") as script_dir:
+        script = Path(script_dir) / "snippet.py"
+        script.write_text(code, encoding="utf-8")
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+            process = subprocess.Popen(
+                [sys.executable, "-u", str(script)],
+                cwd=os.getcwd(),
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                # Its own process group, so a timeout also kills what the code spawned.
+                start_new_session=True,
+            )
+            try:
+                process.wait(timeout=timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                _kill_process_group(process)
+                process.wait()
+                timed_out = True
+            stdout_text, stdout_cut = _read_capped(stdout)
+            stderr_text, stderr_cut = _read_capped(stderr)
+    return {
+        "exit_code": None if timed_out else process.returncode,
+        "timed_out": timed_out,
+        "stdout": stdout_text,
+        "stderr": stderr_text,
+        "truncated": stdout_cut or stderr_cut,
+    }
+
+
+def _is_timeout(value):
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and 1 <= value <= MAX_TIMEOUT_SECONDS
+    )
+
+
+# --- Handler ---
+
+
+def _handle_execute_code(args, **kwargs):
+    code = args.get("code")
+    timeout = args.get("timeout", DEFAULT_TIMEOUT_SECONDS)
+    if not isinstance(code, str) or not code.strip():
+        return tool_error("code must be a non-empty string")
+    if not _is_timeout(timeout):
+        return tool_error(f"timeout must be between 1 and {MAX_TIMEOUT_SECONDS} seconds")
+    try:
+        return json.dumps(_run_python(code, timeout), ensure_ascii=False)
+    except Exception as exc:  # e.g. no temp space; a result for the model, not a crash
+        logger.debug("execute_code failed", exc_info=True)
+        return tool_error(f"cannot run code: {exc}")
+
+
+# --- Schema ---
+
+EXECUTE_CODE_SCHEMA = {
+    "name": "execute_code",
+    "description": (
+        "Run a Python 3 script in a separate process, in the workspace (the current "
+        "directory), and return its exit code, stdout and stderr; only printed output is seen. "
+        "A script still running after timeout seconds is killed and reported with timed_out "
+        "true. Long output keeps its beginning and end. The script gets no input."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "Complete Python source code to run as a script.",
+            },
+            "timeout": {
+                "type": "number",
+                "description": "Seconds before the script is killed.",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_SECONDS,
+                "default": DEFAULT_TIMEOUT_SECONDS,
+            },
+        },
+        "required": ["code"],
+    },
+}
+
+# --- Registration ---
+
+registry.register(
+    name="execute_code",
+    toolset="code_execution",
+    schema=EXECUTE_CODE_SCHEMA,
+    handler=_handle_execute_code,
+    check_fn=check_execute_code_requirements,
+    emoji="🐍",
+    max_result_size_chars=50_000,
+)

@@ -1,0 +1,159 @@
+"""Terminal Tool -- run a shell command in the workspace with a timeout and an output cap.
+
+The command runs through ``/bin/sh`` in the process's current directory (the workspace). Its
+exit status and a timeout are results, not errors: a failing command is something the model
+must see and react to. Output goes to temporary files rather than pipes, so memory stays
+bounded however much a command prints, and a killed command's background children cannot keep
+a pipe open and hang the tool. A timed-out command is killed with its whole process group.
+"""
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import tempfile
+
+from tools.registry import registry, tool_error
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_SECONDS = 30
+MAX_TIMEOUT_SECONDS = 600
+# Per stream. Beyond it the head and the tail are kept: errors usually show up at the end.
+MAX_OUTPUT_BYTES = 20_000
+
+
+# --- Availability check ---
+
+
+def check_terminal_requirements():
+    """Always available: only the standard library is needed."""
+    return True
+
+
+# --- Helpers ---
+
+
+def _read_capped(stream):
+    """Text of a captured stream; beyond the cap, its head and tail around an omission mark."""
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(0)
+    if size <= MAX_OUTPUT_BYTES:
+        return stream.read().decode("utf-8", errors="replace"), False
+    half = MAX_OUTPUT_BYTES // 2
+    head = stream.read(half)
+    stream.seek(size - half)
+    tail = stream.read(half)
+    omitted = size - 2 * half
+    text = (
+        head.decode("utf-8", errors="replace")
+        + f"\n... [{omitted} bytes omitted] ...\n"
+        + tail.decode("utf-8", errors="replace")
+    )
+    return text, True
+
+
+def _kill_process_group(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # it exited between the timeout and the kill
+
+
+def _run_shell(command, timeout):
+    """Run ``command``; exit code, timeout and capped output as a plain dict."""
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            command,
+            shell=True,
+            cwd=os.getcwd(),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            # Its own process group, so a timeout kills the command's children too.
+            start_new_session=True,
+        )
+        try:
+            process.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            _kill_process_group(process)
+            process.wait()
+            timed_out = True
+        stdout_text, stdout_cut = _read_capped(stdout)
+        stderr_text, stderr_cut = _read_capped(stderr)
+    return {
+        "exit_code": None if timed_out else process.returncode,
+        "timed_out": timed_out,
+        "stdout": stdout_text,
+        "stderr": stderr_text,
+        "truncated": stdout_cut or stderr_cut,
+    }
+
+
+def _is_timeout(value):
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and 1 <= value <= MAX_TIMEOUT_SECONDS
+    )
+
+
+# --- Handler ---
+
+
+def _handle_terminal(args, **kwargs):
+    command = args.get("command")
+    timeout = args.get("timeout", DEFAULT_TIMEOUT_SECONDS)
+    if not isinstance(command, str) or not command.strip():
+        return tool_error("command must be a non-empty string")
+    if not _is_timeout(timeout):
+        return tool_error(f"timeout must be between 1 and {MAX_TIMEOUT_SECONDS} seconds")
+    try:
+        return json.dumps(_run_shell(command, timeout), ensure_ascii=False)
+    except Exception as exc:  # e.g. the shell cannot start; a result for the model, not a crash
+        logger.debug("terminal failed to run %r", command, exc_info=True)
+        return tool_error(f"cannot run command: {exc}")
+
+
+# --- Schema ---
+
+TERMINAL_SCHEMA = {
+    "name": "terminal",
+    "description": (
+        "Run a shell command in the workspace (the current directory) and return its exit "
+        "code, stdout and stderr. A command still running after timeout seconds is killed "
+        "and reported with timed_out true. Long output keeps its beginning and end. The "
+        "command gets no input, so interactive programs cannot be used."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": "string",
+                "description": "Shell command line, run with /bin/sh.",
+            },
+            "timeout": {
+                "type": "number",
+                "description": "Seconds before the command is killed.",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_SECONDS,
+                "default": DEFAULT_TIMEOUT_SECONDS,
+            },
+        },
+        "required": ["command"],
+    },
+}
+
+# --- Registration ---
+
+registry.register(
+    name="terminal",
+    toolset="terminal",
+    schema=TERMINAL_SCHEMA,
+    handler=_handle_terminal,
+    check_fn=check_terminal_requirements,
+    emoji="💻",
+    max_result_size_chars=50_000,
+)
