@@ -165,3 +165,6 @@ class ModuleFacts:
     env_reads: Tuple[EnvRead, ...] = ()
     parse_error: Optional[Diagnostic] = None
     extra: Tuple[Tuple[str, Any], ...] = field(default=())
+    # Register calls in a discovered module that are not top-level statements (inside `if`,
+    # `try`, a function...): they may register names static analysis does not see.
+    unread_register_calls: Tuple[Location, ...] = ()

@@ -1,0 +1,126 @@
+"""What rules see: one parsed module (``ModuleContext``) or the whole project (``ProjectContext``)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from hermes_lint.config import Config
+from hermes_lint.model import Location, ModuleFacts, Registration
+
+
+def char_col(lines: List[str], line: int, byte_col: int) -> int:
+    """1-based character column from ast's 0-based UTF-8 byte offset."""
+    if 0 < line <= len(lines):
+        text = lines[line - 1]
+        if not text.isascii():
+            return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
+    return byte_col + 1
+
+
+class ModuleIndex:
+    """Names a module binds at its top level: functions, classes, imports and assignments."""
+
+    def __init__(self, tree: ast.Module):
+        self.functions: Dict[str, ast.AST] = {}  # FunctionDef | AsyncFunctionDef; last wins
+        self.classes: Dict[str, ast.ClassDef] = {}
+        self.imports: Dict[str, str] = {}  # local name -> "module" or "module.attr"
+        self.assigned: Dict[str, List[ast.AST]] = {}  # name -> assigned value nodes (top level)
+        self.has_star_import = False
+        self.bound_anywhere: set = set()  # every name bound anywhere at module level
+        for stmt in tree.body:
+            self._index_statement(stmt)
+
+    def _index_statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.functions[stmt.name] = stmt
+            self.bound_anywhere.add(stmt.name)
+        elif isinstance(stmt, ast.ClassDef):
+            self.classes[stmt.name] = stmt
+            self.bound_anywhere.add(stmt.name)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                local = alias.asname or alias.name.split(".")[0]
+                self.imports[local] = alias.name if alias.asname else local
+                self.bound_anywhere.add(local)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name == "*":
+                    self.has_star_import = True
+                    continue
+                local = alias.asname or alias.name
+                self.imports[local] = f"{module}.{alias.name}"
+                self.bound_anywhere.add(local)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        self.bound_anywhere.add(node.id)
+                        if isinstance(target, ast.Name) and stmt.value is not None:
+                            self.assigned.setdefault(node.id, []).append(stmt.value)
+        else:
+            # Names bound inside top-level if/try/with/for blocks still exist at run time.
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.stmt):
+                    self._index_statement(child)
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    self.bound_anywhere.add(node.id)
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    self.bound_anywhere.add(node.name)
+
+    def is_bound(self, name: str) -> bool:
+        return name in self.bound_anywhere or self.has_star_import
+
+
+@dataclass
+class ModuleContext:
+    """One tool module for module rules: its text, AST, index, evaluator and extracted facts."""
+
+    path: str
+    text: str
+    lines: List[str]
+    tree: ast.Module
+    index: ModuleIndex
+    evaluator: Any  # hermes_lint.evaluate.ModuleEvaluator
+    facts: ModuleFacts
+    config: Config
+    # Per-run memo shared by rules (e.g. handler analysis computed once for HRM101-HRM108).
+    memo: Dict[Any, Any] = field(default_factory=dict)
+
+    def loc(self, node: ast.AST) -> Location:
+        return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))
+
+    def registration_calls(self) -> List[Tuple[Registration, ast.Call]]:
+        """Each extracted registration with its call node, in source order."""
+        key = "registration_calls"
+        if key not in self.memo:
+            calls = {
+                (stmt.value.lineno, stmt.value.col_offset): stmt.value
+                for stmt in self.tree.body
+                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            }
+            pairs = []
+            for registration in self.facts.registrations:
+                for (line, byte_col), call in calls.items():
+                    if line == registration.location.line and self.loc(call) == registration.location:
+                        pairs.append((registration, call))
+                        break
+            self.memo[key] = pairs
+        return self.memo[key]
+
+
+@dataclass
+class ProjectContext:
+    """Every tool module's facts plus the static reading of ``toolsets.py``."""
+
+    modules: Tuple[ModuleFacts, ...]
+    toolsets: Optional[Any]  # hermes_lint.toolsets_file.ToolsetsFacts, None without toolsets.py
+    config: Config
+    memo: Dict[Any, Any] = field(default_factory=dict)
+
+    def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
+        return [(module, reg) for module in self.modules for reg in module.registrations]

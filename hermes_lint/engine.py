@@ -1,0 +1,218 @@
+"""Check: run the rules over a project's sources and turn findings into diagnostics.
+
+Two phases, so that the per-file work can run in parallel or come from a cache:
+1. ``check_module``: one file -> ``ModuleResult`` (facts, module-rule diagnostics, noqa
+   comments): plain, picklable data.
+2. ``finish``: project rules over every module's facts and ``toolsets.py``, then ``# noqa``,
+   per-file ignores, HRM900 and sorting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Type
+
+from hermes_lint.config import Config
+from hermes_lint.context import ModuleContext, ModuleIndex, ProjectContext
+from hermes_lint.discovery import candidate_tool_paths
+from hermes_lint.extract import ParsedModule, extract_facts, parse_module
+from hermes_lint.model import Diagnostic, ModuleFacts
+from hermes_lint.noqa import NoqaComment, find_noqa_comments
+from hermes_lint.rules import all_rules
+from hermes_lint.rules.base import Rule
+
+UNUSED_NOQA = "HRM900"
+PARSE_ERROR = "HRM001"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A project file as read from disk (or an editor buffer): ``data`` or why it is unreadable."""
+
+    path: str  # relative to the project root, '/'-separated
+    data: Optional[bytes]
+    read_error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ModuleResult:
+    facts: ModuleFacts
+    diagnostics: Tuple[Diagnostic, ...]
+    noqa: Tuple[NoqaComment, ...]
+
+
+@dataclass
+class ProjectSources:
+    tool_files: List[SourceFile]
+    toolsets: Optional[SourceFile]
+    root: Optional[Path] = None
+    extra_noqa: Dict[str, Tuple[NoqaComment, ...]] = field(default_factory=dict)
+
+
+def read_source(root: Path, relative: str) -> SourceFile:
+    try:
+        return SourceFile(relative, (root / relative).read_bytes())
+    except IsADirectoryError:
+        return SourceFile(relative, None, "it is a directory, not a file")
+    except OSError as exc:
+        return SourceFile(relative, None, exc.strerror or str(exc))
+
+
+def collect_sources(root: Path, config: Config) -> ProjectSources:
+    """Every candidate tool module under the tools directory, and toolsets.py when present."""
+    tools_dir = root / config.tools_dir
+    tool_files = [
+        read_source(root, path.relative_to(root).as_posix())
+        for path in candidate_tool_paths(tools_dir)
+    ]
+    toolsets = read_source(root, config.toolsets_file) if (root / config.toolsets_file).exists() else None
+    return ProjectSources(tool_files, toolsets, root)
+
+
+def selected_rules(config: Config, scope: str) -> List[Type[Rule]]:
+    """The rules of ``scope`` to run; per-file ignores are applied to their findings later."""
+    return [rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code)]
+
+
+def build_module_context(parsed: ParsedModule, config: Config) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
+    from hermes_lint.evaluate import ModuleEvaluator
+
+    if parsed.tree is None:
+        return extract_facts(parsed, None, None), None
+    index = ModuleIndex(parsed.tree)
+    evaluator = ModuleEvaluator(parsed.tree, parsed.lines)
+    facts = extract_facts(parsed, index, evaluator)
+    ctx = ModuleContext(
+        path=parsed.path,
+        text=parsed.text,
+        lines=parsed.lines,
+        tree=parsed.tree,
+        index=index,
+        evaluator=evaluator,
+        facts=facts,
+        config=config,
+    )
+    return facts, ctx
+
+
+def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
+    """Only the extracted facts of one file (no rules run): for scaffolding and the manifest."""
+    if source.data is None:
+        return check_module(source, config).facts
+    facts, _ = build_module_context(parse_module(source.path, source.data), config)
+    return facts
+
+
+def check_module(source: SourceFile, config: Config) -> ModuleResult:
+    """Phase 1 for one file: facts, module-rule diagnostics and noqa comments."""
+    if source.data is None:
+        facts = ModuleFacts(
+            path=source.path,
+            module=source.path[:-3].replace("/", "."),
+            sha256="",
+            registers_tools=False,
+            parse_error=Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),
+        )
+        return ModuleResult(facts, (facts.parse_error,), ())
+    parsed = parse_module(source.path, source.data)
+    facts, ctx = build_module_context(parsed, config)
+    diagnostics: List[Diagnostic] = []
+    if facts.parse_error is not None:
+        diagnostics.append(facts.parse_error)
+    if ctx is not None:
+        for rule_class in selected_rules(config, "module"):
+            for finding in rule_class().check(ctx):
+                diagnostics.append(
+                    Diagnostic(
+                        finding.path or source.path,
+                        finding.location.line,
+                        finding.location.col,
+                        rule_class.code,
+                        finding.message,
+                    )
+                )
+    noqa = tuple(find_noqa_comments(parsed.text).values()) if parsed.text else ()
+    return ModuleResult(facts, tuple(diagnostics), noqa)
+
+
+def read_toolsets_facts(source: Optional[SourceFile]):
+    if source is None:
+        return None, ()
+    from hermes_lint.toolsets_file import read_toolsets
+
+    if source.data is None:
+        return None, (Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),)
+    facts = read_toolsets(source.data, source.path)
+    diagnostics = ()
+    if facts.parse_error is not None:
+        line, col, message = facts.parse_error
+        diagnostics = (Diagnostic(source.path, line, col, PARSE_ERROR, message),)
+    return facts, diagnostics
+
+
+def finish(
+    results: Sequence[ModuleResult],
+    sources: ProjectSources,
+    config: Config,
+) -> List[Diagnostic]:
+    """Phase 2: project rules, then suppression, selection and HRM900."""
+    toolsets_facts, diagnostics = read_toolsets_facts(sources.toolsets)
+    diagnostics = list(diagnostics)
+    for result in results:
+        diagnostics.extend(result.diagnostics)
+    project = ProjectContext(tuple(r.facts for r in results), toolsets_facts, config)
+    for rule_class in selected_rules(config, "project"):
+        for finding in rule_class().check(project):
+            diagnostics.append(
+                Diagnostic(
+                    finding.path,
+                    finding.location.line,
+                    finding.location.col,
+                    rule_class.code,
+                    finding.message,
+                )
+            )
+    noqa_by_path: Dict[str, Dict[int, NoqaComment]] = {
+        r.facts.path: {c.line: c for c in r.noqa} for r in results
+    }
+    if sources.toolsets is not None and sources.toolsets.data is not None:
+        text = sources.toolsets.data.decode("utf-8", "replace")
+        noqa_by_path[sources.toolsets.path] = find_noqa_comments(text)
+    return apply_suppressions(diagnostics, noqa_by_path, config)
+
+
+def apply_suppressions(
+    diagnostics: Iterable[Diagnostic],
+    noqa_by_path: Dict[str, Dict[int, NoqaComment]],
+    config: Config,
+) -> List[Diagnostic]:
+    used: Dict[Tuple[str, int], set] = {}
+    kept: List[Diagnostic] = []
+    for diagnostic in set(diagnostics):
+        if not config.is_selected(diagnostic.code, diagnostic.path):
+            continue
+        comment = noqa_by_path.get(diagnostic.path, {}).get(diagnostic.line)
+        if comment is not None and (comment.codes is None or diagnostic.code in comment.codes):
+            used.setdefault((diagnostic.path, diagnostic.line), set()).add(diagnostic.code)
+            continue
+        kept.append(diagnostic)
+    for path, comments in noqa_by_path.items():
+        if not config.is_selected(UNUSED_NOQA, path):
+            continue
+        for comment in comments.values():
+            if comment.codes is None:
+                continue  # a bare noqa may be meant for another linter: never call it unused
+            suppressed = used.get((path, comment.line), set())
+            for code in comment.codes:
+                if code.startswith("HRM") and code not in suppressed and config.is_selected(code, path):
+                    kept.append(
+                        Diagnostic(path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing")
+                    )
+    return sorted(kept)
+
+
+def check_sources(sources: ProjectSources, config: Config) -> List[Diagnostic]:
+    """Both phases, in this process."""
+    results = [check_module(source, config) for source in sources.tool_files]
+    return finish(results, sources, config)

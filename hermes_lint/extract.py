@@ -1,0 +1,422 @@
+"""Extract: parse a file once and turn it into plain facts. Nothing is imported or executed.
+
+``parse_module`` gives the syntax (for module rules); ``extract_facts`` the frozen
+``ModuleFacts`` (for project rules, the manifest and the cache).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import tokenize
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from hermes_lint.context import ModuleIndex, char_col
+from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
+from hermes_lint.model import (
+    CallableRef,
+    EnvRead,
+    Keyword,
+    Location,
+    MisplacedRegisterCall,
+    ModuleFacts,
+    Registration,
+    Unresolved,
+)
+
+# ToolRegistry.register's parameters, in order: positional arguments map onto these.
+REGISTER_PARAMETERS = (
+    "name",
+    "toolset",
+    "schema",
+    "handler",
+    "check_fn",
+    "requires_env",
+    "is_async",
+    "description",
+    "emoji",
+    "max_result_size_chars",
+    "dynamic_schema_overrides",
+    "override",
+)
+REQUIRED_PARAMETERS = ("name", "toolset", "schema", "handler")
+# Keywords whose values are data (evaluated statically) rather than callables.
+VALUE_PARAMETERS = ("requires_env", "is_async", "description", "emoji", "max_result_size_chars", "override")
+
+
+@dataclass
+class ParsedModule:
+    """A file read and parsed, or the reason it could not be."""
+
+    path: str
+    data: bytes
+    text: str
+    lines: List[str]
+    tree: Optional[ast.Module]
+    error: Optional[Tuple[int, int, str]]  # (line, col, message) when unreadable/unparsable
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def _decode_error_position(data: bytes, exc: UnicodeDecodeError) -> Tuple[int, int]:
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1
+    col = len(before) - (before.rfind(b"\n") + 1) + 1
+    return line, col
+
+
+def parse_module(path: str, data: bytes) -> ParsedModule:
+    """Decode and parse ``data``; every failure becomes ``error`` (HRM001), never an exception."""
+
+    def failed(line: int, col: int, message: str, text: str = "") -> ParsedModule:
+        return ParsedModule(path, data, text, text.splitlines(), None, (line, col, message))
+
+    try:
+        # Honours a BOM and a PEP 263 coding cookie, as the interpreter does.
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except SyntaxError as exc:
+        try:  # usually undecodable bytes in the first two lines: say where
+            data.decode("utf-8")
+        except UnicodeDecodeError as decode_error:
+            line, col = _decode_error_position(data, decode_error)
+            return failed(line, col, f"file is not valid UTF-8: {decode_error.reason}")
+        return failed(1, 1, f"cannot be decoded: {exc.msg}")
+    except LookupError as exc:
+        return failed(1, 1, f"cannot be decoded: {exc}")
+    except UnicodeDecodeError as exc:
+        line, col = _decode_error_position(data, exc)
+        return failed(line, col, f"file is not valid {exc.encoding.upper()}: {exc.reason}")
+    if "\x00" in text:
+        offset = text.index("\x00")
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return failed(line, col, "file contains a NUL byte", text)
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        return failed(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", text)
+    except (RecursionError, MemoryError):
+        return failed(1, 1, "file is too deeply nested to parse", text)
+    except ValueError as exc:
+        return failed(1, 1, f"cannot be parsed: {exc}", text)
+    return ParsedModule(path, data, text, text.splitlines(), tree, None)
+
+
+def module_name(path: str) -> str:
+    """``tools/x_tool.py`` -> ``tools.x_tool``."""
+    stem = path[:-3] if path.endswith(".py") else path
+    return stem.replace("/", ".")
+
+
+class _Extractor:
+    def __init__(self, parsed: ParsedModule, index: ModuleIndex, evaluator: Any):
+        self.parsed = parsed
+        self.tree = parsed.tree
+        self.index = index
+        self.evaluator = evaluator
+        self.registry_aliases = self._registry_aliases()
+
+    def loc(self, node: ast.AST) -> Location:
+        return Location(node.lineno, char_col(self.parsed.lines, node.lineno, node.col_offset))
+
+    # --- registrations -------------------------------------------------------------------
+
+    def registrations(self) -> Tuple[Registration, ...]:
+        return tuple(
+            self.registration(stmt.value)
+            for stmt in self.tree.body
+            if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+        )
+
+    def registration(self, call: ast.Call) -> Registration:
+        arguments: Dict[str, ast.expr] = {}
+        keywords: List[Keyword] = []
+        has_star = any(isinstance(arg, ast.Starred) for arg in call.args)
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred) or position >= len(REGISTER_PARAMETERS):
+                continue
+            arguments[REGISTER_PARAMETERS[position]] = arg
+        for kw in call.keywords:
+            if kw.arg is None:
+                has_star = True
+                continue
+            arguments[kw.arg] = kw.value
+            keywords.append(Keyword(kw.arg, self._keyword_location(kw), self.loc(kw.value)))
+
+        def evaluated(name: str) -> Any:
+            node = arguments.get(name)
+            if node is None:
+                return Unresolved(f"no {name}= argument")
+            return self.evaluator.evaluate(node)
+
+        schema = evaluated("schema")
+        schema_locations: Tuple = ()
+        if "schema" in arguments and not isinstance(schema, Unresolved):
+            schema_locations = tuple(sorted(self.evaluator.locations_of(schema).items(), key=repr))
+        values = tuple(
+            (name, self.evaluator.evaluate(arguments[name]))
+            for name in VALUE_PARAMETERS
+            if name in arguments
+        )
+        return Registration(
+            location=self.loc(call),
+            end_line=getattr(call, "end_lineno", call.lineno) or call.lineno,
+            name=evaluated("name"),
+            toolset=evaluated("toolset"),
+            schema=schema,
+            handler=self.callable_ref(arguments["handler"]) if "handler" in arguments else None,
+            check_fn=self.callable_ref(arguments["check_fn"]) if "check_fn" in arguments else None,
+            keywords=tuple(keywords),
+            values=values,
+            schema_locations=schema_locations,
+            positional_args=len(call.args),
+            has_star_args=has_star,
+        )
+
+    def _keyword_location(self, kw: ast.keyword) -> Location:
+        # ast.keyword carries its own position since Python 3.9.
+        if getattr(kw, "lineno", None) is not None:
+            return self.loc(kw)
+        return self.loc(kw.value)
+
+    def callable_ref(self, node: ast.expr) -> CallableRef:
+        text = ast.get_source_segment(self.parsed.text, node) or ast.dump(node)
+        location = self.loc(node)
+        if isinstance(node, ast.Lambda):
+            body = node.body
+            target = None
+            if isinstance(body, ast.Call) and isinstance(body.func, ast.Name):
+                if body.func.id in self.index.functions:
+                    target = body.func.id
+            return CallableRef("lambda", text, location, target)
+        if isinstance(node, ast.Name):
+            return self._name_ref(node.id, text, location, seen=set())
+        if isinstance(node, ast.Attribute):
+            return CallableRef("attribute", text, location)
+        if isinstance(node, ast.Call):
+            return CallableRef("call", text, location)
+        if isinstance(node, ast.Constant):
+            return CallableRef("literal", text, location)
+        return CallableRef("other", text, location)
+
+    def _name_ref(self, name: str, text: str, location: Location, seen: set) -> CallableRef:
+        if name in self.index.functions and name not in self.index.assigned:
+            return CallableRef("function", text, location, name)
+        if name in self.index.imports:
+            return CallableRef("imported", text, location, self.index.imports[name])
+        values = self.index.assigned.get(name)
+        if values and len(values) == 1 and name not in seen:
+            # `check = _check_impl`: follow a plain alias of a module function.
+            value = values[0]
+            if isinstance(value, ast.Name):
+                seen.add(name)
+                return self._name_ref(value.id, text, location, seen)
+            if isinstance(value, ast.Lambda):
+                return CallableRef("lambda", text, location, self.callable_ref(value).target)
+        if self.index.is_bound(name) or name in _BUILTIN_NAMES:
+            return CallableRef("other", text, location)
+        return CallableRef("undefined", text, location)
+
+    # --- calls runtime discovery never runs ----------------------------------------------
+
+    def _registry_aliases(self) -> Dict[str, str]:
+        """Local names that certainly are the registry under another name."""
+        aliases: Dict[str, str] = {}
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").endswith("registry"):
+                for alias in stmt.names:
+                    if alias.name == "registry" and alias.asname and alias.asname != "registry":
+                        aliases[alias.asname] = f"imported as {alias.asname}"
+            elif (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Name)
+                and stmt.value.id == "registry"
+            ):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name) and target.id != "registry":
+                        aliases[target.id] = f"assigned to {target.id}"
+        return aliases
+
+    def misplaced_calls(self, discovered: bool) -> Tuple[MisplacedRegisterCall, ...]:
+        """Register calls that would run on import, in a file discovery will not import.
+
+        A file with at least one top-level ``registry.register(...)`` statement is imported,
+        so everything at its module level runs: only undiscovered files are reported. Calls
+        inside a function are reported only when that function is called at module level;
+        otherwise something else may call it at run time and we cannot know.
+        """
+        if discovered:
+            return ()
+        found: List[MisplacedRegisterCall] = []
+        called_at_top = self._functions_called_at_module_level()
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if stmt.name in called_at_top:
+                    for call in self._register_calls(stmt):
+                        found.append(
+                            MisplacedRegisterCall(
+                                self.loc(call),
+                                f"it is inside function `{stmt.name}`, which runs at import, but "
+                                "discovery only looks for top-level `registry.register(...)` statements",
+                            )
+                        )
+                continue
+            if isinstance(stmt, ast.ClassDef):
+                continue
+            for call in self._register_calls(stmt):
+                found.append(MisplacedRegisterCall(self.loc(call), self._reason(stmt, call)))
+        return tuple(found)
+
+    def _reason(self, stmt: ast.stmt, call: ast.Call) -> str:
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name) and receiver.id in self.registry_aliases:
+            return f"the registry is called through an alias (`{receiver.id}`)"
+        if not (isinstance(receiver, ast.Name) and receiver.id == "registry"):
+            return "the registry is reached through an attribute chain"
+        if isinstance(stmt, ast.Expr) and stmt.value is call:
+            return "it is not a top-level statement"  # pragma: no cover - discovered files skip
+        block = {
+            ast.If: "an `if` block",
+            ast.Try: "a `try` block",
+            ast.With: "a `with` block",
+            ast.For: "a `for` loop",
+            ast.While: "a `while` loop",
+        }
+        for kind, label in block.items():
+            if isinstance(stmt, kind):
+                return f"it is inside {label}"
+        if getattr(ast, "TryStar", None) and isinstance(stmt, ast.TryStar):
+            return "it is inside a `try` block"
+        return "its result is used in an expression or assignment"
+
+    def _register_calls(self, stmt: ast.AST) -> List[ast.Call]:
+        calls = []
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr != "register":
+                    continue
+                receiver = node.func.value
+                if isinstance(receiver, ast.Name) and (
+                    receiver.id == "registry" or receiver.id in self.registry_aliases
+                ):
+                    calls.append(node)
+                elif isinstance(receiver, ast.Attribute) and receiver.attr == "registry":
+                    calls.append(node)  # tools.registry.registry.register(...)
+        return calls
+
+    def _functions_called_at_module_level(self) -> set:
+        names = set()
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    names.add(node.func.id)
+        return names
+
+    def unread_register_calls(self, discovered: bool) -> Tuple[Location, ...]:
+        """In a discovered module, the register calls that are not top-level statements."""
+        if not discovered:
+            return ()
+        top_level = {
+            id(stmt.value)
+            for stmt in self.tree.body
+            if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+        }
+        return tuple(
+            self.loc(call) for call in self._register_calls(self.tree) if id(call) not in top_level
+        )
+
+    # --- environment reads ---------------------------------------------------------------
+
+    def env_reads(self) -> Tuple[EnvRead, ...]:
+        reads: List[EnvRead] = []
+        getenv_names = {
+            local for local, target in self.index.imports.items() if target in ("os.getenv", "os.environ.get")
+        }
+        environ_names = {local for local, target in self.index.imports.items() if target == "os.environ"}
+        os_names = {local for local, target in self.index.imports.items() if target == "os"}
+
+        def is_environ(node: ast.AST) -> bool:
+            if isinstance(node, ast.Name):
+                return node.id in environ_names
+            return (
+                isinstance(node, ast.Attribute)
+                and node.attr == "environ"
+                and isinstance(node.value, ast.Name)
+                and node.value.id in os_names
+            )
+
+        def constant_name(node: Optional[ast.AST]) -> Optional[str]:
+            if node is None:
+                return None
+            value = self.evaluator.evaluate(node)
+            return value if isinstance(value, str) else None
+
+        def visit(node: ast.AST, function: Optional[str]) -> None:
+            for child in ast.walk(node):
+                name = None
+                required = False
+                location_node = child
+                if isinstance(child, ast.Call) and child.args:
+                    func = child.func
+                    if isinstance(func, ast.Name) and func.id in getenv_names:
+                        name = constant_name(child.args[0])
+                    elif isinstance(func, ast.Attribute):
+                        if func.attr == "getenv" and isinstance(func.value, ast.Name) and func.value.id in os_names:
+                            name = constant_name(child.args[0])
+                        elif func.attr == "get" and is_environ(func.value):
+                            name = constant_name(child.args[0])
+                elif isinstance(child, ast.Subscript) and is_environ(child.value):
+                    if isinstance(child.ctx, ast.Load):
+                        name = constant_name(child.slice)
+                        required = True
+                elif isinstance(child, ast.Compare) and len(child.ops) == 1:
+                    # "X" in os.environ
+                    if isinstance(child.ops[0], (ast.In, ast.NotIn)) and is_environ(child.comparators[0]):
+                        name = constant_name(child.left)
+                if name is not None:
+                    reads.append(EnvRead(name, self.loc(location_node), function, required))
+
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(stmt, stmt.name)
+            else:
+                visit(stmt, None)
+        return tuple(reads)
+
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
+
+def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any) -> ModuleFacts:
+    """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``)."""
+    from hermes_lint.model import Diagnostic
+
+    name = module_name(parsed.path)
+    if parsed.tree is None:
+        line, col, message = parsed.error
+        return ModuleFacts(
+            path=parsed.path,
+            module=name,
+            sha256=parsed.sha256,
+            registers_tools=False,
+            parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
+        )
+    extractor = _Extractor(parsed, index, evaluator)
+    discovered = tree_registers_tools(parsed.tree)
+    return ModuleFacts(
+        path=parsed.path,
+        module=name,
+        sha256=parsed.sha256,
+        registers_tools=discovered,
+        registrations=extractor.registrations() if discovered else (),
+        misplaced_calls=extractor.misplaced_calls(discovered),
+        unread_register_calls=extractor.unread_register_calls(discovered),
+        env_reads=extractor.env_reads(),
+    )

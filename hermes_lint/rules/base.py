@@ -1,0 +1,111 @@
+"""What a rule is: one small unit with its code, summary, rationale and examples.
+
+A rule's docstring is its documentation (``hermes-lint explain CODE`` prints it); its ``valid``
+and ``invalid`` examples are its tests (``tests/test_rule_examples.py`` runs every one of them),
+in the spirit of Fixit's rules.
+
+Two scopes:
+- ``module`` rules see one tool module (``ModuleContext``: source, AST, extracted facts) and yield
+  ``Finding``s located in that module;
+- ``project`` rules see the extracted facts of every tool module plus ``toolsets.py``
+  (``ProjectContext``), never an AST, so they can run from cached facts; their findings name a path.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Optional, Sequence, Tuple, Union
+
+from hermes_lint.model import Location
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.context import ModuleContext, ProjectContext
+
+# Where an example's code is placed inside the example project.
+EXAMPLE_PATH = "tools/example_tool.py"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule's report: where and what. ``path`` is needed for project rules only."""
+
+    location: Location
+    message: str
+    path: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must accept without a single finding.
+
+    ``code`` becomes ``tools/example_tool.py``; ``files`` adds other files of the example
+    project (``{"toolsets.py": "...", "tools/other_tool.py": "..."}``); ``options`` sets
+    configuration keys (as in ``[tool.hermes-lint]``) for this example.
+    """
+
+    code: str
+    files: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must report exactly once per expected ``(line, col)`` and nowhere else.
+
+    Example code is dedented with ``inspect.cleandoc``: line 1 is its first non-blank line.
+
+    ``line`` is required; ``col`` and ``message`` are asserted when given. ``path`` is where the
+    finding is expected (default: the example file). ``also`` lists further expected
+    ``(line, col)`` findings of the same rule, for examples that must report more than once.
+    """
+
+    code: str
+    line: int
+    col: Optional[int] = None
+    message: Optional[str] = None
+    path: str = EXAMPLE_PATH
+    files: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    also: Tuple[Tuple[int, int], ...] = ()
+
+
+Example = Union[Valid, Invalid]
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the class attributes and implement ``check``."""
+
+    code: ClassVar[str]
+    summary: ClassVar[str]  # one line, shown by `hermes-lint rules`
+    scope: ClassVar[str] = "module"  # "module" or "project"
+    valid: ClassVar[Sequence[Union[str, Valid]]] = ()
+    invalid: ClassVar[Sequence[Invalid]] = ()
+    # Where the rule's facts come from (provider documentation, runtime source); printed by
+    # `hermes-lint explain`.
+    sources: ClassVar[Sequence[str]] = ()
+
+    def check(self, ctx: Any) -> Iterable[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def rationale(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def valid_examples(cls) -> Tuple[Valid, ...]:
+        return tuple(ex if isinstance(ex, Valid) else Valid(ex) for ex in cls.valid)
+
+    @classmethod
+    def doc(cls) -> str:
+        """The rule's full documentation: summary, rationale, sources and examples."""
+        parts = [f"{cls.code}: {cls.summary}", "", cls.rationale()]
+        if cls.sources:
+            parts += ["", "Sources:"] + [f"  - {s}" for s in cls.sources]
+        for title, examples in (("Valid", cls.valid_examples()), ("Invalid", cls.invalid)):
+            for number, example in enumerate(examples):
+                parts += ["", f"{title} example {number}:"]
+                if isinstance(example, Invalid):
+                    parts[-1] += f" (reported at line {example.line})"
+                parts += ["    " + line for line in inspect.cleandoc(example.code).splitlines()]
+        return "\n".join(parts).rstrip() + "\n"

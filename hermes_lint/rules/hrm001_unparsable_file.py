@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.rules.base import Finding, Invalid, Rule
+
+
+class UnparsableFile(Rule):
+    """A tool module (or ``toolsets.py``) that cannot be read, decoded or parsed.
+
+    Runtime discovery silently skips a file it cannot parse, so its tools vanish from the agent
+    without a word. hermes-lint reports the exact place instead, and goes on checking the other
+    files: a broken file is a diagnostic, never a crash. Reported for syntax errors, bytes that
+    are not valid in the file's encoding, NUL bytes, nesting too deep for the parser, and files
+    that cannot be read at all (permissions, a directory named ``x.py``).
+
+    The engine produces these findings while reading files; this class holds the rule's
+    documentation and examples.
+    """
+
+    code = "HRM001"
+    summary = "file cannot be read or parsed"
+    scope = "engine"
+
+    valid = [
+        """
+        from tools.registry import registry
+        """,
+        "",
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+            def handler(args, **kw)
+                return "{}"
+            """,
+            line=2,
+            col=24,
+            message="syntax error: expected ':'",
+        ),
+        Invalid("x = 1\ny = 'a\x00b'\n", line=2, col=7, message="file contains a NUL byte"),
+    ]
+
+    def check(self, ctx) -> Iterator[Finding]:  # pragma: no cover - produced by the engine
+        return iter(())

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ProjectContext
+from hermes_lint.model import Location, Unresolved
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+
+
+class UnanalysableRegistration(Rule):
+    """A registration (or ``toolsets.py``) that cannot be read statically.
+
+    When a tool's name or toolset is computed at run time, or the call spreads ``**kwargs``,
+    hermes-lint cannot know which tool it is: duplicate-name and toolset checks cannot include
+    it, and the manifest has to import that module instead of freezing it. The same honesty
+    applies to a ``TOOLSETS`` that is not a literal: the toolset rules (HRM403–HRM406) then stay
+    silent instead of guessing. (A schema built at run time is HRM301's.)
+    """
+
+    code = "HRM003"
+    summary = "registration that cannot be analysed statically"
+    scope = "project"
+
+    valid = [
+        """
+        from tools.registry import registry
+        NAME = "weather"
+        registry.register(name=NAME, toolset="web" + "", schema={}, handler=lambda a, **k: "")
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            import os
+            from tools.registry import registry
+            registry.register(name=os.environ["TOOL"], toolset="s", schema={}, handler=lambda a, **k: "")
+            """,
+            line=3,
+            col=24,
+            message="tool name cannot be determined statically (environment read); the manifest "
+            "will import this module",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            OPTIONS = dict(name="t", toolset="s", schema={}, handler=lambda a, **k: "")
+            registry.register(**OPTIONS)
+            """,
+            line=3,
+            col=1,
+            message="register() arguments are spread with */** and cannot be read statically; "
+            "the manifest will import this module",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            """,
+            files={"toolsets.py": "TOOLSETS = load_toolsets()\n"},
+            path="toolsets.py",
+            line=1,
+        ),
+    ]
+
+    def check(self, ctx: ProjectContext) -> Iterator[Finding]:
+        for module, registration in ctx.registrations():
+            if registration.has_star_args:
+                yield Finding(
+                    registration.location,
+                    "register() arguments are spread with */** and cannot be read statically; "
+                    "the manifest will import this module",
+                    module.path,
+                )
+                continue
+            for what, value, keyword in (
+                ("tool name", registration.name, "name"),
+                ("toolset", registration.toolset, "toolset"),
+            ):
+                if isinstance(value, Unresolved) and registration.keyword(keyword) is not None:
+                    where = registration.keyword(keyword).value_location
+                    yield Finding(
+                        where,
+                        f"{what} cannot be determined statically ({value.reason}); the manifest "
+                        "will import this module",
+                        module.path,
+                    )
+        toolsets = ctx.toolsets
+        if toolsets is not None and toolsets.problem is not None:
+            where = toolsets.problem.location or Location(1, 1)
+            yield Finding(
+                where,
+                f"toolsets cannot be read statically ({toolsets.problem.reason}); toolset checks "
+                "HRM403-HRM406 are skipped",
+                toolsets.path,
+            )

@@ -1,0 +1,67 @@
+"""Every rule's VALID and INVALID examples, run through the real engine (as Fixit does).
+
+Test ids read ``HRM101-VALID-0`` / ``HRM101-INVALID-2``, so a failure names the example.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from hermes_lint.config import config_from_table
+from hermes_lint.engine import ProjectSources, SourceFile, check_sources
+from hermes_lint.rules import all_rules
+from hermes_lint.rules.base import EXAMPLE_PATH, Invalid
+
+
+def run_example(rule, example):
+    files = {EXAMPLE_PATH: example.code, **example.files}
+    sources = ProjectSources(
+        tool_files=[
+            SourceFile(path, inspect.cleandoc(text).encode() + b"\n")
+            for path, text in sorted(files.items())
+            if path != "toolsets.py"
+        ],
+        toolsets=(
+            SourceFile("toolsets.py", inspect.cleandoc(files["toolsets.py"]).encode() + b"\n")
+            if "toolsets.py" in files
+            else None
+        ),
+    )
+    config = config_from_table({"select": [rule.code], **example.options})
+    return [d for d in check_sources(sources, config) if d.code == rule.code]
+
+
+def _cases(kind):
+    for rule in all_rules():
+        examples = rule.valid_examples() if kind == "VALID" else rule.invalid
+        for number, example in enumerate(examples):
+            yield pytest.param(rule, example, id=f"{rule.code}-{kind}-{number}")
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("VALID")))
+def test_valid_example_has_no_finding(rule, example):
+    assert run_example(rule, example) == []
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
+def test_invalid_example_is_reported_exactly(rule, example: Invalid):
+    found = run_example(rule, example)
+    with_col = example.col is not None
+    expected = [(example.path, example.line, example.col)] + [
+        (example.path, line, col if with_col else None) for line, col in example.also
+    ]
+    got = [(d.path, d.line, d.col if with_col else None) for d in found]
+    assert sorted(got) == sorted(expected), [d.as_text() for d in found]
+    if example.message is not None:
+        assert found[0].message == example.message if len(found) == 1 else example.message in [
+            d.message for d in found
+        ]
+
+
+def test_every_rule_has_both_kinds_of_example():
+    for rule in all_rules():
+        assert rule.valid_examples(), f"{rule.code} has no VALID example"
+        assert rule.invalid, f"{rule.code} has no INVALID example"
+        assert rule.summary and rule.rationale(), f"{rule.code} has no summary or rationale"
