@@ -1,0 +1,262 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.handlers import HandlerAnalyzer, unique_primaries
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+
+
+# The patterns tool files are told to use (seed 001 "adding tools") plus the usual neighbours:
+# tool_error/tool_result from the registry, a helper of another module, a dispatch table.
+# Every handler rule (HRM101-HRM108) must stay silent on it.
+SEED_001_HANDLERS = Valid(
+    """
+    import json
+    import os
+    from tools.registry import registry, tool_error, tool_result
+    from tools.weather_api import fetch_forecast
+
+    WEATHER_SCHEMA = {
+        "name": "weather",
+        "description": "Get current weather for a location.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "City name or coordinates"},
+                "units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"},
+            },
+            "required": ["location"],
+        },
+    }
+    ANY_SCHEMA = {"name": "weather_any", "description": "d", "parameters": {"type": "object",
+        "properties": {"action": {"type": "string"}, "location": {"type": "string"}}}}
+
+    def check_weather_requirements() -> bool:
+        return bool(os.getenv("WEATHER_API_KEY"))
+
+    def weather_tool(location: str, units: str = "metric", task_id=None) -> str:
+        api_key = os.getenv("WEATHER_API_KEY")
+        if not api_key:
+            return json.dumps({"error": "WEATHER_API_KEY not configured"})
+        try:
+            return json.dumps({"location": location, "temp": 22, "units": units})
+        except Exception as e:
+            return json.dumps({"error": str(e)})
+
+    def _handle_weather(args, **kw):
+        task_id = kw.get("task_id")
+        return weather_tool(args.get("location", ""), args.get("units", "metric"), task_id=task_id)
+
+    def _handle_forecast(args, **kw):
+        if not args.get("location"):
+            return tool_error("location is required")
+        if args.get("units") == "raw":
+            return tool_result({"raw": True}, units="raw")
+        return fetch_forecast(args)
+
+    _ACTIONS = {"now": _handle_weather, "forecast": _handle_forecast}
+
+    def _handle_any(args, **kw):
+        action = args.get("action", "now")
+        if action not in _ACTIONS:
+            return tool_error(f"unknown action: {action}")
+        return _ACTIONS[action](args, **kw)
+
+    registry.register(
+        name="weather",
+        toolset="weather",
+        schema=WEATHER_SCHEMA,
+        handler=lambda args, **kw: weather_tool(
+            location=args.get("location", ""),
+            units=args.get("units", "metric")),
+        check_fn=check_weather_requirements,
+        requires_env=["WEATHER_API_KEY"],
+    )
+    registry.register(name="weather_task", toolset="weather", schema=WEATHER_SCHEMA,
+                      handler=_handle_weather, check_fn=check_weather_requirements)
+    registry.register(name="forecast", toolset="weather", schema=WEATHER_SCHEMA,
+                      handler=_handle_forecast, check_fn=check_weather_requirements)
+    registry.register(name="weather_any", toolset="weather", schema=ANY_SCHEMA,
+                      handler=_handle_any, check_fn=check_weather_requirements)
+    """
+)
+
+
+class HandlerReturnsNonString(Rule):
+    """A handler must return a JSON string (``json.dumps(...)``, ``tool_result(...)``,
+    ``tool_error(...)``); the only other accepted result is the multimodal envelope
+    ``{"_multimodal": True, "content": [...]}``.
+
+    The registry turns any other result into an error for the model, so a handler that returns
+    a raw dict, a list, a number or None — or falls off its end, which returns None — fails every
+    time that path runs. Reported: a return whose value is certainly not a string (a literal, a
+    variable assigned only such literals, a module function that certainly returns one), and an
+    end of the function that is certainly reachable. Followed: a lambda into the module function
+    it calls, and ``return helper(...)`` into module functions, a few calls deep.
+
+    Not reported: anything whose type cannot be known — calls into other modules, attributes,
+    parameters, a variable assigned both a dict and its ``json.dumps``, decorated functions (the
+    decorator may serialise), and an end that is reachable only past a call that may never return.
+    """
+
+    code = "HRM101"
+    summary = "handler can return something other than a string"
+
+    valid = [
+        SEED_001_HANDLERS,
+        # tool_error / tool_result from the registry, a string variable, the multimodal envelope
+        """
+        from tools.registry import registry, tool_error, tool_result
+
+        def _handle(args, **kw):
+            if not args.get("q"):
+                return tool_error("q is required")
+            if args.get("image"):
+                return {"_multimodal": True, "content": [{"type": "text", "text": "x"}]}
+            text = f"found {args['q']}"
+            return tool_result({"text": text})
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+        # a helper from another module and a dispatch dict: unknown, silent
+        """
+        from tools.registry import registry
+        from tools.common import run_search
+
+        _ACTIONS = {"list": run_search}
+
+        def _handle(args, **kw):
+            if args.get("action") == "search":
+                return run_search(args)
+            return _ACTIONS[args.get("action")](args, **kw)
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+        # the end is reached only past a call that may never return; a dict replaced by its JSON
+        """
+        import json
+        from tools.registry import registry
+        from tools.common import fail
+
+        def _handle(args, **kw):
+            result = {"n": 1}
+            if args.get("pretty"):
+                result = json.dumps(result, indent=2)
+                return result
+            fail("bad request")
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+        # while True without break, a decorated handler (the decorator may serialise)
+        Valid(
+            """
+            import json
+            from tools.registry import registry
+            from tools.common import returns_json
+
+            def _poll(args, **kw):
+                while True:
+                    if args.get("x"):
+                        return json.dumps({"ok": True})
+
+            @returns_json
+            def _handle(args, **kw):
+                return {"ok": True}
+
+            registry.register(name="a", toolset="s", schema={}, handler=_poll)
+            registry.register(name="b", toolset="s", schema={}, handler=_handle)
+            """
+        ),
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _handle(args, **kw):
+                if not args.get("city"):
+                    return {"error": "city is required"}
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=5,
+            col=9,
+            message="handler `_handle` can return a dict, not a JSON string",
+        ),
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            def _handle(args, **kw):
+                try:
+                    return json.dumps({"n": len(args)})
+                except Exception:
+                    print("failed")
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=4,
+            col=1,
+            message="handler `_handle` can return None (falls off the end at line 8)",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda args, **kw: {"x": 1})
+            """,
+            line=2,
+            col=80,
+            message="handler lambda can return a dict, not a JSON string",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _lookup(city):
+                rows = [city]
+                return rows
+
+            def _handle(args, **kw):
+                return _lookup(args.get("city"))
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=8,
+            col=5,
+            message="handler `_handle` can return a list, not a JSON string (`_lookup` returns it at line 5)",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def search(query):
+                if not query:
+                    return None
+                return f"results for {query}"
+
+            registry.register(name="t", toolset="s", schema={},
+                              handler=lambda args, **kw: search(args.get("query")))
+            """,
+            line=5,
+            col=9,
+            message="handler `search` (via lambda) can return None, not a JSON string",
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        analyzer = HandlerAnalyzer.of(ctx)
+        for primary in unique_primaries(ctx):
+            fn = primary.facts
+            for ret, kind in analyzer.return_kinds(fn):
+                if kind.kind == "other":
+                    detail = f" ({kind.detail})" if kind.detail else ""
+                    message = f"{primary.who} can return {kind.what}, not a JSON string{detail}"
+                    yield Finding(ctx.loc(ret.node), message)
+            if fn.falls_off_line is not None:
+                yield Finding(
+                    ctx.loc(fn.node),
+                    f"{primary.who} can return None (falls off the end at line {fn.falls_off_line})",
+                )

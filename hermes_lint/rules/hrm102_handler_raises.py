@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.handlers import raise_description, unique_primaries
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+
+
+class HandlerRaises(Rule):
+    """A handler reports failure by returning ``{"error": ...}`` (``tool_error(...)``); it does
+    not raise.
+
+    The model reads the returned error and can correct its call; an exception only reaches it as
+    the registry's generic wrapper (and is logged as a crash). Reported: a ``raise`` in the handler
+    function itself (or in the module function a handler lambda calls) that no enclosing ``try``
+    of the same function certainly catches — ``except Exception``, a bare ``except`` or a matching
+    class catch it; a bare ``raise`` or ``raise ... from`` inside an ``except`` block does not.
+
+    Not reported: raises in helpers the handler calls (whether the handler catches them is
+    another question), in nested functions, inside a ``with`` whose context manager may swallow
+    exceptions (``suppress(...)``), or where the handler catches a class that might be a base of
+    the raised one (a class from this or another module).
+    """
+
+    code = "HRM102"
+    summary = "handler raises instead of returning {\"error\": ...}"
+
+    valid = [
+        SEED_001_HANDLERS,
+        # seed 001: exceptions become {"error": ...}; the helper's raise is not the handler's
+        """
+        import json
+        from tools.registry import registry, tool_error
+
+        def _fetch(city):
+            if not city:
+                raise ValueError("no city")
+            return {"city": city}
+
+        def _handle_weather(args, **kw):
+            task_id = kw.get("task_id")
+            try:
+                if args.get("strict"):
+                    raise KeyError("strict")
+                return json.dumps(_fetch(args.get("location", "")))
+            except Exception as e:
+                return json.dumps({"error": str(e)})
+
+        registry.register(name="weather", toolset="weather", schema={}, handler=_handle_weather)
+        """,
+        # a matching class, a possible base class, a nested def, contextlib.suppress
+        """
+        import contextlib
+        from tools.registry import registry, tool_error
+        from tools.errors import ToolFailure
+
+        def _handle(args, **kw):
+            def later():
+                raise RuntimeError("not the handler's")
+            try:
+                raise FileNotFoundError(args.get("path"))
+            except OSError as exc:
+                return tool_error(str(exc))
+            try:
+                raise ToolFailure("x")
+            except ToolFailure.Base:
+                return tool_error("x")
+            with contextlib.suppress(ValueError):
+                raise ValueError("ignored")
+            return tool_error("done")
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _handle(args, **kw):
+                if "path" not in args:
+                    raise ValueError("path is required")
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=5,
+            col=9,
+            message="handler `_handle` raises `ValueError` instead of returning `{\"error\": ...}` "
+            "(e.g. `tool_error(...)`)",
+        ),
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            def weather_tool(location):
+                try:
+                    return json.dumps({"location": location.upper()})
+                except AttributeError:
+                    raise
+                except KeyError:
+                    raise TypeError("bad")
+
+            registry.register(name="t", toolset="s", schema={},
+                              handler=lambda args, **kw: weather_tool(args.get("location")))
+            """,
+            line=8,
+            col=9,
+            message="handler `weather_tool` (via lambda) re-raises the exception instead of returning "
+            "`{\"error\": ...}` (e.g. `tool_error(...)`)",
+            also=((10, 9),),
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for primary in unique_primaries(ctx):
+            if isinstance(primary.facts.node, ast.Lambda):
+                continue
+            for node in primary.facts.uncaught_raises:
+                yield Finding(
+                    ctx.loc(node),
+                    f"{primary.who} {raise_description(node)} instead of returning `{{\"error\": ...}}` "
+                    "(e.g. `tool_error(...)`)",
+                )

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.handlers import analyses, signature_problems
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+
+
+class HandlerSignature(Rule):
+    """The registry calls every handler as ``handler(args, **kwargs)``: one positional argument,
+    the dict of arguments the model sent, plus keywords such as ``task_id``.
+
+    A handler written as ``def f(location, units)`` or ``lambda args: ...`` raises ``TypeError``
+    on every call. Reported for a module-level ``def`` or a lambda given as the handler: no
+    positional parameter for ``args``, more than one required positional parameter, a required
+    keyword-only parameter, or no ``**kwargs`` at all (and no other parameter that could take a
+    keyword: a handler that names the keywords it expects is left alone).
+
+    Not reported: imported handlers, methods and callable objects (their signature is elsewhere),
+    and decorated functions (the decorator may adapt the call).
+    """
+
+    code = "HRM104"
+    summary = "handler cannot be called as handler(args, **kwargs)"
+
+    valid = [
+        SEED_001_HANDLERS,
+        # imported handler, a callable object, a decorated function, named keywords, *args
+        """
+        from tools.registry import registry
+        from tools.common import handle_search, adapt
+
+        class Handler:
+            def __call__(self, args, **kwargs):
+                return ""
+
+        @adapt
+        def _handle(location, units):
+            return location
+
+        def _handle_named(args, task_id=None):
+            return str(task_id)
+
+        def _handle_star(*args, **kwargs):
+            return ""
+
+        registry.register(name="a", toolset="s", schema={}, handler=handle_search)
+        registry.register(name="b", toolset="s", schema={}, handler=Handler())
+        registry.register(name="c", toolset="s", schema={}, handler=_handle)
+        registry.register(name="d", toolset="s", schema={}, handler=_handle_named)
+        registry.register(name="e", toolset="s", schema={}, handler=_handle_star)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def weather_tool(location: str, units: str) -> str:
+                return location + units
+
+            registry.register(name="t", toolset="s", schema={}, handler=weather_tool)
+            """,
+            line=3,
+            col=1,
+            message="handler `weather_tool` requires 2 positional arguments (`location`, `units`); "
+            "the registry calls `handler(args, **kwargs)`",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda args: str(args))
+            """,
+            line=2,
+            col=61,
+            message="handler lambda accepts no **kwargs; the registry calls `handler(args, **kwargs)` "
+            "(with `task_id` and other keywords)",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _handle(args, *, session, **kw):
+                return str(session)
+
+            def _status():
+                return "ok"
+
+            registry.register(name="a", toolset="s", schema={}, handler=_handle)
+            registry.register(name="b", toolset="s", schema={}, handler=_status)
+            """,
+            line=3,
+            message="handler `_handle` requires keyword-only argument `session`; the registry calls "
+            "`handler(args, **kwargs)` and may not pass it",
+            also=((6, 1),),
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        seen = set()
+        for analysis in analyses(ctx):
+            entry = analysis.entry
+            if entry is None or id(entry) in seen:
+                continue
+            seen.add(id(entry))
+            for problem in signature_problems(entry):
+                yield Finding(ctx.loc(entry), f"{analysis.entry_label} {problem}")

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.handlers import analyses
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+
+
+class HandlerRunsEventLoop(Rule):
+    """A handler must not run its own event loop (``asyncio.run``, ``run_until_complete``,
+    ``asyncio.new_event_loop``): the registry bridges async handlers itself.
+
+    Dispatch may run inside a running loop (the gateway, an async agent loop): ``asyncio.run``
+    then raises ``RuntimeError``, and a nested ``run_until_complete`` deadlocks or fails. Write
+    the handler as ``async def`` and register it with ``is_async=True``; the registry runs it in
+    the right place. Reported in the handler function and in the module functions it calls
+    directly (a few calls deep).
+
+    Not reported: nested functions and callables passed by reference (``executor.submit(fn)``
+    runs them in another thread, where a fresh loop is legitimate), helpers from other modules,
+    decorated functions.
+    """
+
+    code = "HRM106"
+    summary = "handler runs its own event loop (asyncio.run)"
+
+    valid = [
+        SEED_001_HANDLERS,
+        # seed 001: the registry runs the coroutine
+        """
+        import json
+        from tools.registry import registry
+
+        async def weather_tool_async(location):
+            return json.dumps({"location": location})
+
+        registry.register(name="weather", toolset="weather", schema={},
+            handler=lambda args, **kw: weather_tool_async(args.get("location", "")), is_async=True)
+        """,
+        # a fresh loop in a worker thread (passed by reference), a helper from another module
+        """
+        import asyncio
+        import concurrent.futures
+        from tools.registry import registry
+        from tools.common import run_sync
+
+        async def _fetch(url):
+            return url
+
+        def _in_thread(url):
+            return asyncio.run(_fetch(url))
+
+        def _handle(args, **kw):
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                result = pool.submit(_in_thread, args.get("url")).result()
+            return run_sync(_fetch(result))
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            import asyncio
+            from tools.registry import registry
+
+            async def _fetch(url):
+                return url
+
+            def _handle(args, **kw):
+                return asyncio.run(_fetch(args.get("url")))
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=8,
+            col=12,
+            message="handler `_handle` runs its own event loop (`asyncio.run(...)`); make the handler "
+            "`async def` with `is_async=True` and let the registry run it",
+        ),
+        Invalid(
+            """
+            import asyncio
+            from tools.registry import registry
+
+            async def _fetch(url):
+                return url
+
+            def _run(coro):
+                loop = asyncio.get_event_loop()
+                return loop.run_until_complete(coro)
+
+            def search(url):
+                return _run(_fetch(url))
+
+            registry.register(name="t", toolset="s", schema={},
+                              handler=lambda args, **kw: search(args.get("url")))
+            """,
+            line=9,
+            col=12,
+            message="`_run`, called by handler `search` (via lambda), runs its own event loop "
+            "(`loop.run_until_complete(...)`); make the handler `async def` with `is_async=True` "
+            "and let the registry run it",
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        seen = set()
+        for analysis in analyses(ctx):
+            for call, text, who in analysis.event_loop_calls:
+                if id(call) in seen:
+                    continue
+                seen.add(id(call))
+                yield Finding(
+                    ctx.loc(call),
+                    f"{who} runs its own event loop (`{text}`); make the handler `async def` with "
+                    "`is_async=True` and let the registry run it",
+                )

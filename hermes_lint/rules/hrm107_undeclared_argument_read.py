@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import difflib
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.handlers import analyses, properties_known_to_reads, reader_label
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+
+
+class UndeclaredArgumentRead(Rule):
+    """A handler reads an argument the schema does not declare: the model is never told about
+    it, so it never sends it, and the read is always the default (usually a typo or a renamed
+    property).
+
+    Reads are ``args.get("k")``, ``args.get("k", default)``, ``args["k"]``, ``"k" in args``,
+    ``args.pop``/``setdefault`` with a constant key, in the handler, in the lambda's call
+    arguments, and in module functions that ``args`` is passed to whole.
+
+    Not reported: a schema that is not fully resolved, has ``dynamic_schema_overrides``, allows
+    other keys (``additionalProperties`` not false, ``patternProperties``, ``anyOf``...); handler
+    code shared by several registrations reading a key any of their schemas declares; handlers
+    that rebind ``args``; keys that are not constants.
+    """
+
+    code = "HRM107"
+    summary = "handler reads an argument key that the schema does not declare"
+
+    valid = [
+        SEED_001_HANDLERS,
+        # one dispatcher shared by two tools; a schema built at run time; open-ended schema
+        """
+        from tools.registry import registry
+        from tools.common import build_schema
+
+        def _dispatch(action, args):
+            if action == "read":
+                return str(args.get("path"))
+            return str(args.get("content"))
+
+        registry.register(name="read", toolset="f", handler=lambda args, **kw: _dispatch("read", args),
+            schema={"name": "read", "parameters": {"type": "object", "properties": {"path": {}}}})
+        registry.register(name="write", toolset="f", handler=lambda args, **kw: _dispatch("write", args),
+            schema={"name": "write", "parameters": {"type": "object", "properties": {"content": {}}}})
+        registry.register(name="x", toolset="f", schema=build_schema(),
+            handler=lambda args, **kw: str(args.get("anything")))
+        registry.register(name="y", toolset="f", handler=lambda args, **kw: str(args.get("extra")),
+            schema={"name": "y", "parameters": {"type": "object", "properties": {},
+                                                "additionalProperties": True}})
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"name": "weather", "description": "d", "parameters": {"type": "object",
+                "properties": {"location": {"type": "string"}}}}
+
+            def _handle(args, **kw):
+                return str(args.get("locaton"))
+
+            registry.register(name="weather", toolset="w", schema=SCHEMA, handler=_handle)
+            """,
+            line=7,
+            col=16,
+            message="handler `_handle` reads argument `locaton`, which the schema of tool `weather` does "
+            "not declare (did you mean `location`?)",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _run(params):
+                if "timeout" in params:
+                    return str(params["timeout"])
+                return "none"
+
+            registry.register(name="t", toolset="w", handler=lambda args, **kw: _run(args),
+                schema={"name": "t", "parameters": {"type": "object", "properties": {"command": {}}}})
+            """,
+            line=4,
+            col=8,
+            message="`_run` (given `args` by handler lambda) reads argument `timeout`, which the schema "
+            "of tool `t` does not declare",
+            also=((5, 20),),
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        seen = set()
+        for analysis in analyses(ctx):
+            if not analysis.args.reads:
+                continue
+            declared = properties_known_to_reads(ctx, analysis)
+            if declared is None:
+                continue
+            name = analysis.registration.name
+            schema = f"the schema of tool `{name}`" if isinstance(name, str) else "the schema"
+            for read in analysis.args.reads:
+                if read.key in declared or id(read.node) in seen:
+                    continue
+                seen.add(id(read.node))
+                close = difflib.get_close_matches(read.key, sorted(declared), n=1)
+                hint = f" (did you mean `{close[0]}`?)" if close else ""
+                yield Finding(
+                    ctx.loc(read.node),
+                    f"{reader_label(analysis, read)} reads argument `{read.key}`, which {schema} does not "
+                    f"declare{hint}",
+                )

@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.handlers import analyses, declared_properties, schema_is_fixed
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+
+
+class UnreadSchemaProperty(Rule):
+    """The schema declares a property that the handler never reads: the model spends effort
+    filling it in and the value is silently ignored (often a renamed or a forgotten parameter).
+
+    Reported only when every use of ``args`` is visible: constant-key reads (``args.get("k")``,
+    ``args["k"]``, ``"k" in args``) in the handler, in the lambda's call arguments, and in
+    module functions ``args`` is passed to whole. Located at the property's key in the schema.
+
+    Not reported when ``args`` escapes in any way the linter cannot follow: passed to a function
+    of another module or to a dispatch table, iterated, spread (``**args``), ``.items()``,
+    ``args.get(variable)``, stored, rebound; nor for schemas that are unresolved or have
+    ``dynamic_schema_overrides``.
+    """
+
+    code = "HRM108"
+    summary = "schema declares a property that the handler never reads"
+
+    valid = [
+        SEED_001_HANDLERS,
+        # args escapes: a dispatch dict, another module's helper, iteration, a variable key
+        """
+        from tools.registry import registry
+        from tools.common import run
+
+        S = {"name": "t", "parameters": {"type": "object", "properties": {"a": {}, "b": {}}}}
+        _ACTIONS = {"x": run}
+
+        def _dispatch(args, **kw):
+            return _ACTIONS[args.get("action")](args)
+
+        def _other(args, **kw):
+            return run(args)
+
+        def _loop(args, **kw):
+            return ", ".join(f"{k}={v}" for k, v in args.items())
+
+        def _var(args, **kw):
+            return str([args.get(name) for name in ("a", "b")])
+
+        registry.register(name="t1", toolset="s", schema=S, handler=_dispatch)
+        registry.register(name="t2", toolset="s", schema=S, handler=_other)
+        registry.register(name="t3", toolset="s", schema=S, handler=_loop)
+        registry.register(name="t4", toolset="s", schema=S, handler=_var)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "search",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string"},
+                        "limit": {"type": "integer"},
+                    },
+                },
+            }
+
+            def _search(query, limit=10):
+                return f"{query}:{limit}"
+
+            def _handle(args, **kw):
+                return _search(args.get("query", ""))
+
+            registry.register(name="search", toolset="s", schema=SCHEMA, handler=_handle)
+            """,
+            line=9,
+            col=13,
+            message="schema property `limit` of tool `search` is never read by handler `_handle`",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _impl(params):
+                return str(params.get("path"))
+
+            registry.register(name="t", toolset="s", handler=lambda args, **kw: _impl(args),
+                schema={"name": "t", "parameters": {"type": "object",
+                                                    "properties": {"path": {}, "mode": {}}}})
+            """,
+            line=8,
+            col=68,
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for analysis in analyses(ctx):
+            registration = analysis.registration
+            properties = declared_properties(registration)
+            if not analysis.args.all_visible or properties is None or not schema_is_fixed(registration):
+                continue
+            read = {r.key for r in analysis.args.reads}
+            name = registration.name
+            tool = f" of tool `{name}`" if isinstance(name, str) else ""
+            schema_keyword = registration.keyword("schema")
+            for prop in properties:
+                if prop in read:
+                    continue
+                where = registration.schema_location(("parameters", "properties", prop))
+                if where is None:
+                    where = schema_keyword.value_location if schema_keyword else registration.location
+                yield Finding(where, f"schema property `{prop}`{tool} is never read by {analysis.entry_label}")
