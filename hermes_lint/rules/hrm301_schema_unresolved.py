@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.model import Unresolved
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.schema_walk import argument_location
+
+
+class SchemaUnresolved(Rule):
+    """The ``schema=`` value must be computable from the module's own source.
+
+    A schema that static analysis cannot evaluate (loaded from a file, imported from another
+    module, built from the environment or from a function call the evaluator cannot follow)
+    cannot be validated — HRM302–HRM309 and the provider rules stay silent on it — and cannot be
+    frozen into the manifest, so the runtime must import the module to learn it. The evaluator
+    does follow what real tool files do: module constants, ``+``, f-strings, ``**`` merges, dict
+    comprehensions over known lists and calls to helper functions of the same module.
+
+    Not reported: a call that spreads ``*args``/``**kwargs`` (HRM003 reports the whole call) and
+    a call without a schema argument (HRM004).
+    """
+
+    code = "HRM301"
+    summary = "schema cannot be evaluated statically, so it cannot be validated or frozen"
+
+    valid = [
+        # a literal built from module constants
+        """
+        from tools.registry import registry
+
+        UNITS = ["metric", "imperial"]
+        WEATHER_SCHEMA = {
+            "name": "weather",
+            "description": "Get the current weather for a location.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "units": {"type": "string", "enum": UNITS, "description": "Units."},
+                },
+                "required": [],
+            },
+        }
+        registry.register(name="weather", toolset="weather", schema=WEATHER_SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a ** merge of a shared base dict
+        """
+        from tools.registry import registry
+
+        _BASE = {"type": "object", "properties": {}, "required": []}
+        SCHEMA = {
+            "name": "ping",
+            "description": "Check that the agent is alive.",
+            "parameters": {**_BASE},
+        }
+        registry.register(name="ping", toolset="util", schema=SCHEMA,
+                          handler=lambda args, **kw: "pong", check_fn=lambda: True)
+        """,
+        # a module helper building the schema
+        """
+        from tools.registry import registry
+
+        def _build_schema(name, description):
+            return {
+                "name": name,
+                "description": description,
+                "parameters": {
+                    "type": "object",
+                    "properties": {"path": {"type": "string", "description": "File path."}},
+                    "required": ["path"],
+                },
+            }
+
+        registry.register(name="read", toolset="file", schema=_build_schema("read", "Read a file."),
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # spread arguments are HRM003's, not this rule's
+        """
+        from tools.registry import registry
+        from tools.specs import SPEC
+        registry.register(**SPEC)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            registry.register(name="weather", toolset="weather", schema=json.load(open("weather.json")),
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=4,
+            col=61,
+            message="schema cannot be evaluated statically: call to imported function json.load",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            from tools.shared_schemas import WEATHER_SCHEMA
+
+            registry.register(
+                name="weather",
+                toolset="weather",
+                schema=WEATHER_SCHEMA,
+                handler=lambda args, **kw: "",
+                check_fn=lambda: True,
+            )
+            """,
+            line=7,
+            col=12,
+            message="schema cannot be evaluated statically: imported name WEATHER_SCHEMA "
+            "(tools.shared_schemas.WEATHER_SCHEMA)",
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for registration in ctx.facts.registrations:
+            schema = registration.schema
+            if registration.has_star_args or not isinstance(schema, Unresolved):
+                continue
+            where = argument_location(ctx, registration, "schema")
+            if where is None:
+                continue  # no schema argument at all: HRM004
+            yield Finding(where, f"schema cannot be evaluated statically: {schema.reason}")

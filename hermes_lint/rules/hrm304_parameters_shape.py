@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.model import Unresolved
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.schema_walk import has_dynamic_overrides, json_text, locate
+
+_MISSING = object()
+_SHAPE = '{"type": "object", "properties": {...}}'
+
+
+class ParametersShape(Rule):
+    """A tool schema's ``parameters`` must be ``{"type": "object", "properties": {...}}``.
+
+    Function calling passes arguments as one JSON object: providers reject a ``parameters``
+    whose root is not ``"type": "object"`` (OpenAI, Anthropic, MCP), and some providers and
+    strict modes require ``properties`` (``{}`` for a tool without arguments). The runtime raises
+    ``TypeError`` at import when ``parameters`` (or the schema) is not a dict — discovery then
+    logs a warning and the tool silently disappears.
+
+    Not reported: a schema that cannot be evaluated (HRM301); a missing ``parameters`` when the
+    call passes ``dynamic_schema_overrides=`` (it may supply it at run time); what is inside
+    ``properties`` (HRM302 and the other schema rules).
+    """
+
+    code = "HRM304"
+    summary = 'parameters missing, or not {"type": "object", "properties": {...}}'
+
+    valid = [
+        # a tool without arguments, from constants
+        """
+        from tools.registry import registry
+
+        NO_ARGS = {"type": "object", "properties": {}}
+        SCHEMA = {"name": "clock", "description": "Current time.", "parameters": NO_ARGS}
+        registry.register(name="clock", toolset="util", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a ** merge of a shared base dict
+        """
+        from tools.registry import registry
+
+        _OBJECT = {"type": "object", "additionalProperties": False}
+        SCHEMA = {
+            "name": "echo",
+            "description": "Echo text.",
+            "parameters": {**_OBJECT, "properties": {"text": {"type": "string", "description": "Text."}}},
+        }
+        registry.register(name="echo", toolset="util", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a helper; and parameters supplied at run time by dynamic_schema_overrides
+        """
+        from tools.registry import registry
+
+        def _build_schema(name, properties):
+            return {"name": name, "description": "A tool.",
+                    "parameters": {"type": "object", "properties": properties, "required": []}}
+
+        def _overrides():
+            return {"parameters": {"type": "object", "properties": {}}}
+
+        registry.register(name="a", toolset="s", schema=_build_schema("a", {}),
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        registry.register(name="b", toolset="s", schema={"name": "b", "description": "B."},
+                          handler=lambda args, **kw: "", check_fn=lambda: True,
+                          dynamic_schema_overrides=_overrides)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "tail",
+                "description": "Tail a log.",
+                "parameters": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                },
+            }
+            registry.register(name="tail", toolset="logs", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=7,
+            col=9,
+            message='`parameters` type must be "object", not "array"',
+            also=((6, 5),),
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"name": "clock", "description": "Current time."}
+            registry.register(name="clock", toolset="util", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=4,
+            col=56,
+            message=f'schema has no `parameters`: expected {_SHAPE} (empty properties for no arguments)',
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "clock",
+                "description": "Current time.",
+                "parameters": {"properties": [{"name": "zone", "type": "string"}]},
+            }
+            registry.register(name="clock", toolset="util", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=6,
+            col=5,
+            message='`parameters` has no "type": "object"',
+            also=((6, 20),),
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for registration in ctx.facts.registrations:
+            schema = registration.schema
+            if isinstance(schema, Unresolved):
+                continue  # HRM301
+            if not isinstance(schema, dict):
+                yield Finding(
+                    locate(registration, (), ctx),
+                    f"schema must be a dict with `parameters` {_SHAPE}, not {json_text(schema)}",
+                )
+                continue
+            parameters = schema.get("parameters", _MISSING)
+            if parameters is _MISSING:
+                if not has_dynamic_overrides(registration):
+                    yield Finding(
+                        locate(registration, (), ctx),
+                        f"schema has no `parameters`: expected {_SHAPE} (empty properties for no arguments)",
+                    )
+                continue
+            yield from self._check_parameters(registration, parameters, ctx)
+
+    def _check_parameters(self, registration, parameters, ctx) -> Iterator[Finding]:
+        if isinstance(parameters, Unresolved):
+            return
+        if not isinstance(parameters, dict):
+            yield Finding(
+                locate(registration, ("parameters",), ctx),
+                f"`parameters` must be {_SHAPE}, not {json_text(parameters)}",
+            )
+            return
+        root_type = parameters.get("type", _MISSING)
+        if root_type is _MISSING:
+            yield Finding(locate(registration, ("parameters",), ctx), '`parameters` has no "type": "object"')
+        elif root_type != "object" and not isinstance(root_type, Unresolved):
+            yield Finding(
+                locate(registration, ("parameters", "type"), ctx),
+                f'`parameters` type must be "object", not {json_text(root_type)}',
+            )
+        properties = parameters.get("properties", _MISSING)
+        if properties is _MISSING:
+            yield Finding(
+                locate(registration, ("parameters",), ctx),
+                "`parameters` has no `properties` (use {} for a tool without arguments)",
+            )
+        elif not isinstance(properties, (dict, Unresolved)):
+            yield Finding(
+                locate(registration, ("parameters", "properties"), ctx),
+                f"`parameters.properties` must be a dict of name -> schema, not {json_text(properties)}",
+            )

@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Iterator, Set
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.schema_walk import SubSchema, locate, schema_nodes
+
+
+class RequiredNotDeclared(Rule):
+    """Every name in ``required`` must be a key of the same object's ``properties``, at any
+    depth (the parameters, nested objects, array items, anyOf/oneOf branches).
+
+    A required name that is not declared is almost always a typo or a renamed parameter: the
+    model is told the argument is mandatory but is never told what it is, and strict providers
+    reject the schema (OpenAI strict mode requires ``required`` to match ``properties``).
+
+    Not reported: objects without ``properties`` (e.g. ``anyOf: [{"required": ["a"]}, ...]``
+    branches that constrain the parent's properties; a missing root ``properties`` is
+    HRM304's); names declared by ``patternProperties`` or by an ``allOf``/``anyOf``/``oneOf``
+    branch's ``properties``; objects with a ``$ref`` (the referenced schema may declare them);
+    a ``required`` that is not a list of strings (HRM302).
+    """
+
+    code = "HRM305"
+    summary = "required names a property not in properties"
+
+    valid = [
+        # required from a constant list
+        """
+        from tools.registry import registry
+
+        REQUIRED = ["path"]
+        SCHEMA = {
+            "name": "read", "description": "Read a file.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string", "description": "Path."}},
+                "required": REQUIRED,
+            },
+        }
+        registry.register(name="read", toolset="file", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a ** merge of shared properties; a name declared by an allOf branch
+        """
+        from tools.registry import registry
+
+        _COMMON = {"task": {"type": "string", "description": "Task id."}}
+        SCHEMA = {
+            "name": "kanban_show", "description": "Show a task.",
+            "parameters": {
+                "type": "object",
+                "properties": {**_COMMON, "verbose": {"type": "boolean", "description": "More."}},
+                "allOf": [{"properties": {"board": {"type": "string", "description": "Board."}}}],
+                "required": ["task", "board"],
+            },
+        }
+        registry.register(name="kanban_show", toolset="kanban", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a helper; anyOf branches that only name which parameters are required
+        """
+        from tools.registry import registry
+
+        def _build_schema(name, props, required):
+            return {"name": name, "description": "Fetch.",
+                    "parameters": {"type": "object", "properties": props, "required": required,
+                                   "anyOf": [{"required": ["url"]}, {"required": ["path"]}]}}
+
+        PROPS = {"url": {"type": "string", "description": "URL."}, "path": {"type": "string", "description": "Path."}}
+        registry.register(name="fetch", toolset="web", schema=_build_schema("fetch", PROPS, []),
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "search",
+                "description": "Search the web.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string", "description": "Text."}},
+                    "required": ["querry"],
+                },
+            }
+            registry.register(name="search", toolset="web", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=9,
+            message="`required` names `querry`, which is not in `properties` (did you mean `query`?)",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "clarify",
+                "description": "Ask the user questions.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "questions": {
+                            "type": "array",
+                            "description": "Questions.",
+                            "items": {
+                                "type": "object",
+                                "properties": {"text": {"type": "string", "description": "Question."}},
+                                "required": ["text", "choices"],
+                            },
+                        },
+                    },
+                    "required": ["questions"],
+                },
+            }
+            registry.register(name="clarify", toolset="clarify", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=15,
+            message="`required` of `questions[]` names `choices`, which is not in its `properties`",
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for registration in ctx.facts.registrations:
+            for node in schema_nodes(ctx, registration):
+                required = node.schema.get("required")
+                properties = node.schema.get("properties")
+                if not isinstance(required, list) or not isinstance(properties, dict):
+                    continue
+                if "$ref" in node.schema or "$dynamicRef" in node.schema:
+                    continue
+                declared = _declared(node)
+                pattern_map = node.schema.get("patternProperties")
+                patterns = [p for p in pattern_map if isinstance(p, str)] if isinstance(pattern_map, dict) else []
+                for index, name in enumerate(required):
+                    if not isinstance(name, str) or name in declared or _matches_any(name, patterns):
+                        continue
+                    yield Finding(locate(registration, node.path + ("required", index), ctx), _message(node, name, declared))
+
+
+def _declared(node: SubSchema) -> Set[str]:
+    names = set(node.schema["properties"])
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        branches = node.schema.get(keyword)
+        for branch in branches if isinstance(branches, list) else ():
+            if isinstance(branch, dict) and isinstance(branch.get("properties"), dict):
+                names.update(branch["properties"])
+    return names
+
+
+def _matches_any(name: str, patterns) -> bool:
+    for pattern in patterns:
+        try:
+            if re.search(pattern, name):
+                return True
+        except re.error:
+            return True  # cannot tell (HRM302 reports a broken pattern)
+    return False
+
+
+def _message(node: SubSchema, name: str, declared: Set[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(declared), n=1)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    if node.via == "parameters":
+        return f"`required` names `{name}`, which is not in `properties`{hint}"
+    return f"`required` of `{node.name}` names `{name}`, which is not in its `properties`{hint}"

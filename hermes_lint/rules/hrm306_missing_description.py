@@ -1,0 +1,219 @@
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.model import Registration, Unresolved
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.schema_walk import SubSchema, has_dynamic_overrides, locate, schema_nodes
+
+_MISSING = object()
+
+
+class MissingDescription(Rule):
+    """The tool and every parameter (at any depth) need a non-empty description.
+
+    The description is all the model knows about when to call a tool and what to pass: a tool
+    without one is called at random or never, a parameter without one gets guessed values.
+    The tool's description may be ``schema["description"]`` or the register call's
+    ``description=`` (the runtime takes either).
+
+    Not reported: a parameter whose schema is a ``$ref`` (the referenced schema carries the
+    text) or whose ``anyOf``/``oneOf``/``allOf`` branch describes it; a tool description that is
+    missing when ``dynamic_schema_overrides=`` may supply it at run time; a description that is
+    not known statically; a description that is not a string (HRM302 for parameters).
+    """
+
+    code = "HRM306"
+    summary = "missing or empty description (tool or parameter)"
+
+    valid = [
+        # descriptions from constants, and the tool description given to register()
+        """
+        from tools.registry import registry
+
+        PATH_HELP = "Absolute path of the file."
+        SCHEMA = {
+            "name": "read",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string", "description": PATH_HELP}},
+            },
+        }
+        registry.register(name="read", toolset="file", schema=SCHEMA, description="Read a file.",
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a ** merge of a shared parameter; a $ref parameter; a described anyOf branch
+        """
+        from tools.registry import registry
+
+        _TASK = {"type": "string", "description": "Task id."}
+        SCHEMA = {
+            "name": "kanban_move",
+            "description": "Move a task.",
+            "parameters": {
+                "type": "object",
+                "$defs": {"column": {"type": "string", "description": "Column."}},
+                "properties": {
+                    "task": {**_TASK},
+                    "to": {"$ref": "#/$defs/column"},
+                    "after": {"anyOf": [{"type": "string", "description": "Task to follow."}, {"type": "null"}]},
+                },
+            },
+        }
+        registry.register(name="kanban_move", toolset="kanban", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a helper that builds descriptions with f-strings
+        """
+        from tools.registry import registry
+
+        def _build_schema(noun):
+            return {
+                "name": f"{noun}_list",
+                "description": f"List the {noun}s.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"limit": {"type": "integer", "description": f"How many {noun}s."}},
+                },
+            }
+
+        registry.register(name="video_list", toolset="video", schema=_build_schema("video"),
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a description= that is not known statically, and one supplied by dynamic_schema_overrides
+        """
+        from tools.registry import registry
+        from tools.texts import DELEGATE_HELP
+
+        def _overrides():
+            return {"description": "Delegate a task to a sub-agent."}
+
+        SCHEMA = {"name": "delegate", "parameters": {"type": "object", "properties": {}}}
+        registry.register(name="delegate", toolset="delegation", schema=SCHEMA, description=DELEGATE_HELP,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        registry.register(name="delegate_many", toolset="delegation", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True,
+                          dynamic_schema_overrides=_overrides)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "weather",
+                "description": "Get the weather.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string"},
+                        "units": {"type": "string", "description": "  "},
+                    },
+                },
+            }
+            registry.register(name="weather", toolset="weather", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=9,
+            col=13,
+            message="parameter `city` has no description",
+            also=((10, 41),),
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "weather",
+                "parameters": {"type": "object", "properties": {}},
+            }
+            registry.register(name="weather", toolset="weather", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=7,
+            col=61,
+            message="tool `weather` has no description (in the schema or register(description=...))",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "clarify",
+                "description": "",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "questions": {
+                            "type": "array",
+                            "description": "Questions to ask.",
+                            "items": {
+                                "type": "object",
+                                "properties": {"text": {"type": "string"}},
+                            },
+                        },
+                    },
+                },
+            }
+            registry.register(name="clarify", toolset="clarify", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=5,
+            col=5,
+            message="tool `clarify` has an empty description",
+            also=((14, 36),),
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for registration in ctx.facts.registrations:
+            if not isinstance(registration.schema, dict):
+                continue  # unknown (HRM301) or not a schema (HRM304)
+            yield from self._tool_description(registration, ctx)
+            for node in schema_nodes(ctx, registration):
+                if node.is_property:
+                    yield from self._parameter_description(registration, node, ctx)
+
+    def _tool_description(self, registration: Registration, ctx: ModuleContext) -> Iterator[Finding]:
+        given = registration.value("description", _MISSING)
+        if isinstance(given, Unresolved) or (isinstance(given, str) and given.strip()):
+            return
+        name = f"tool `{registration.name}`" if isinstance(registration.name, str) else "the tool"
+        text = registration.schema.get("description", _MISSING)
+        if text is _MISSING or text is None:
+            if not has_dynamic_overrides(registration):
+                yield Finding(
+                    locate(registration, ("description",), ctx),
+                    f"{name} has no description (in the schema or register(description=...))",
+                )
+        elif isinstance(text, str) and not text.strip():
+            yield Finding(locate(registration, ("description",), ctx), f"{name} has an empty description")
+
+    def _parameter_description(self, registration: Registration, node: SubSchema, ctx) -> Iterator[Finding]:
+        schema = node.schema
+        if "$ref" in schema or "$dynamicRef" in schema:
+            return
+        text = schema.get("description", _MISSING)
+        if text is _MISSING:
+            if not _branch_described(schema):
+                yield Finding(locate(registration, node.path, ctx), f"parameter `{node.name}` has no description")
+        elif isinstance(text, str) and not text.strip():
+            yield Finding(
+                locate(registration, node.path + ("description",), ctx),
+                f"parameter `{node.name}` has an empty description",
+            )
+
+
+def _branch_described(schema: Any) -> bool:
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(keyword)
+        for branch in branches if isinstance(branches, list) else ():
+            if isinstance(branch, dict) and ("$ref" in branch or _nonempty(branch.get("description"))):
+                return True
+    return False
+
+
+def _nonempty(text: Any) -> bool:
+    return isinstance(text, str) and bool(text.strip())

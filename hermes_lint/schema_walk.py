@@ -1,0 +1,291 @@
+"""Walking a tool schema's ``parameters``: every subschema at any depth, with its JSON path.
+
+The schema rules (HRM302–HRM309, HRM311–HRM315) and the provider rules all ask the same
+question — "for every parameter, nested object property, array item and anyOf/oneOf branch..."
+— so the walk is written once here. Paths are JSON paths from the tool schema's root, the same
+keys as ``Registration.schema_locations``: ``("parameters", "properties", "city", "type")``;
+list positions are ints (``("parameters", "properties", "x", "anyOf", 1)``).
+
+The evaluator returns whole values or ``Unresolved``; an ``Unresolved`` (or anything that is not
+JSON-like) met below the root is treated as unknown: the walk does not descend into it and
+``json_value`` refuses it, so rules stay silent about what they cannot see.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterator, List, Mapping, Optional, Tuple
+
+from hermes_lint.model import Location, Registration, Unresolved
+
+JsonPath = Tuple[Any, ...]
+
+# Where JSON Schema (Draft 2020-12, plus the legacy ``definitions``/``dependencies``) keeps
+# subschemas: one schema, a name -> schema map, or a list of schemas.
+SINGLE_SCHEMA_KEYWORDS = (
+    "items",
+    "additionalProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
+SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_LIST_KEYWORDS = ("prefixItems", "allOf", "anyOf", "oneOf")
+
+JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+class SubSchema:
+    """One subschema (always a dict; boolean schemas have nothing to check) and where it sits.
+
+    ``via`` is the keyword holding it ("parameters" for the root, "properties", "items",
+    "anyOf", ...); ``parent`` is the subschema whose keyword holds it. (A plain slotted class:
+    thousands are made per run and a frozen dataclass costs several times more to build.)
+    """
+
+    __slots__ = ("path", "schema", "via", "parent")
+
+    def __init__(self, path: JsonPath, schema: Mapping[str, Any], via: str, parent: Optional["SubSchema"] = None):
+        self.path = path
+        self.schema = schema
+        self.via = via
+        self.parent = parent
+
+    def __repr__(self) -> str:
+        return f"SubSchema({display_path(self.path)})"
+
+    @property
+    def is_property(self) -> bool:
+        """A named parameter (a ``properties`` entry), at any depth."""
+        return self.via == "properties"
+
+    @property
+    def name(self) -> str:
+        """How messages name it: ``city``, ``filter.mode``, ``rows[].name``, ``x.anyOf[1]``."""
+        return parameter_label(self.path)
+
+    def types(self) -> Optional[Tuple[str, ...]]:
+        """The declared ``type`` as a tuple of valid JSON type names; None when absent or invalid.
+
+        An invalid type (``"str"``, ``"any"``, a non-string) is HRM302's to report; rules that
+        reason about types treat it as unknown.
+        """
+        declared = self.schema.get("type")
+        names = [declared] if isinstance(declared, str) else declared
+        if not isinstance(names, list) or not names:
+            return None
+        if not all(isinstance(n, str) and n in JSON_TYPES for n in names):
+            return None
+        return tuple(names)
+
+    def has(self, keyword: str) -> bool:
+        return keyword in self.schema
+
+
+def parameters_of(schema: Any) -> Optional[Mapping[str, Any]]:
+    """The ``parameters`` dict of a resolved tool schema, or None (absent, unknown, not a dict)."""
+    if isinstance(schema, dict):
+        parameters = schema.get("parameters")
+        if isinstance(parameters, dict):
+            return parameters
+    return None
+
+
+def walk(parameters: Mapping[str, Any], base: JsonPath = ("parameters",)) -> Iterator[SubSchema]:
+    """Every dict subschema of ``parameters`` (itself first), depth first in source order."""
+    stack: List[SubSchema] = [SubSchema(base, parameters, "parameters")]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = [
+            SubSchema(path, child, keyword, node)
+            for keyword, value in node.schema.items()
+            for path, child in _children(node.path, keyword, value)
+            if isinstance(child, dict) and not _is_ancestor(child, node)
+        ]
+        stack.extend(reversed(children))
+
+
+def _is_ancestor(value: Any, node: Optional[SubSchema]) -> bool:
+    # A constant shared by two properties is walked at both places; only a cycle is cut.
+    while node is not None:
+        if node.schema is value:
+            return True
+        node = node.parent
+    return False
+
+
+def _children(path: JsonPath, keyword: str, value: Any) -> Iterator[Tuple[JsonPath, Any]]:
+    if keyword in SINGLE_SCHEMA_KEYWORDS:
+        if keyword == "items" and isinstance(value, list):  # legacy tuple form (invalid in 2020-12: HRM302)
+            for index, item in enumerate(value):
+                yield path + (keyword, index), item
+        else:
+            yield path + (keyword,), value
+    elif keyword in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+        for name, child in value.items():
+            yield path + (keyword, name), child
+    elif keyword in SCHEMA_LIST_KEYWORDS and isinstance(value, (list, tuple)):
+        for index, child in enumerate(value):
+            yield path + (keyword, index), child
+
+
+def schema_nodes(ctx: Any, registration: Registration) -> Tuple[SubSchema, ...]:
+    """``walk`` of a registration's parameters, computed once per module run (``ctx.memo``)."""
+    key = ("schema_walk", id(registration))
+    if key not in ctx.memo:
+        parameters = parameters_of(registration.schema)
+        ctx.memo[key] = tuple(walk(parameters)) if parameters is not None else ()
+    return ctx.memo[key]
+
+
+# --- JSON values ---------------------------------------------------------------------------
+
+
+class NotJson(Exception):
+    """The value holds something that is not JSON data (an ``Unresolved``, a set, an object)."""
+
+
+def json_value(value: Any) -> Any:
+    """``value`` as plain JSON data (tuples become lists), or ``NotJson`` when it cannot be.
+
+    The runtime sends schemas through ``json.dumps``, so a tuple is an array there too.
+    """
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [json_value(item) for item in value]
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise NotJson("a non-string key")
+        return {key: json_value(item) for key, item in value.items()}
+    if isinstance(value, Unresolved):
+        raise NotJson(value.reason)
+    raise NotJson(type(value).__name__)
+
+
+def is_json(value: Any) -> bool:
+    try:
+        json_value(value)
+    except (NotJson, RecursionError):
+        return False
+    return True
+
+
+def json_type_matches(value: Any, type_name: str) -> bool:
+    """JSON Schema's type test: bool is not a number, 1.0 is an integer, a tuple is an array."""
+    if type_name == "null":
+        return value is None
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "integer":
+        if isinstance(value, bool):
+            return False
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "array":
+        return isinstance(value, (list, tuple))
+    if type_name == "object":
+        return isinstance(value, dict)
+    return False
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, tuples equal lists."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def json_text(value: Any) -> str:
+    """A short JSON rendering for messages (``"metric"``, ``null``, ``true``)."""
+    try:
+        text = json.dumps(json_value(value), ensure_ascii=False)
+    except (NotJson, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- naming and locating -------------------------------------------------------------------
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+
+
+def display_path(path: JsonPath) -> str:
+    """``parameters.properties.city.type``; ``anyOf[1]``; odd keys quoted: ``properties["a b"]``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif isinstance(part, str) and _PLAIN_KEY.match(part):
+            text += f".{part}" if text else part
+        else:
+            text += f'["{part}"]'
+    return text
+
+
+def parameter_label(path: JsonPath) -> str:
+    """A parameter's name as users think of it: ``filter.mode``, ``rows[].name``, ``x.anyOf[1]``."""
+    parts = path[1:] if path[:1] == ("parameters",) else path
+    text = ""
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if part == "properties" and i + 1 < len(parts):
+            text += ("." if text else "") + str(parts[i + 1])
+            i += 2
+            continue
+        if part == "items" and (i + 1 == len(parts) or not isinstance(parts[i + 1], int)):
+            text += "[]"
+        elif isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + str(part)
+        i += 1
+    return text or "parameters"
+
+
+def argument_location(ctx: Any, registration: Registration, name: str) -> Optional[Location]:
+    """Where the value of register()'s ``name`` argument is written (keyword or positional)."""
+    keyword = registration.keyword(name)
+    if keyword is not None:
+        return keyword.value_location
+    from hermes_lint.extract import REGISTER_PARAMETERS
+
+    position = REGISTER_PARAMETERS.index(name)
+    if ctx is not None and position < registration.positional_args:
+        for candidate, call in ctx.registration_calls():
+            if candidate is registration and position < len(call.args):
+                return ctx.loc(call.args[position])
+    return None
+
+
+def locate(registration: Registration, path: JsonPath, ctx: Any = None) -> Location:
+    """Source location of the schema key at ``path``: the key itself, else its nearest located
+    ancestor, else the ``schema=`` argument's value, else the register call."""
+    found = registration.schema_location(path)
+    if found is None:
+        found = argument_location(ctx, registration, "schema")
+    return found or registration.location
+
+
+def has_dynamic_overrides(registration: Registration) -> bool:
+    """``dynamic_schema_overrides=`` merges run-time values over the schema's top-level keys."""
+    return registration.keyword("dynamic_schema_overrides") is not None or registration.positional_args > 10
+
