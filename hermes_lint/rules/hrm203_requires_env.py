@@ -1,0 +1,268 @@
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from hermes_lint.callables import callable_node, register_argument
+from hermes_lint.context import ModuleContext
+from hermes_lint.env_access import EnvAccessIndex
+from hermes_lint.env_requirements import EnvAnalysis
+from hermes_lint.model import Location, Unresolved
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.tool_labels import tool_label
+
+_ABSENT = object()
+TOOLS = "\x00tools\x00"  # stands for the tool(s) in a message until findings are grouped
+
+
+class RequiresEnvMismatch(Rule):
+    """``requires_env`` must name the environment variables the tool needs, and only those.
+
+    ``requires_env`` is how Hermes tells a user which variables to set for a tool (setup, tool
+    listings); the ``check_fn`` is what hides the tool while they are missing. Three mismatches
+    are reported:
+
+    - the check_fn *requires* a variable (with it unset and everything else set, every path of
+      the check returns something falsy or raises) that ``requires_env`` does not list;
+    - the handler, or a module function it calls, reads ``os.environ["X"]`` (``KeyError`` when
+      unset) outside any ``try`` that catches it, nothing on that path tests ``X`` optionally
+      first, and ``requires_env`` does not list ``X``;
+    - ``requires_env`` lists a variable that nothing in the module reads: it is never checked.
+
+    Deliberately not reported: optional reads (``os.getenv("X", "default")``,
+    ``os.environ.get``, ``"X" in os.environ``) in handlers — optional configuration is normal;
+    alternatives in a check (``os.getenv("A") or os.getenv("B")`` requires neither) and disable
+    flags or backend switches; anything about a check_fn imported from another module or
+    reached through an attribute; "never checked" when the check calls a function of another
+    module (that function may test it), when the module reads the environment in a way that
+    cannot be named (``os.getenv(name)``, ``dict(os.environ)``), or when the variable's name is
+    used elsewhere in the module (passed to a helper); and registrations whose ``requires_env``
+    is computed at run time.
+    """
+
+    code = "HRM203"
+    summary = "environment variables read but missing from requires_env, or listed and never checked"
+
+    valid = [
+        """
+        import os
+        from tools.registry import registry
+
+        def check_weather_requirements():
+            return bool(os.getenv("WEATHER_API_KEY"))
+
+        def weather_tool(location, units="metric"):
+            api_key = os.getenv("WEATHER_API_KEY")
+            base = os.getenv("WEATHER_BASE_URL", "https://api.example.com")
+            return api_key + base
+
+        registry.register(name="weather", toolset="weather", schema={},
+                          handler=lambda args, **kw: weather_tool(args.get("location", "")),
+                          check_fn=check_weather_requirements, requires_env=["WEATHER_API_KEY"])
+        """,
+        # alternatives, disable flags and backend switches require nothing on their own
+        """
+        import os
+        from tools.registry import registry
+
+        def check_web():
+            if os.getenv("HERMES_DISABLE_WEB"):
+                return False
+            return bool(os.getenv("FIRECRAWL_API_KEY") or os.getenv("FIRECRAWL_API_URL"))
+
+        def check_terminal():
+            backend = os.getenv("TERMINAL_ENV", "local")
+            if backend == "modal":
+                return bool(os.getenv("MODAL_TOKEN_ID"))
+            return True
+
+        registry.register(name="web", toolset="web", schema={}, handler=lambda a, **k: "", check_fn=check_web)
+        registry.register(name="terminal", toolset="terminal", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_terminal)
+        """,
+        # shared checks imported from another module: the other module may test the variable
+        """
+        from tools.registry import registry
+        from tools.browser_common import check_browser_requirements
+        registry.register(name="browse", toolset="browser", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_browser_requirements, requires_env=["BROWSERBASE_API_KEY"])
+        """,
+        # a local check that delegates to a helper of another module, and dynamic reads
+        """
+        import os
+        from tools.registry import registry
+        from tools.env_checks import has_credentials
+        REQUIRED = ["GITHUB_TOKEN", "GITHUB_ORG"]
+
+        def check_github():
+            return has_credentials("github")
+
+        def check_all():
+            return all(os.getenv(v) for v in REQUIRED)
+
+        registry.register(name="gh", toolset="github", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_github, requires_env=["GITHUB_TOKEN"])
+        registry.register(name="gh2", toolset="github", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_all, requires_env=REQUIRED)
+        """,
+        Valid(
+            # a guarded os.environ[...] and a try/except KeyError are optional reads
+            """
+            import json, os
+            from tools.registry import registry
+
+            def _handle(args, **kw):
+                if "PROXY_URL" in os.environ:
+                    proxy = os.environ["PROXY_URL"]
+                try:
+                    region = os.environ["REGION"]
+                except KeyError:
+                    return json.dumps({"error": "REGION is not set"})
+                return json.dumps({"ok": True})
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle, check_fn=lambda: True)
+            """
+        ),
+    ]
+    invalid = [
+        Invalid(
+            """
+            import os
+            from tools.registry import registry
+
+            def check_weather_requirements():
+                return bool(os.getenv("WEATHER_API_KEY"))
+
+            registry.register(name="weather", toolset="weather", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_weather_requirements)
+            """,
+            line=5,
+            col=17,
+            message="`WEATHER_API_KEY` is required by check_fn `check_weather_requirements` but not "
+            "listed in `requires_env` of tool `weather`",
+        ),
+        Invalid(
+            """
+            import os
+            from tools.registry import registry
+
+            def _client():
+                return os.environ["NEWS_API_KEY"]
+
+            def _handle(args, **kw):
+                return _client()
+
+            registry.register(name="news", toolset="news", schema={}, handler=_handle,
+                              check_fn=lambda: True, requires_env=[])
+            """,
+            line=5,
+            col=12,
+            message="handler of tool `news` needs `NEWS_API_KEY` (`os.environ[...]` raises KeyError "
+            "when it is unset) but `requires_env` does not list it",
+        ),
+        Invalid(
+            """
+            import os
+            from tools.registry import registry
+
+            def check_weather_requirements():
+                return bool(os.getenv("WEATHER_API_KEY"))
+
+            registry.register(name="weather", toolset="weather", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_weather_requirements,
+                              requires_env=["WEATHER_API_KEY", "WEATHER_API_SECRET"])
+            """,
+            line=9,
+            col=52,
+            message="`WEATHER_API_SECRET` is listed in `requires_env` of tool `weather` but never "
+            "checked: nothing in this module reads it",
+        ),
+        Invalid(
+            # a lambda check calling a helper with the variable's name; an early-failing import
+            """
+            import os
+            from tools.registry import registry
+
+            def _has(name):
+                try:
+                    import docker
+                except ImportError:
+                    return False
+                return os.getenv(name) is not None
+
+            registry.register(name="d", toolset="s", schema={}, handler=lambda a, **k: "",
+                              check_fn=lambda: _has("DOCKER_HOST"), requires_env=["DOCKER_CERT"])
+            """,
+            line=9,
+            col=12,
+            message="`DOCKER_HOST` is required by the check_fn but not listed in `requires_env` of tool `d`",
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        analysis = EnvAnalysis.of(ctx)
+        pairs = [(reg, call) for reg, call in ctx.registration_calls() if not reg.has_star_args]
+        listed_nodes = [register_argument(call, "requires_env") for _, call in pairs]
+        listed_nodes = [node for node in listed_nodes if node is not None]
+        read_names = {read.name for read in ctx.facts.env_reads}
+        grouped: Dict[Tuple[Location, str], List[str]] = {}
+        for registration, call in pairs:
+            listed = registration.value("requires_env", _ABSENT)
+            if listed is _ABSENT or listed is None:
+                listed = None
+            elif not isinstance(listed, (list, tuple)) or not all(isinstance(v, str) for v in listed):
+                continue  # computed at run time (Unresolved) or malformed: nothing to compare with
+            names = set(listed or ())
+            tool = tool_label(registration)
+            check = callable_node(ctx, register_argument(call, "check_fn"))
+            reported = set()
+            if check is not None:
+                who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
+                for name, where in analysis.required_by_check(check).items():
+                    if name not in names:
+                        reported.add(name)
+                        message = f"`{name}` is required by {who} but not listed in `requires_env` of "
+                        grouped.setdefault((where, message + TOOLS), []).append(tool)
+            handler = callable_node(ctx, register_argument(call, "handler"))
+            if handler is not None:
+                for read in analysis.handler_required_reads(handler):
+                    if read.name not in names and read.name not in reported:
+                        reported.add(read.name)
+                        key = (
+                            read.location,
+                            f"handler of {TOOLS} needs `{read.name}` (`os.environ[...]` raises KeyError "
+                            "when it is unset) but `requires_env` does not list it",
+                        )
+                        grouped.setdefault(key, []).append(tool)
+            if not listed or check is None or not analysis.check_is_closed(check):
+                continue
+            if EnvAccessIndex.of(ctx).has_unnamed_access():
+                continue
+            node = register_argument(call, "requires_env")
+            for position, name in enumerate(listed):
+                if name in read_names or analysis.mentioned_elsewhere(name, listed_nodes):
+                    continue
+                where = self._element_location(ctx, registration, node, listed, position)
+                message = (
+                    f"`{name}` is listed in `requires_env` of {TOOLS} but never checked: "
+                    "nothing in this module reads it"
+                )
+                key = (where, message)
+                grouped.setdefault(key, []).append(tool)
+        for (where, template), tools in sorted(grouped.items(), key=lambda item: item[0][0]):
+            tools = list(dict.fromkeys(tools))
+            label = ("tool " if len(tools) == 1 else "tools ") + ", ".join(tools)
+            yield Finding(where, template.replace(TOOLS, label))
+
+    def _element_location(
+        self, ctx: ModuleContext, registration, node: Optional[ast.expr], listed, position: int
+    ) -> Location:
+        if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(listed):
+            return ctx.loc(node.elts[position])
+        located = ctx.evaluator.locations_of(listed) if not isinstance(listed, Unresolved) else {}
+        if (position,) in located:
+            return located[(position,)]
+        keyword = registration.keyword("requires_env")
+        if keyword is not None:
+            return keyword.value_location
+        return ctx.loc(node) if node is not None else registration.location

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ProjectContext
+from hermes_lint.project_index import is_mcp, registered
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+
+
+class NameInTwoToolsets(Rule):
+    """A tool name can belong to one toolset only.
+
+    ``ToolRegistry.register`` rejects a name already registered by another toolset (it logs an
+    error and keeps the first), so the second tool silently never exists — which one wins depends
+    on the order modules are discovered in (sorted file names). The later registration, in path
+    and line order, is reported and names the earlier one.
+
+    Not reported: two ``mcp-`` toolsets (an MCP server refresh re-registers its tools), a later
+    registration passing ``override=True`` (or an ``override=`` that cannot be evaluated): the
+    operator's ``allow_tool_override`` decides, and registrations whose name or toolset is not a
+    constant (HRM003).
+    """
+
+    code = "HRM401"
+    summary = "the same tool name registered in two different toolsets"
+    scope = "project"
+
+    valid = [
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="web_search", toolset="web", schema={}, handler=lambda a, **k: "", check_fn=lambda: True)
+            """,
+            files={
+                "tools/browser_tool.py": """
+                    from tools.registry import registry
+                    registry.register(name="browser_navigate", toolset="browser", schema={}, handler=lambda a, **k: "", check_fn=lambda: True)
+                    """
+            },
+        ),
+        # MCP refreshes, and a deliberate override the operator's policy decides on
+        """
+        from tools.registry import registry
+        registry.register(name="fetch", toolset="mcp-github", schema={}, handler=lambda a, **k: "")
+        registry.register(name="fetch", toolset="mcp-gitlab", schema={}, handler=lambda a, **k: "")
+        registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")
+        registry.register(name="read_file", toolset="sandbox", schema={}, handler=lambda a, **k: "", override=True)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(
+                name="search",
+                toolset="web",
+                schema={},
+                handler=lambda a, **k: "",
+            )
+            """,
+            files={
+                "tools/browser_tool.py": """
+                    from tools.registry import registry
+                    registry.register(name="search", toolset="browser", schema={}, handler=lambda a, **k: "")
+                    """
+            },
+            line=3,
+            col=10,
+            message="tool `search` is also registered in toolset 'browser' at tools/browser_tool.py:2: "
+            "the registry rejects this registration",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="search", toolset="web", schema={}, handler=lambda a, **k: "")
+            registry.register(name="search", toolset="mcp-web", schema={}, handler=lambda a, **k: "")
+            """,
+            line=3,
+            col=24,
+            message="tool `search` is also registered in toolset 'web' at tools/example_tool.py:2: "
+            "the registry rejects this registration",
+        ),
+    ]
+
+    def check(self, ctx: ProjectContext) -> Iterator[Finding]:
+        seen = {}
+        for entry in registered(ctx):
+            earlier = seen.setdefault(entry.name, [])
+            toolset = entry.toolset
+            override = entry.registration.value("override", False)
+            if isinstance(toolset, str) and override is False:
+                for first in earlier:
+                    if first.toolset != toolset and not (is_mcp(first.toolset) and is_mcp(toolset)):
+                        yield Finding(
+                            entry.location,
+                            f"tool `{entry.name}` is also registered in toolset '{first.toolset}' at "
+                            f"{first.place()}: the registry rejects this registration",
+                            entry.module.path,
+                        )
+                        break
+            if isinstance(toolset, str):
+                earlier.append(entry)

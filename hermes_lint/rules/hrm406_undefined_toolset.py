@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import difflib
+from typing import Iterator
+
+from hermes_lint.context import ProjectContext
+from hermes_lint.project_index import argument_location, is_mcp, readable_toolsets
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.tool_labels import tool_label
+
+TOOLSETS = '''
+TOOLSETS = {
+    "web": {"description": "Web", "tools": ["web_search"], "includes": []},
+}
+'''
+
+
+class UndefinedToolset(Rule):
+    """A tool registered under a toolset that ``toolsets.py`` does not define.
+
+    The registration's ``toolset=`` is how the registry groups a tool (and how a toolset alias or
+    ``hermes tools`` finds it); a toolset missing from ``toolsets.py`` — often a typo such as
+    ``"webs"`` — means the tool's group cannot be enabled by name. Reported at the ``toolset=``
+    value.
+
+    Not reported: ``mcp-`` toolsets (created at run time for each MCP server), toolsets that are
+    not constants (HRM003), and anything when ``toolsets.py`` is absent or cannot be read
+    statically (HRM003).
+    """
+
+    code = "HRM406"
+    summary = "a tool registered under a toolset that toolsets.py does not define"
+    scope = "project"
+
+    valid = [
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="web_search", toolset="web", schema={}, handler=lambda a, **k: "")
+            registry.register(name="fetch", toolset="mcp-github", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+        ),
+        """
+        from tools.registry import registry
+        registry.register(name="web_search", toolset="webs", schema={}, handler=lambda a, **k: "")
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="web_search", toolset="webs", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+            line=2,
+            col=46,
+            message="tool `web_search` is registered under toolset 'webs', which toolsets.py does not "
+            "define (did you mean 'web'?)",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register("image_generate", "images", {}, lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+            line=2,
+            col=1,
+            message="tool `image_generate` is registered under toolset 'images', which toolsets.py does not define",
+        ),
+    ]
+
+    def check(self, ctx: ProjectContext) -> Iterator[Finding]:
+        toolsets = readable_toolsets(ctx)
+        if toolsets is None:
+            return
+        defined = sorted(t.name for t in toolsets.toolsets)
+        for module, registration in ctx.registrations():
+            toolset = registration.toolset
+            if not isinstance(toolset, str) or toolset in defined or is_mcp(toolset):
+                continue
+            close = difflib.get_close_matches(toolset, defined, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            yield Finding(
+                argument_location(registration, "toolset"),
+                f"tool {tool_label(registration)} is registered under toolset '{toolset}', which toolsets.py does "
+                f"not define{hint}",
+                module.path,
+            )
