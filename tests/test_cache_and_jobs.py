@@ -1,0 +1,102 @@
+"""The cache and the parallel runner never change what is reported."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hermes_lint.cache import CACHE_DIR_NAME, INDEX_NAME
+from hermes_lint.config import Config
+from hermes_lint.runner import PARALLEL_THRESHOLD, run_project
+from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project
+
+
+def bad_tool(number: int) -> str:
+    return GOOD_TOOL.replace('"echo"', f'"echo{number}"').replace(
+        "check_fn=check_echo,", "check_func=check_echo,"
+    )
+
+
+def make_corpus(root: Path, count: int) -> Path:
+    tools = {f"t{number:03d}_tool.py": bad_tool(number) for number in range(count)}
+    tools["zzz_tool.py"] = "def broken(:\n"
+    names = ", ".join(f'"echo{number}"' for number in range(count))
+    toolsets = TOOLSETS.replace('["echo"]', f"[{names}]")
+    return make_project(root, tools, toolsets=toolsets)
+
+
+CONFIG = Config()
+
+
+def test_parallel_and_sequential_runs_report_the_same(tmp_path):
+    root = make_corpus(tmp_path, PARALLEL_THRESHOLD + 6)
+    sequential = run_project(root, CONFIG, jobs=1)
+    parallel = run_project(root, CONFIG, jobs=2)
+    assert parallel == sequential
+    assert {d.code for d in sequential} >= {"HRM001", "HRM004"}
+
+
+def test_cold_and_warm_cache_report_the_same(tmp_path):
+    root = make_corpus(tmp_path, 5)
+    uncached = run_project(root, CONFIG)
+    cold = run_project(root, CONFIG, use_cache=True)
+    assert (root / CACHE_DIR_NAME / "CACHEDIR.TAG").is_file()
+    warm = run_project(root, CONFIG, use_cache=True)
+    assert uncached == cold == warm
+
+
+def test_a_changed_file_is_checked_again(tmp_path):
+    root = make_corpus(tmp_path, 3)
+    before = run_project(root, CONFIG, use_cache=True)
+    target = root / "tools" / "t001_tool.py"
+    target.write_text(GOOD_TOOL.replace('"echo"', '"echo1"'))
+    after = run_project(root, CONFIG, use_cache=True)
+    assert [d for d in before if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+    assert not [d for d in after if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+    assert after == run_project(root, CONFIG)
+
+
+def test_touching_a_file_without_changing_it_keeps_its_result(tmp_path):
+    root = make_corpus(tmp_path, 3)
+    first = run_project(root, CONFIG, use_cache=True)
+    target = root / "tools" / "t001_tool.py"
+    os.utime(target, ns=(1, 1))
+    assert run_project(root, CONFIG, use_cache=True) == first
+
+
+def test_a_corrupt_cache_is_ignored_not_trusted(tmp_path):
+    root = make_corpus(tmp_path, 3)
+    expected = run_project(root, CONFIG, use_cache=True)
+    index = root / CACHE_DIR_NAME / INDEX_NAME
+    data = json.loads(index.read_text())
+    for entry in data["files"].values():
+        # Tamper with the payload: claim the file is clean.
+        entry["result"] = entry["result"].replace("HRM004", "HRM999")
+    index.write_text(json.dumps(data))
+    assert run_project(root, CONFIG, use_cache=True) == expected
+    index.write_text("{not json")
+    assert run_project(root, CONFIG, use_cache=True) == expected
+
+
+def test_a_cache_entry_naming_a_foreign_class_is_rejected(tmp_path):
+    root = make_corpus(tmp_path, 1)
+    expected = run_project(root, CONFIG, use_cache=True)
+    index = root / CACHE_DIR_NAME / INDEX_NAME
+    data = json.loads(index.read_text())
+    import hashlib
+
+    for entry in data["files"].values():
+        payload = json.dumps({"$c": "Popen", "f": [["touch", str(tmp_path / "pwned")]]})
+        entry["result"] = payload
+        entry["check"] = hashlib.sha256(payload.encode()).hexdigest()
+    index.write_text(json.dumps(data))
+    assert run_project(root, CONFIG, use_cache=True) == expected
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_another_configuration_does_not_reuse_results(tmp_path):
+    root = make_corpus(tmp_path, 2)
+    run_project(root, CONFIG, use_cache=True)
+    only_parse_errors = Config(select=("HRM001",))
+    assert {d.code for d in run_project(root, only_parse_errors, use_cache=True)} == {"HRM001"}
