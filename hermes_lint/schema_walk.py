@@ -21,7 +21,7 @@ from hermes_lint.model import Location, Registration, Unresolved
 
 JsonPath = Tuple[Any, ...]
 
-# Where JSON Schema (Draft 2020-12, plus the legacy ``definitions``/``dependencies``) keeps
+# Where JSON Schema (Draft 2020-12, plus the legacy ``definitions``) keeps
 # subschemas: one schema, a name -> schema map, or a list of schemas.
 SINGLE_SCHEMA_KEYWORDS = (
     "items",
@@ -79,7 +79,7 @@ class SubSchema:
         """
         declared = self.schema.get("type")
         names = [declared] if isinstance(declared, str) else declared
-        if not isinstance(names, list) or not names:
+        if not isinstance(names, (list, tuple)) or not names:
             return None
         if not all(isinstance(n, str) and n in JSON_TYPES for n in names):
             return None
@@ -104,13 +104,33 @@ def walk(parameters: Mapping[str, Any], base: JsonPath = ("parameters",)) -> Ite
     while stack:
         node = stack.pop()
         yield node
-        children = [
-            SubSchema(path, child, keyword, node)
-            for keyword, value in node.schema.items()
-            for path, child in _children(node.path, keyword, value)
-            if isinstance(child, dict) and not _is_ancestor(child, node)
-        ]
+        children: List[SubSchema] = []
+        path = node.path
+        for keyword, value in node.schema.items():
+            kind = _KIND.get(keyword)
+            if kind is None:
+                continue
+            if kind == "one" and not isinstance(value, (list, tuple)):
+                if isinstance(value, dict) and not _is_ancestor(value, node):
+                    children.append(SubSchema(path + (keyword,), value, keyword, node))
+            elif kind == "map":
+                if isinstance(value, dict):
+                    for name, child in value.items():
+                        if isinstance(child, dict) and not _is_ancestor(child, node):
+                            children.append(SubSchema(path + (keyword, name), child, keyword, node))
+            elif isinstance(value, (list, tuple)) and (kind == "list" or keyword == "items"):
+                # a schema list, or the legacy tuple form of items (invalid in 2020-12: HRM302)
+                for index, child in enumerate(value):
+                    if isinstance(child, dict) and not _is_ancestor(child, node):
+                        children.append(SubSchema(path + (keyword, index), child, keyword, node))
         stack.extend(reversed(children))
+
+
+_KIND = {
+    **{keyword: "one" for keyword in SINGLE_SCHEMA_KEYWORDS},
+    **{keyword: "map" for keyword in SCHEMA_MAP_KEYWORDS},
+    **{keyword: "list" for keyword in SCHEMA_LIST_KEYWORDS},
+}
 
 
 def _is_ancestor(value: Any, node: Optional[SubSchema]) -> bool:
@@ -120,21 +140,6 @@ def _is_ancestor(value: Any, node: Optional[SubSchema]) -> bool:
             return True
         node = node.parent
     return False
-
-
-def _children(path: JsonPath, keyword: str, value: Any) -> Iterator[Tuple[JsonPath, Any]]:
-    if keyword in SINGLE_SCHEMA_KEYWORDS:
-        if keyword == "items" and isinstance(value, list):  # legacy tuple form (invalid in 2020-12: HRM302)
-            for index, item in enumerate(value):
-                yield path + (keyword, index), item
-        else:
-            yield path + (keyword,), value
-    elif keyword in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
-        for name, child in value.items():
-            yield path + (keyword, name), child
-    elif keyword in SCHEMA_LIST_KEYWORDS and isinstance(value, (list, tuple)):
-        for index, child in enumerate(value):
-            yield path + (keyword, index), child
 
 
 def schema_nodes(ctx: Any, registration: Registration) -> Tuple[SubSchema, ...]:

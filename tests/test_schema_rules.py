@@ -60,7 +60,7 @@ def test_invalid_schema_is_explained_once_and_cached_by_canonical_json():
     first = metaschema.problems(bad)
     assert [p.path for p in first] == [("properties", "city", "type")]
     assert "'str' is not valid under any of the given schemas" in first[0].message
-    # Same schema, keys in another order and tuples instead of lists: one cache entry.
+    # The same schema with its keys in another order: the same canonical JSON, one cache entry.
     reordered = {"properties": {"city": {"description": "City.", "type": "str"}}, "type": "object"}
     assert metaschema.problems(reordered) == first
     info = metaschema.cache_info()
