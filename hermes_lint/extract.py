@@ -107,6 +107,23 @@ def parse_module(path: str, data: bytes) -> ParsedModule:
     return ParsedModule(path, data, text, text.splitlines(), tree, None)
 
 
+def source_segment(lines: List[str], node: ast.AST) -> str:
+    """The source text of ``node`` from already-split lines.
+
+    ``ast.get_source_segment`` re-splits the whole file on every call, which profiling showed
+    dominating extraction; columns are UTF-8 byte offsets, so slice bytes.
+    """
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    if not (0 <= first <= last < len(lines)):
+        return ast.dump(node)
+    chunk = [line.encode("utf-8") for line in lines[first : last + 1]]
+    if first == last:
+        return chunk[0][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+    chunk[0] = chunk[0][node.col_offset :]
+    chunk[-1] = chunk[-1][: node.end_col_offset]
+    return b"\n".join(chunk).decode("utf-8", "replace")
+
+
 def module_name(path: str) -> str:
     """``tools/x_tool.py`` -> ``tools.x_tool``."""
     stem = path[:-3] if path.endswith(".py") else path
@@ -185,7 +202,7 @@ class _Extractor:
         return self.loc(kw.value)
 
     def callable_ref(self, node: ast.expr) -> CallableRef:
-        text = ast.get_source_segment(self.parsed.text, node) or ast.dump(node)
+        text = source_segment(self.parsed.lines, node)
         location = self.loc(node)
         if isinstance(node, ast.Lambda):
             body = node.body
