@@ -151,12 +151,11 @@ def read_toolsets_facts(source: Optional[SourceFile]):
     return facts, diagnostics
 
 
-def finish(
-    results: Sequence[ModuleResult],
-    sources: ProjectSources,
-    config: Config,
+def unsuppressed_diagnostics(
+    results: Sequence[ModuleResult], sources: ProjectSources, config: Config
 ) -> List[Diagnostic]:
-    """Phase 2: project rules, then suppression, selection and HRM900."""
+    """Module findings, toolsets.py's parse error and the project rules' findings, before any
+    ``# noqa`` (flake8 applies noqa itself, so its plugin stops here)."""
     toolsets_facts, diagnostics = read_toolsets_facts(sources.toolsets)
     diagnostics = list(diagnostics)
     for result in results:
@@ -173,6 +172,16 @@ def finish(
                     finding.message,
                 )
             )
+    return diagnostics
+
+
+def finish(
+    results: Sequence[ModuleResult],
+    sources: ProjectSources,
+    config: Config,
+) -> List[Diagnostic]:
+    """Phase 2: project rules, then suppression, selection and HRM900."""
+    diagnostics = unsuppressed_diagnostics(results, sources, config)
     noqa_by_path: Dict[str, Dict[int, NoqaComment]] = {
         r.facts.path: {c.line: c for c in r.noqa} for r in results
     }

@@ -55,8 +55,17 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: int) -> L
     return [by_path[source.path] for source in sources]
 
 
-def run_project(root: Path, config: Config, *, jobs: int = 1, use_cache: bool = False) -> List[Diagnostic]:
-    """Every diagnostic of the project at ``root``."""
+def module_results(
+    root: Path,
+    config: Config,
+    *,
+    jobs: int = 1,
+    use_cache: bool = False,
+    check=None,
+) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
+    """The per-file phase for every tool module (from the cache where unchanged), in path
+    order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
+    plugin memoises per file across a run)."""
     from hermes_lint.cache import ResultCache
 
     cache = ResultCache(root, config.fingerprint()) if use_cache else None
@@ -74,18 +83,24 @@ def run_project(root: Path, config: Config, *, jobs: int = 1, use_cache: bool = 
                 continue
         source = SourceFile(rel, data) if data is not None else read_source(root, rel)
         pending.append((position, source))
-    fresh = check_modules([source for _, source in pending], config, jobs)
+    sources = [source for _, source in pending]
+    fresh = check(sources, config) if check is not None else check_modules(sources, config, jobs)
     for (position, source), result in zip(pending, fresh):
         results[position] = result
         if cache is not None and source.data is not None and stats[position] is not None:
             cache.store(source.path, stats[position], result)
-    toolsets_path = root / config.toolsets_file
-    toolsets = read_source(root, config.toolsets_file) if toolsets_path.exists() else None
-    diagnostics = finish(results, ProjectSources([], toolsets, root), config)
     if cache is not None:
         cache.prune(relative)
         cache.save()
-    return diagnostics
+    toolsets_path = root / config.toolsets_file
+    toolsets = read_source(root, config.toolsets_file) if toolsets_path.exists() else None
+    return results, toolsets
+
+
+def run_project(root: Path, config: Config, *, jobs: int = 1, use_cache: bool = False) -> List[Diagnostic]:
+    """Every diagnostic of the project at ``root``."""
+    results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache)
+    return finish(results, ProjectSources([], toolsets, root), config)
 
 
 def _read_or_none(path: Path) -> Optional[bytes]:
