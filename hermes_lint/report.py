@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, Sequence
 
+from hermes_lint.formats import format_github, format_sarif
 from hermes_lint.model import Diagnostic
 
 
@@ -20,4 +21,6 @@ def format_json(diagnostics: Sequence[Diagnostic]) -> str:
 FORMATTERS: Dict[str, Callable[[Sequence[Diagnostic]], str]] = {
     "text": format_text,
     "json": format_json,
+    "sarif": format_sarif,
+    "github": format_github,
 }

@@ -1,0 +1,240 @@
+"""What the hermes-lint flake8 plugin adds to flake8's time, per file, on a 100-tool project.
+
+    python benchmarks/bench_flake8_plugin.py [--tools 100] [--repeat 5]
+
+Medians of ``--repeat`` runs; this machine's times are only meaningful as ratios (DESIGN.md §7).
+
+- whole project, file mode: ``flake8 -j1 tools toolsets.py`` with the plugin minus the same run
+  without it, divided by the number of files: the plugin's added latency per file;
+- one file through stdin, as an editor runs it (a new flake8 process each time): with minus
+  without, which includes reading the rest of the project;
+- in process: the plugin's ``run()`` alone, for the first file (the whole project read) and for
+  each further file of the same run.
+
+Each "with" figure is given twice: with ``.hermes_lint_cache/`` warm (written by the previous run,
+or by ``hermes-lint check``: the steady state) and with no cache on disk (a project never checked
+before). "Without the plugin" is the same flake8 with the hermes-lint entry point filtered out
+of its plugin finder, so both load pycodestyle, pyflakes and mccabe alike. The subprocess figures
+are measured with ``.pyc`` files written and with ``PYTHONDONTWRITEBYTECODE=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOOL_TEMPLATE = '''\
+"""{title} tool: generated for the flake8 plugin benchmark."""
+import json
+import os
+
+from tools.registry import registry
+
+_DEFAULT_LIMIT = {index}
+
+
+def check_{name}() -> bool:
+    return bool(os.getenv("{env}", "1"))
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _handle_{name}(args, **kwargs):
+    query = _normalise(args.get("query", ""))
+    limit = int(args.get("limit", _DEFAULT_LIMIT))
+    if not query:
+        return json.dumps({{"error": "query is required"}})
+    try:
+        items = [f"{{query}}-{{n}}" for n in range(limit)]
+    except ValueError as exc:
+        return json.dumps({{"error": str(exc)}})
+    return json.dumps({{"items": items, "count": len(items)}})
+
+
+{upper}_SCHEMA = {{
+    "name": "{name}",
+    "description": "Look up {title} entries matching a query.",
+    "parameters": {{
+        "type": "object",
+        "properties": {{
+            "query": {{"type": "string", "description": "What to look for."}},
+            "limit": {{
+                "type": "integer",
+                "description": "How many entries to return.",
+                "minimum": 1,
+                "maximum": 100,
+                "default": {index},
+            }},
+        }},
+        "required": ["query"],
+    }},
+}}
+
+registry.register(
+    name="{name}",
+    toolset="{toolset}",
+    schema={upper}_SCHEMA,
+    handler=_handle_{name},
+    check_fn=check_{name},
+    requires_env=["{env}"],
+    emoji="🔎",
+)
+'''
+
+# Runs flake8 with or without the hermes-lint plugin (argv[1]: "with" or "without").
+FLAKE8_RUNNER = """
+import sys
+import flake8.plugins.finder as finder
+if sys.argv.pop(1) == "without":
+    _find = finder.find_plugins
+    finder.find_plugins = lambda *a, **k: [p for p in _find(*a, **k) if p.package != "hermes-lint"]
+from flake8.main.cli import main
+sys.exit(main())
+"""
+
+
+def make_project(root: Path, count: int) -> list:
+    tools = root / "tools"
+    tools.mkdir(parents=True)
+    (tools / "__init__.py").write_text("")
+    names = [f"lookup_{index:03d}" for index in range(count)]
+    toolsets = {}
+    for index, name in enumerate(names):
+        toolset = f"set_{index % 10}"
+        toolsets.setdefault(toolset, []).append(name)
+        (tools / f"{name}_tool.py").write_text(
+            TOOL_TEMPLATE.format(
+                name=name,
+                upper=name.upper(),
+                title=name.replace("_", " ").title(),
+                index=index % 50 + 1,
+                env=f"{name.upper()}_KEY",
+                toolset=toolset,
+            ),
+            encoding="utf-8",
+        )
+    lines = ["TOOLSETS = {"]
+    for toolset, members in toolsets.items():
+        lines += [f'    "{toolset}": {{', '        "description": "Generated",', '        "tools": [']
+        lines += [f'            "{member}",' for member in members]
+        lines += ["        ],", '        "includes": [],', "    },"]
+    lines.append("}\n")
+    (root / "toolsets.py").write_text("\n".join(lines), encoding="utf-8")
+    return [f"tools/{name}_tool.py" for name in names]
+
+
+def timed(command, cwd: Path, env: dict, stdin: bytes = None) -> float:
+    start = time.perf_counter()
+    completed = subprocess.run(command, cwd=cwd, env=env, input=stdin, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if completed.returncode not in (0, 1) or completed.stderr:
+        raise SystemExit(f"{command} failed:\n{completed.stderr.decode(errors='replace')}")
+    return elapsed
+
+
+def drop_disk_cache(root: Path) -> None:
+    shutil.rmtree(root / ".hermes_lint_cache", ignore_errors=True)
+
+
+def medians(repeat: int, make_command, cwd: Path, env: dict, stdin: bytes = None) -> dict:
+    """Median seconds of: flake8 without the plugin; with it and a warm .hermes_lint_cache;
+    with it and no cache on disk (a project never checked before). Interleaved, one warm-up."""
+    variants = {
+        "without": lambda: make_command("without"),
+        "warm": lambda: make_command("with"),
+        "cold": lambda: drop_disk_cache(cwd) or make_command("with"),
+    }
+    times = {name: [] for name in variants}
+    for round_ in range(repeat + 1):
+        for name, command in variants.items():
+            elapsed = timed(command(), cwd, env, stdin)
+            if round_:
+                times[name].append(elapsed)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def in_process(root: Path, files: list, repeat: int):
+    from hermes_lint import flake8_plugin
+
+    previous = os.getcwd()
+    os.chdir(root)
+    try:
+        lines = {path: (root / path).read_text(encoding="utf-8").splitlines(keepends=True) for path in files}
+
+        def run_one(path):
+            return list(flake8_plugin.HermesLintChecker(None, path, lines[path]).run())
+
+        cold, reopened, warm = [], [], []
+        for _ in range(repeat):
+            drop_disk_cache(root)
+            flake8_plugin.clear_caches()
+            start = time.perf_counter()
+            run_one(files[0])
+            cold.append(time.perf_counter() - start)
+            flake8_plugin.clear_caches()  # a new process, the disk cache written by the last one
+            start = time.perf_counter()
+            run_one(files[0])
+            reopened.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for path in files[1:]:
+                run_one(path)
+            warm.append((time.perf_counter() - start) / (len(files) - 1))
+        return statistics.median(cold), statistics.median(reopened), statistics.median(warm)
+    finally:
+        os.chdir(previous)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        files = make_project(root, options.tools)
+        checked = len(files) + 2  # flake8 also checks tools/__init__.py and toolsets.py
+        runner = Path(tmp) / "flake8_runner.py"
+        runner.write_text(FLAKE8_RUNNER)
+        print(f"{options.tools}-tool project, Python {sys.version.split()[0]}, medians of {options.repeat} runs")
+
+        for label, extra_env in ((".pyc written", {}), ("PYTHONDONTWRITEBYTECODE=1", {"PYTHONDONTWRITEBYTECODE": "1"})):
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            env.update(extra_env)
+            base = [sys.executable, str(runner)]
+            print(f"\n[{label}]")
+
+            project_run = lambda variant: [*base, variant, "--isolated", "-j1", "tools", "toolsets.py"]  # noqa: E731
+            m = medians(options.repeat, project_run, root, env)
+            print(f"  flake8 -j1 on the project ({checked} files): {m['without'] * 1000:.0f} ms without the plugin")
+            for name in ("warm", "cold"):
+                added = (m[name] - m["without"]) / checked * 1000
+                print(f"    with it, {name} .hermes_lint_cache: {m[name] * 1000:.0f} ms, +{added:.2f} ms per file "
+                      f"({m[name] / m['without']:.2f}x)")
+
+            buffer = (root / files[-1]).read_bytes()
+            stdin_run = lambda variant: [*base, variant, "--isolated", "--stdin-display-name", files[-1], "-"]  # noqa: E731
+            m = medians(options.repeat, stdin_run, root, env, stdin=buffer)
+            print(f"  one file through stdin, as an editor runs it: {m['without'] * 1000:.0f} ms without the plugin")
+            for name in ("warm", "cold"):
+                print(f"    with it, {name} .hermes_lint_cache: {m[name] * 1000:.0f} ms, "
+                      f"+{(m[name] - m['without']) * 1000:.0f} ms per invocation")
+
+        cold, reopened, warm = in_process(root, files, options.repeat)
+        print("\n[in process, the plugin's run() alone]")
+        print(f"  first file, nothing cached (checks the whole project):  {cold * 1000:.1f} ms")
+        print(f"  first file of a new process, .hermes_lint_cache warm:   {reopened * 1000:.1f} ms")
+        print(f"  each further file of the same run:                      {warm * 1000:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

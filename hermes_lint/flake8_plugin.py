@@ -1,0 +1,289 @@
+"""flake8 plugin: the rules of ``hermes-lint check`` on the file (or editor buffer) flake8 hands over.
+
+Editors run flake8 on one file, often as ``flake8 --stdin-display-name tools/x_tool.py -``. The
+plugin finds the project of that file, checks the text flake8 read (``lines``: the buffer in
+stdin mode), and runs the project rules over that text plus the rest of the project read from
+disk, so one file still hears "this name is also registered in tools/y.py".
+
+The rest of the project is read once per flake8 run (``parse_options`` marks a new run) into a
+snapshot that every file of a ``flake8 tools/`` run reuses, project-rule findings included. Its
+per-file results come from ``.hermes_lint_cache/``, the cache ``hermes-lint check`` keeps (keyed
+by file stat, then content hash), so an editor's flake8 process re-checks only changed files.
+
+flake8 applies ``# noqa`` itself (``--disable-noqa``, its own per-file-ignores): the plugin reports
+its diagnostics before any suppression, and never HRM900. ``[tool.hermes-lint]`` select, ignore
+and per-file-ignores still apply, so the editor shows what ``hermes-lint check`` shows.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass, field
+from functools import lru_cache
+from hashlib import sha256
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from hermes_lint import __version__
+from hermes_lint.config import Config, find_root, load_config
+from hermes_lint.discovery import SKIPPED_FILE_NAMES, candidate_tool_paths, text_may_register_tools
+
+# flake8 imports every plugin for every file it checks, tool module or not: the engine and the
+# rules are imported only once a file turns out to be one.
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.engine import ModuleResult, ProjectSources, SourceFile
+    from hermes_lint.model import Diagnostic
+
+TOOL, TOOLSETS = "tool", "toolsets"
+
+# Per-process caches (each flake8 worker process has its own).
+_run = 0  # which flake8 run this is; a snapshot of an earlier run is validated again
+_configs: Dict[str, Tuple[Optional[Tuple[int, int]], Config]] = {}  # root -> (pyproject stat, config)
+_modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result)
+_snapshots: Dict[str, "ProjectSnapshot"] = {}  # root -> the project as this run read it
+
+
+def new_run() -> None:
+    """Start a new flake8 run: the next file re-validates its project against the disk."""
+    global _run
+    _run += 1
+    _root_above.cache_clear()
+
+
+def clear_caches() -> None:
+    """Forget every configuration and result this process holds (not the on-disk cache)."""
+    for cache in (_configs, _modules, _snapshots):
+        cache.clear()
+    new_run()
+
+
+def _stat_key(path: str) -> Optional[Tuple[int, int]]:
+    """(size, mtime) as the on-disk result cache keys files."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+def project_config(root: Path) -> Config:
+    key = _stat_key(os.path.join(root, "pyproject.toml"))
+    cached = _configs.get(str(root))
+    if cached is None or cached[0] != key:
+        cached = (key, load_config(root))
+        _configs[str(root)] = cached
+    return cached[1]
+
+
+def module_result(source: SourceFile, config: Config, fingerprint: str) -> ModuleResult:
+    """``check_module``, again only when the file's bytes changed (``fingerprint``: the config's)."""
+    from hermes_lint.engine import check_module
+
+    if source.data is None:
+        return check_module(source, config)
+    key = (fingerprint, source.path)
+    cached = _modules.get(key)
+    if cached is None or cached[0] != source.data:
+        cached = (source.data, check_module(source, config))
+        _modules[key] = cached
+    return cached[1]
+
+
+@dataclass
+class ProjectSnapshot:
+    """A project as one flake8 run read it from disk."""
+
+    run: int
+    root: Path
+    config: Config
+    fingerprint: str
+    results: Dict[str, ModuleResult]  # tool module path -> module phase, in path order
+    toolsets: Optional[SourceFile]
+    _by_path: Optional[Dict[str, List[Diagnostic]]] = field(default=None, repr=False)
+
+    def diagnostics_in(self, relative: str) -> List[Diagnostic]:
+        """What the project as on disk has to say about one file (the project rules run once)."""
+        if self._by_path is None:
+            self._by_path = {}
+            for d in self.diagnostics_with(self.results, self.toolsets):
+                self._by_path.setdefault(d.path, []).append(d)
+        return self._by_path.get(relative, [])
+
+    def diagnostics_with(self, results: Dict[str, ModuleResult], toolsets: Optional[SourceFile]) -> List[Diagnostic]:
+        from hermes_lint.engine import ProjectSources, unsuppressed_diagnostics
+
+        ordered = [results[path] for path in sorted(results)]  # the order `hermes-lint check` uses
+        return unsuppressed_diagnostics(ordered, ProjectSources([], toolsets, self.root), self.config)
+
+
+def _read_bytes(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def project_snapshot(root: Path, use_cache: bool = True) -> ProjectSnapshot:
+    """Every tool module's results, from ``.hermes_lint_cache/`` (shared with ``hermes-lint
+    check``) where the file is unchanged, else checked now; toolsets.py as it is on disk."""
+    snapshot = _snapshots.get(str(root))
+    if snapshot is not None and snapshot.run == _run:
+        return snapshot
+    from hermes_lint.runner import module_results
+
+    config = project_config(root)
+    fingerprint = config.fingerprint()
+    ordered, toolsets = module_results(
+        root,
+        config,
+        use_cache=use_cache,
+        check=lambda sources, cfg: [module_result(source, cfg, fingerprint) for source in sources],
+    )
+    results = {result.facts.path: result for result in ordered}
+    snapshot = ProjectSnapshot(_run, root, config, fingerprint, results, toolsets)
+    _snapshots[str(root)] = snapshot
+    return snapshot
+
+
+@lru_cache(maxsize=256)
+def _root_above(directory: str) -> Optional[Path]:
+    return find_root(Path(directory))
+
+
+def locate(filename: str, root: Optional[str] = None) -> Optional[Tuple[Path, str, str]]:
+    """(project root, relative path, kind) when ``filename`` is a tool module or the toolsets
+    file of a project, else None. Cheap: no file of the project is read."""
+    path = Path(os.path.abspath(filename))
+    project_root = Path(root).resolve() if root else _root_above(str(path.parent))
+    if project_root is None:
+        return None
+    try:
+        relative = PurePosixPath(path.resolve().relative_to(project_root).as_posix())
+    except ValueError:
+        return None
+    config = project_config(project_root)
+    if relative == PurePosixPath(config.toolsets_file):
+        kind = TOOLSETS
+    elif (
+        relative.parent == PurePosixPath(config.tools_dir)
+        and relative.suffix == ".py"
+        and relative.name not in SKIPPED_FILE_NAMES
+    ):
+        kind = TOOL
+    else:
+        return None
+    return project_root, str(relative), kind
+
+
+def as_flake8_reads(data: bytes) -> str:
+    """The text flake8 makes of these bytes: its decoding, universal newlines, no BOM."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (LookupError, SyntaxError, UnicodeError):
+        text = data.decode("latin-1")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def encode_like_source(text: str) -> bytes:
+    """Bytes for buffer text, in the encoding its coding cookie declares (UTF-8 without one)."""
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if encoding not in ("utf-8", "utf-8-sig"):
+            return text.encode(encoding)
+    except (LookupError, SyntaxError, UnicodeError):
+        pass  # the engine reports the bad cookie or encoding as HRM001
+    return data
+
+
+def check_buffer(
+    filename: str, lines: Sequence[str], root: Optional[str] = None, use_cache: bool = True
+) -> List[Diagnostic]:
+    """The diagnostics of ``hermes-lint check`` located in this file, with ``lines`` as its
+    text, before ``# noqa``; nothing for a file that is not a tool module or the toolsets file."""
+    located = locate(filename, root)
+    if located is None:
+        return []
+    project_root, relative, kind = located
+    text = "".join(lines)
+    if kind == TOOL and not text_may_register_tools(text):
+        return []  # cannot register or misplace a tool: nothing to say, and nothing parsed
+    from hermes_lint.engine import UNUSED_NOQA, SourceFile
+
+    project = project_snapshot(project_root, use_cache)
+    data = _read_bytes(os.path.join(project_root, relative))
+    if data is None or as_flake8_reads(data) != text:
+        data = encode_like_source(text)  # an edited buffer (stdin) or a file not saved yet
+    # else: flake8 read the file itself, or the buffer is saved as is: the exact bytes on disk.
+    if kind == TOOLSETS:
+        unchanged = project.toolsets is not None and project.toolsets.data == data
+    else:
+        unchanged = relative in project.results and project.results[relative].facts.sha256 == sha256(data).hexdigest()
+    if unchanged:
+        diagnostics = project.diagnostics_in(relative)  # the project as on disk: rules ran once
+    else:
+        own = SourceFile(relative, data)
+        if kind == TOOL:
+            results = dict(project.results)
+            results[relative] = module_result(own, project.config, project.fingerprint)
+            diagnostics = project.diagnostics_with(results, project.toolsets)
+        else:
+            diagnostics = project.diagnostics_with(project.results, own)
+    config = project.config
+    return sorted(
+        {
+            d
+            for d in diagnostics
+            if d.path == relative and d.code != UNUSED_NOQA and config.is_selected(d.code, d.path)
+        }
+    )
+
+
+class HermesLintChecker:
+    """The flake8 ``tree`` plugin (entry point ``HRM`` in the ``flake8.extension`` group).
+
+    flake8 gives each plugin the parameters its ``__init__`` names: ``tree`` makes this a tree
+    plugin (flake8 runs those only on files that parse), ``lines`` is the text flake8 read, from
+    disk or from stdin.
+    """
+
+    name = "hermes-lint"
+    version = __version__
+    root: Optional[str] = None
+    use_cache = True
+
+    def __init__(self, tree: Any, filename: str, lines: Sequence[str]) -> None:
+        self.filename = filename
+        self.lines = lines
+
+    @classmethod
+    def add_options(cls, option_manager: Any) -> None:
+        option_manager.add_option(
+            "--hermes-lint-root",
+            default=None,
+            parse_from_config=True,
+            help="hermes-lint project root (default: the nearest parent directory of each file "
+            "with toolsets.py or a [tool.hermes-lint] table in pyproject.toml)",
+        )
+        option_manager.add_option(
+            "--hermes-lint-no-cache",
+            action="store_true",
+            parse_from_config=True,
+            help="neither read nor write the project's .hermes_lint_cache/ (as `hermes-lint check --no-cache`)",
+        )
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        cls.root = options.hermes_lint_root
+        cls.use_cache = not options.hermes_lint_no_cache
+        new_run()  # flake8 parses options once per run (and once in each spawned worker)
+
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        for d in check_buffer(self.filename, self.lines, self.root, self.use_cache):
+            # flake8 columns are 0-based; it adds 1 when it prints them.
+            yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)
