@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint.context import ModuleIndex, char_col
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
+from hermes_lint.evaluate.locations import split_source_lines
 from hermes_lint.model import (
     CallableRef,
     EnvRead,
@@ -73,7 +74,7 @@ def parse_module(path: str, data: bytes) -> ParsedModule:
     """Decode and parse ``data``; every failure becomes ``error`` (HRM001), never an exception."""
 
     def failed(line: int, col: int, message: str, text: str = "") -> ParsedModule:
-        return ParsedModule(path, data, text, text.splitlines(), None, (line, col, message))
+        return ParsedModule(path, data, text, split_source_lines(text), None, (line, col, message))
 
     try:
         # Honours a BOM and a PEP 263 coding cookie, as the interpreter does.
@@ -104,7 +105,7 @@ def parse_module(path: str, data: bytes) -> ParsedModule:
         return failed(1, 1, "file is too deeply nested to parse", text)
     except ValueError as exc:
         return failed(1, 1, f"cannot be parsed: {exc}", text)
-    return ParsedModule(path, data, text, text.splitlines(), tree, None)
+    return ParsedModule(path, data, text, split_source_lines(text), tree, None)
 
 
 def source_segment(lines: List[str], node: ast.AST) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Tuple, Union
 
 from hermes_lint.evaluate import ModuleEvaluator, split_source_lines
+from hermes_lint.extract import parse_module
 from hermes_lint.model import Location, Unresolved, is_unresolved
 
 TOOLSETS_NAME = "TOOLSETS"
@@ -81,18 +82,20 @@ def read_toolsets(source: Union[str, bytes], path: str = "toolsets.py") -> Tools
 
 def _parse(source: Union[str, bytes], path: str):
     """(text, tree, None), or (text, None, (line, col, message)) when it cannot be parsed."""
-    if isinstance(source, bytes):
-        from hermes_lint.extract import parse_module  # the decoding tool modules get (HRM001)
-
+    if isinstance(source, bytes):  # decoded exactly as tool modules are (HRM001 wording too)
         parsed = parse_module(path, source)
         return parsed.text, parsed.tree, parsed.error
+    if "\x00" in source:  # worded as parse_module words it for tool modules
+        offset = source.index("\x00")
+        line = source.count("\n", 0, offset) + 1
+        return source, None, (line, offset - (source.rfind("\n", 0, offset) + 1) + 1, "file contains a NUL byte")
     try:
         return source, ast.parse(source, filename=path), None
     except SyntaxError as exc:
         return source, None, (exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}")
     except (RecursionError, MemoryError):
         return source, None, (1, 1, "file is too deeply nested to parse")
-    except ValueError as exc:  # NUL bytes
+    except ValueError as exc:
         return source, None, (1, 1, f"cannot be parsed: {exc}")
 
 

@@ -512,6 +512,132 @@ def test_mutation_through_an_alias_or_a_loop_variable_taints_the_original():
     assert refusal(ev.constant("SCHEMAS")) == ("SCHEMAS may be mutated through s at line 9", Location(9, 5))
 
 
+def test_module_level_calls_of_functions_that_mutate_globals_taint_them():
+    source = """
+    SCHEMAS = {}
+    NAMES = []
+    REGISTRY = {}
+
+    def _add(name, description):
+        SCHEMAS[name] = {"name": name, "description": description}
+
+    def _add_all():
+        _add("b", "B")
+
+    def _append_to(target, item):
+        target.append(item)
+
+    def register(fn):
+        REGISTRY[fn.__name__] = fn
+        return fn
+
+    _add("a", "A")
+    _append_to(NAMES, "x")
+
+    @register
+    def handler(args):
+        return ""
+    """
+    ev = evaluator_for(source)
+    assert refusal(ev.constant("SCHEMAS")) == ("SCHEMAS is mutated at line 19 (by _add())", Location(19, 1))
+    assert refusal(ev.constant("NAMES")) == ("NAMES is mutated at line 20 (by _append_to())", Location(20, 1))
+    assert refusal(ev.constant("REGISTRY")) == ("REGISTRY is mutated at line 22 (by register())", Location(22, 2))
+
+
+def test_mutation_through_locals_of_a_function_called_at_module_level():
+    source = """
+    BASE = {"properties": {"a": 1}}
+    OTHER = {"x": 1}
+    SAFE = {"y": 1}
+
+    def alias():
+        d = BASE
+        d["b"] = 2
+
+    def nested_of_copy():
+        d = dict(OTHER)
+        d["x"] = 2           # the copy itself: OTHER unchanged
+
+    def nested_literal():
+        schema = {"parameters": {"props": SAFE}}
+        schema["parameters"]["required"] = []   # a dict built here
+        return schema
+
+    def apply(fn, *args):
+        return fn(*args)
+
+    def add_key(target):
+        target["k"] = 1
+
+    alias()
+    nested_of_copy()
+    nested_literal()
+    HANDLERS = {"add": add_key}
+    apply(add_key, SAFE_TOO)
+    """
+    ev = evaluator_for(source.replace("SAFE_TOO", "OTHER"))
+    assert refusal(ev.constant("BASE")) == ("BASE is mutated at line 25 (by alias())", Location(25, 1))
+    assert refusal(ev.constant("OTHER")) == ("OTHER is mutated at line 29 (by add_key())", Location(29, 1))
+    assert ev.constant("SAFE") == {"y": 1}
+
+
+def test_a_handler_that_changes_its_arguments_does_not_taint_the_schema_registered_with_it():
+    source = """
+    from tools.registry import registry
+    from search import run_search
+    LIMIT = 50
+    SCHEMA = {"name": "search", "parameters": {"type": "object", "properties": {}}}
+
+    def handler(args, **kwargs):
+        args.setdefault("limit", LIMIT)
+        results = run_search(args, LIMIT)   # may return what it was given: LIMIT is a number
+        results.append("done")
+        return str(results)
+
+    registry.register(name="search", toolset="web", schema=SCHEMA, handler=handler)
+    """
+    ev = evaluator_for(source)
+    assert ev.constant("SCHEMA") == {"name": "search", "parameters": {"type": "object", "properties": {}}}
+    assert ev.constant("LIMIT") == 50
+
+
+def test_a_handler_runs_after_import_so_its_changes_do_not_count():
+    # the manifest and the rules need the values the module has once imported
+    source = """
+    from tools.registry import registry
+    DEFAULTS = {"limit": 10}
+
+    def handler(args, **kwargs):
+        DEFAULTS["seen"] = True
+        return ""
+
+    registry.register(name="t", toolset="s", schema={}, handler=handler)
+    """
+    assert constant(source, "DEFAULTS") == {"limit": 10}
+
+
+def test_functions_handed_to_builtins_that_call_them_run_at_import():
+    source = """
+    SCHEMAS = [{"name": "a"}]
+
+    def mark(schema):
+        schema["strict"] = True
+        return schema
+
+    MARKED = list(map(mark, SCHEMAS))
+    """
+    assert refusal(constant(source, "SCHEMAS")) == ("SCHEMAS is mutated at line 8 (by mark())", Location(8, 15))
+
+
+def test_functions_that_are_never_called_at_module_level_do_not_taint():
+    source = """
+    SCHEMAS = {"a": 1}
+    def later(name):
+        SCHEMAS[name] = 2
+    """
+    assert constant(source, "SCHEMAS") == {"a": 1}
+
+
 def test_a_name_used_before_its_assignment_is_refused():
     source = """
     SCHEMA = {"properties": PROPS}
@@ -671,7 +797,24 @@ def test_a_helper_may_not_mutate_a_module_constant():
     R = helper({"b": 2})
     """
     ev = evaluator_for(source)
-    assert refusal(ev.constant("R")) == ("mutates the value of module constant _COMMON (in helper)", Location(5, 5))
+    assert refusal(ev.constant("_COMMON")) == ("_COMMON is mutated at line 7 (by helper())", Location(7, 5))
+    assert refusal(ev.constant("R")) == ("_COMMON is mutated at line 7 (by helper()) (in helper)", Location(7, 5))
+
+
+def test_a_helper_run_only_from_a_function_body_may_not_mutate_a_module_constant_either():
+    source = """
+    _COMMON = {"a": 1}
+    def helper():
+        props = _COMMON
+        props["b"] = 2
+        return props
+    def handler(args):
+        return helper()
+    """
+    tree = ast.parse(textwrap.dedent(source))
+    ev = ModuleEvaluator(tree)
+    call = tree.body[2].body[0].value  # helper() inside the handler: never run at import
+    assert refusal(ev.evaluate(call)) == ("mutates the value of module constant _COMMON (in helper)", Location(5, 5))
     assert ev.constant("_COMMON") == {"a": 1}
 
 
@@ -694,7 +837,7 @@ def test_nested_values_of_a_shallow_copy_still_belong_to_the_constant():
         return schema
     R = helper()
     """
-    assert refusal(constant(source, "R")) == ("mutates the value of module constant BASE (in helper)", Location(5, 5))
+    assert refusal(constant(source, "BASE")) == ("BASE is mutated at line 7 (by helper())", Location(7, 5))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,378 @@
+"""ModuleEvaluator: the public entry points, module names and scopes, and the node dispatch."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+from ..model import Unresolved
+from .bounds import _Bounds
+from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
+from .calls import _Calls
+from .expressions import _Expressions
+from .limits import BUDGET_EXCEEDED, TOTAL_BUDGET_FACTOR
+from .locations import _Locations
+from .module_index import _BINDING_WORDS, _Binding, _is_environment, _ModuleIndex
+from .operators import _Operators
+from .statements import _Statements
+from .syntax import (
+    _EXPRESSION_WORDS,
+    _analyse_function,
+    _child_statements,
+    _end,
+    _FunctionInfo,
+    _start,
+)
+from .text import _Text
+from .values import (
+    _ITERATOR_TYPES,
+    _PYTHON_ERRORS,
+    _SCALAR_TYPES,
+    _budget,
+    _BuiltinRef,
+    _Frame,
+    _FunctionRef,
+    _raises,
+    _Refusal,
+)
+
+
+class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _Statements, _Text):
+    """Evaluates expressions of one module, statically. See the module docstring.
+
+    ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
+    location of the cause); ``locations_of(value)`` maps JSON paths of a value this evaluator
+    produced to the source location of each dict key / list item. Not thread-safe.
+    """
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        source_lines: Optional[List[str]] = None,
+        *,
+        step_budget: int = 20_000,
+        total_step_budget: Optional[int] = None,
+    ):
+        self._tree = tree
+        self._lines = source_lines
+        self._step_budget = step_budget
+        self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
+        self._index: Optional[_ModuleIndex] = None
+        self._kinds: Dict[str, tuple] = {}  # name -> classification (see _classify)
+        self._constants: Dict[str, tuple] = {}  # name -> (True, value) | (False, _Refusal)
+        self._defaults: Dict[tuple, tuple] = {}  # (function node, slot) -> same
+        self._in_progress: Set[str] = set()
+        self._infos: Dict[ast.AST, _FunctionInfo] = {}
+        self._meta: Dict[int, tuple] = {}  # id(container) -> (container, key/item locations)
+        self._plain_checked: Dict[int, Any] = {}
+        self._shared: Tuple[Any, Dict[int, str]] = (None, {})
+        self._encoded_lines: Dict[int, bytes] = {}
+        self._nested: Dict[ast.AST, tuple] = {}  # statement -> its nested statements, sorted
+        # state of the evaluation in progress
+        self._frame: Optional[_Frame] = None
+        self._now: Optional[Tuple[int, int]] = None  # module "time" of execution; None = after import
+        self._steps = 0
+        self._total = 0
+        self._depth = 0
+
+    def evaluate(self, node: ast.expr) -> Any:
+        """The value of ``node`` (an expression of this module), or an ``Unresolved``."""
+        if node.__class__ is ast.Constant and node.value.__class__ in _SCALAR_TYPES:
+            return node.value
+        now, frame = self._context_of(node)
+        return self._run(lambda: self._eval(node), node, now, frame)
+
+    def constant(self, name: str) -> Any:
+        """The value of module constant ``name`` (as it is once the module is imported)."""
+        return self._run(lambda: self._global(name, None), self._definition_of(name), None, None)
+
+    def _definition_of(self, name: str) -> Optional[ast.AST]:
+        """Where ``name`` gets its value (to locate refusals that have no better place)."""
+        kind = self._classify(name)
+        if len(kind) < 2 or not isinstance(kind[1], _Binding):
+            return None
+        binding = kind[1]
+        return binding.value if binding.value is not None else binding.node
+
+    def is_bound(self, name: str) -> bool:
+        """True when anything at module level binds ``name`` (assignment, def, import...)."""
+        return name in self._get_index().bindings
+
+    def _run(self, compute: Callable[[], Any], node, now, frame) -> Any:
+        saved = (self._frame, self._now, self._steps, self._depth)
+        self._frame, self._now, self._steps, self._depth = frame, now, 0, 0
+        try:
+            if self._total > self._total_budget:
+                raise _budget()
+            value = compute()
+            self._ensure_plain(value)
+            return value
+        except _Refusal as refusal:
+            return self._unresolved(refusal, node)
+        except RecursionError:  # a pathologically nested expression: refuse, never crash
+            return Unresolved("expression nested too deeply", self._location(node))
+        except MemoryError:
+            return Unresolved(BUDGET_EXCEEDED, self._location(node))
+        finally:
+            self._total += self._steps
+            self._frame, self._now, self._steps, self._depth = saved
+
+    def _unresolved(self, refusal: _Refusal, node) -> Unresolved:
+        reason = refusal.reason
+        if refusal.function is not None:
+            reason = f"{reason} (in {refusal.function})"
+        where = refusal.node if refusal.node is not None else node
+        return Unresolved(reason, self._location(where))
+
+    def _get_index(self) -> _ModuleIndex:
+        if self._index is None:
+            self._index = _ModuleIndex(self._tree, self._lines)
+        return self._index
+
+    def _classify(self, name: str) -> tuple:
+        kind = self._kinds.get(name)
+        if kind is None:
+            kind = self._kinds[name] = self._classify_uncached(name)
+        return kind
+
+    def _classify_uncached(self, name: str) -> tuple:
+        """("constant"|"function"|"async function"|"class"|"import", binding), ("mutated", binding,
+        reason, node), ("refused", reason, node), ("builtin",) or ("undefined",)."""
+        index = self._get_index()
+        bindings = index.bindings.get(name)
+        if not bindings:
+            if name in _BUILTINS:
+                return ("builtin",)
+            if name in index.global_declarations:
+                owner, node = index.global_declarations[name]
+                return ("refused", f"{name} is only assigned inside function {owner} (global)", node)
+            if index.star_imports:
+                return ("refused", f"{name} may come from a star import", index.star_imports[0])
+            if name.startswith("__") and name.endswith("__"):
+                return ("refused", f"module attribute {name}", None)
+            return ("undefined",)
+        for binding in bindings:  # whatever else happens to the name, an import cannot be evaluated
+            if binding.kind == "import":
+                return ("import", binding)
+        if name in index.global_declarations:
+            owner, node = index.global_declarations[name]
+            return ("refused", f"{name} is declared global in function {owner} (line {node.lineno})", node)
+        if index.dynamic is not None:
+            what, node = index.dynamic
+            return ("refused", f"module names are changed dynamically ({what} at line {node.lineno})", node)
+        first = bindings[0]
+        if len(bindings) > 1:
+            second = bindings[1]
+            verb = "deleted" if second.kind == "del" else "reassigned"
+            return ("refused", f"{name} is {verb} at line {second.node.lineno}", second.node)
+        for star in index.star_imports:
+            if _start(star) > _start(first.node):
+                return ("refused", f"{name} may be rebound by a star import at line {star.lineno}", star)
+        kind = first.kind
+        line = first.node.lineno
+        if kind in ("def", "async def", "class"):
+            if not first.top_level:
+                return ("refused", f"{name} is defined conditionally at line {line}", first.node)
+            return ("function" if kind == "def" else "async function" if kind == "async def" else "class", first)
+        if kind in ("assign", "annassign") and first.value is not None:
+            if not first.top_level:
+                return ("refused", f"{name} is assigned conditionally at line {line}", first.node)
+            mutation = index.mutation_of(name)
+            if mutation is not None:  # unless its value turns out to be immutable
+                return ("mutated", first, mutation[0], mutation[1])
+            return ("constant", first)
+        words = _BINDING_WORDS.get(kind, kind)
+        return ("refused", f"{name} is bound by {words} at line {line}", first.node)
+
+    def _check_time(self, name: str, binding: _Binding, node, used: str = "used") -> None:
+        """A module-level statement can only use names bound by the statements before it."""
+        if self._now is not None and _end(binding.node) > self._now:
+            raise _Refusal(f"{name} is {used} before it is assigned (line {binding.node.lineno})", node)
+
+    def _global(self, name: str, node) -> Any:
+        """The value of a module-level name at the current point of the module."""
+        kind = self._classify(name)
+        tag = kind[0]
+        if tag == "constant":
+            self._check_time(name, kind[1], node)
+            return self._constant_value(name, kind[1], node)
+        if tag == "mutated":  # nothing can change a str, a number or a tuple of them
+            self._check_time(name, kind[1], node)
+            value = self._constant_value(name, kind[1], node)
+            if _is_immutable(value):
+                return value
+            raise _Refusal(kind[2], kind[3])
+        if tag == "function":
+            self._check_time(name, kind[1], node)
+            return _FunctionRef(name, kind[1].node)
+        if tag == "builtin":
+            return _BuiltinRef(name)
+        if tag == "refused":
+            raise _Refusal(kind[1], kind[2] if kind[2] is not None else node)
+        if tag == "import":
+            origin = kind[1].origin
+            where = node if node is not None else kind[1].node
+            if _is_environment(origin):
+                raise _Refusal("environment read", where)
+            detail = "" if origin == name else f" ({origin})"
+            raise _Refusal(f"imported name {name}{detail}", where)
+        if tag == "undefined":
+            if name in _PYTHON_BUILTIN_NAMES:
+                raise _Refusal(f"builtin {name} is not supported", node)
+            raise _Refusal(f"undefined name {name}", node)
+        raise _Refusal(f"{tag} {name} used as a value", node)
+
+    def _constant_value(self, name: str, binding: _Binding, node) -> Any:
+        cached = self._constants.get(name)
+        if cached is None:
+            cached = self._constants[name] = self._compute_cached(name, binding.value, binding.node)
+        if cached[0]:
+            return cached[1]
+        refusal = cached[1]
+        copy = _Refusal(refusal.reason, refusal.node)
+        copy.function = refusal.function
+        raise copy
+
+    def _compute_cached(self, key: Any, expression: ast.expr, at: ast.AST) -> tuple:
+        """Evaluate a module-level expression once, in module scope at its own point of the
+        module, with a fresh budget (so the cached result never depends on who asked first)."""
+        if key in self._in_progress:
+            return (False, _Refusal(f"{key} refers to itself", expression))
+        saved = (self._frame, self._now, self._steps, self._depth)
+        self._frame, self._now, self._steps, self._depth = None, _start(at), 0, 0
+        self._in_progress.add(key)
+        try:
+            if self._total > self._total_budget:
+                raise _budget(expression)
+            value = self._eval(expression)
+            if isinstance(value, _ITERATOR_TYPES):
+                raise _Refusal(f"{key} holds an iterator (its value depends on when it is read)", expression)
+            return (True, value)
+        except _Refusal as refusal:
+            if refusal.node is None:
+                refusal.node = expression
+            return (False, refusal)
+        finally:
+            self._in_progress.discard(key)
+            self._total += self._steps
+            self._frame, self._now, self._depth = saved[0], saved[1], saved[3]
+            self._steps = saved[2] + 1
+
+    def _context_of(self, node: ast.AST) -> Tuple[Optional[Tuple[int, int]], Optional[_Frame]]:
+        """When ``node`` runs: at its place in the module, or (inside a function body) after
+        import, with the function's own variables unknown."""
+        if not hasattr(node, "lineno"):
+            return None, None
+        position = _start(node)
+        parent: ast.AST = self._tree
+        frame = None
+        deferred = False
+        while True:
+            statements, starts = self._statements_of(parent)
+            at = bisect.bisect_right(starts, position) - 1
+            if at < 0 or _end(statements[at]) < position:
+                break
+            stmt = statements[at]
+            if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
+                if position < _start(stmt.body[0]):
+                    break  # decorators and defaults run when the def does
+                deferred = True
+                frame = _Frame(stmt.name, self._function_info(stmt).local_names, {}, frame, opaque=True)
+            parent = stmt
+        return (None if deferred else position), frame
+
+    def _statements_of(self, parent: ast.AST) -> Tuple[List[ast.stmt], List[Tuple[int, int]]]:
+        """The statements directly nested in ``parent``, in source order, with their starts."""
+        cached = self._nested.get(parent)
+        if cached is None:
+            if parent.__class__ in (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                statements = list(parent.body)
+            else:
+                statements = sorted(_child_statements(parent), key=_start)
+            cached = self._nested[parent] = (statements, [_start(s) for s in statements])
+        return cached
+
+    def _lookup(self, name: str, node) -> Any:
+        frame = self._frame
+        while frame is not None:
+            if name in frame.local_names:
+                if frame.opaque:
+                    raise _Refusal(f"local variable {name} of {frame.owner}", node)
+                try:
+                    return frame.values[name]
+                except KeyError:
+                    raise _Refusal(f"local variable {name} is used before it is assigned", node) from None
+            frame = frame.parent
+        return self._global(name, node)
+
+    def _is_local(self, name: str) -> bool:
+        frame = self._frame
+        while frame is not None:
+            if name in frame.local_names:
+                return True
+            frame = frame.parent
+        return False
+
+    def _function_info(self, fdef) -> _FunctionInfo:
+        info = self._infos.get(fdef)
+        if info is None:
+            info = self._infos[fdef] = _analyse_function(fdef)
+        return info
+
+    def _eval(self, node: ast.AST) -> Any:
+        self._steps += 1
+        if self._steps > self._step_budget:
+            raise _budget(node)
+        handler = _EXPRESSIONS.get(node.__class__)
+        if handler is None:
+            what = _EXPRESSION_WORDS.get(node.__class__, node.__class__.__name__)
+            raise _Refusal(f"unsupported expression: {what}", node)
+        try:
+            return handler(self, node)
+        except _Refusal as refusal:
+            if refusal.node is None:
+                refusal.node = node
+            raise
+        except RecursionError:
+            raise
+        except _PYTHON_ERRORS as error:
+            raise _Refusal(_raises(error), node) from None
+
+    def _value(self, node: ast.AST) -> Any:
+        """``_eval`` with the fast path for literals (the bulk of a schema; they cost no step)."""
+        if node.__class__ is ast.Constant:
+            return node.value
+        return self._eval(node)
+
+
+_EXPRESSIONS: Dict[type, Callable] = {
+    ast.Constant: ModuleEvaluator._eval_constant,
+    ast.Name: ModuleEvaluator._eval_name,
+    ast.Dict: ModuleEvaluator._eval_dict,
+    ast.List: ModuleEvaluator._eval_list,
+    ast.Tuple: ModuleEvaluator._eval_tuple,
+    ast.Set: ModuleEvaluator._eval_set,
+    ast.JoinedStr: ModuleEvaluator._eval_joined_str,
+    ast.FormattedValue: ModuleEvaluator._eval_formatted_value,
+    ast.UnaryOp: ModuleEvaluator._eval_unary,
+    ast.BoolOp: ModuleEvaluator._eval_bool_op,
+    ast.BinOp: ModuleEvaluator._eval_bin_op,
+    ast.Compare: ModuleEvaluator._eval_compare,
+    ast.IfExp: ModuleEvaluator._eval_if_exp,
+    ast.Subscript: ModuleEvaluator._eval_subscript,
+    ast.Attribute: ModuleEvaluator._eval_attribute,
+    ast.Call: ModuleEvaluator._eval_call,
+    ast.ListComp: ModuleEvaluator._eval_list_comp,
+    ast.SetComp: ModuleEvaluator._eval_set_comp,
+    ast.DictComp: ModuleEvaluator._eval_dict_comp,
+    ast.GeneratorExp: ModuleEvaluator._eval_generator,
+}
+
+
+def _is_immutable(value: Any) -> bool:
+    if value.__class__ in _SCALAR_TYPES:
+        return True
+    if value.__class__ in (tuple, frozenset):
+        return all(_is_immutable(item) for item in value)
+    return False

@@ -1,0 +1,107 @@
+"""Where values come from: per-container key/item locations, and character columns."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..model import Location
+from .limits import MAX_RESULT_ITEMS
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+
+def split_source_lines(source: str) -> List[str]:
+    """Split ``source`` into lines exactly as Python's tokenizer numbers them.
+
+    ``str.splitlines`` also breaks at form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` and ``\\u2028``/
+    ``\\u2029``, which Python does not; a description containing one would shift every later line.
+    """
+    return _LINE_BREAK.split(source)
+
+
+class _Locations:
+    """Location tables of the containers an evaluator builds (a mixin of ModuleEvaluator)."""
+
+    def locations_of(self, value: Any) -> Dict[tuple, Location]:
+        """JSON path -> location of that dict key / list item, for what this evaluator built.
+
+        Paths are tuples of keys and indexes, e.g. ``("parameters", "properties", "city")``.
+        Keys of merged dicts keep the location of the dict they came from; values this evaluator
+        did not build (or whose origin it does not know) have no entry.
+        """
+        result: Dict[tuple, Location] = {}
+        stack: List[Tuple[Any, tuple]] = [(value, ())]
+        visited = 0
+        while stack and visited <= MAX_RESULT_ITEMS:
+            obj, path = stack.pop()
+            visited += 1
+            cls = obj.__class__
+            table = self._table_of(obj)
+            if cls is dict:
+                for key, child in obj.items():
+                    child_path = path + (key,)
+                    node = table.get(key) if table is not None else None
+                    if node is not None:
+                        result[child_path] = self._location(node)
+                    if child.__class__ in (dict, list, tuple):
+                        stack.append((child, child_path))
+            elif cls is list or cls is tuple:
+                for position, child in enumerate(obj):
+                    child_path = path + (position,)
+                    node = table[position] if table is not None and position < len(table) else None
+                    if node is not None:
+                        result[child_path] = self._location(node)
+                    if child.__class__ in (dict, list, tuple):
+                        stack.append((child, child_path))
+        return result
+
+    def _location(self, node: Optional[ast.AST]) -> Optional[Location]:
+        if node is None or not hasattr(node, "lineno"):
+            return None
+        return Location(node.lineno, self._char_column(node.lineno, node.col_offset))
+
+    def _char_column(self, lineno: int, byte_col: int) -> int:
+        lines = self._lines
+        if lines is None or not 0 < lineno <= len(lines):
+            return byte_col + 1
+        text = lines[lineno - 1]
+        if text.isascii():
+            return byte_col + 1
+        encoded = self._encoded_lines.get(lineno)
+        if encoded is None:
+            encoded = self._encoded_lines[lineno] = text.encode("utf-8", "surrogatepass")
+        return len(encoded[:byte_col].decode("utf-8", "replace")) + 1
+
+    def _remember(self, obj: Any, table: Any) -> Any:
+        """Record where the keys/items of a container this evaluator built come from."""
+        if table:
+            self._meta[id(obj)] = (obj, table)
+        return obj
+
+    def _table_of(self, obj: Any) -> Any:
+        entry = self._meta.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
+    def _list_table(self, obj: list) -> list:
+        """The item-location list of ``obj``, created (all unknown) when it had none."""
+        table = self._table_of(obj)
+        if table is None:
+            table = [None] * len(obj)
+            self._meta[id(obj)] = (obj, table)
+        return table
+
+    def _dict_table(self, obj: dict) -> dict:
+        table = self._table_of(obj)
+        if table is None:
+            table = {}
+            self._meta[id(obj)] = (obj, table)
+        return table
+
+    def _items_table(self, obj: Any, length: int) -> list:
+        """Item locations of a list/tuple (copied), or unknowns."""
+        table = self._table_of(obj) if obj.__class__ in (list, tuple) else None
+        return list(table) if table is not None else [None] * length
+

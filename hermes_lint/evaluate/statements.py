@@ -1,0 +1,212 @@
+"""Statements of module-function bodies, and the rule that only values built here may change."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, Dict, List
+
+from .syntax import _STATEMENT_WORDS
+from .values import (
+    _BREAK,
+    _CONTINUE,
+    _PLAIN_CONTAINERS,
+    _PYTHON_ERRORS,
+    _SCALAR_TYPES,
+    _raises,
+    _Refusal,
+    _Returned,
+    _type_name,
+)
+
+
+class _Statements:
+    """Statement handlers (a mixin of ModuleEvaluator)."""
+
+    def _execute(self, statements: List[ast.stmt]) -> Any:
+        for stmt in statements:
+            self._tick()
+            handler = _STATEMENTS.get(stmt.__class__)
+            if handler is None:
+                what = _STATEMENT_WORDS.get(stmt.__class__, stmt.__class__.__name__)
+                raise _Refusal(f"unsupported statement: {what}", stmt)
+            try:
+                outcome = handler(self, stmt)
+            except _Refusal as refusal:
+                if refusal.node is None:
+                    refusal.node = stmt
+                raise
+            except RecursionError:
+                raise
+            except _PYTHON_ERRORS as error:
+                raise _Refusal(_raises(error), stmt) from None
+            if outcome is not None:
+                return outcome
+        return None
+
+    def _exec_expr(self, stmt: ast.Expr) -> None:
+        if stmt.value.__class__ is not ast.Constant:  # docstrings and `...` do nothing
+            self._eval(stmt.value)
+
+    def _exec_pass(self, stmt) -> None:
+        return None
+
+    def _exec_break(self, stmt):
+        return _BREAK
+
+    def _exec_continue(self, stmt):
+        return _CONTINUE
+
+    def _exec_return(self, stmt: ast.Return) -> _Returned:
+        return _Returned(None if stmt.value is None else self._value(stmt.value))
+
+    def _exec_assign(self, stmt: ast.Assign) -> None:
+        value = self._value(stmt.value)
+        for target in stmt.targets:
+            self._store(target, value, stmt.value)
+
+    def _exec_ann_assign(self, stmt: ast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self._store(stmt.target, self._value(stmt.value), stmt.value)
+
+    def _exec_aug_assign(self, stmt: ast.AugAssign) -> None:
+        target = stmt.target
+        if target.__class__ is ast.Name:
+            current = self._lookup(target.id, target)
+            result = self._in_place(stmt.op, current, self._eval(stmt.value), stmt.value)
+            self._frame.values[target.id] = result
+        elif target.__class__ is ast.Subscript and target.slice.__class__ is not ast.Slice:
+            container = self._eval(target.value)
+            key = self._value(target.slice)
+            result = self._in_place(stmt.op, container[key], self._eval(stmt.value), stmt.value)
+            self._set_item(container, key, result, target.slice, stmt.value)
+        else:
+            raise _Refusal(f"augmented assignment to {target.__class__.__name__.lower()}", target)
+
+    def _in_place(self, op, current, operand, operand_node) -> Any:
+        """``x += y`` changes a list/dict/set in place (aliases see it); else it rebinds."""
+        cls = current.__class__
+        if cls is list and op.__class__ is ast.Add:
+            self._list_extend(current, operand, operand_node)
+            return current
+        if cls is dict and op.__class__ is ast.BitOr:
+            self._ensure_mutable(current)
+            self._merge(current, self._dict_table(current), operand, operand_node)
+            return current
+        if cls is set and op.__class__ in (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor):
+            self._ensure_mutable(current)
+            result = self._binary(op, current, operand)
+            current.clear()
+            current.update(result)
+            return current
+        return self._binary(op, current, operand)
+
+    def _exec_if(self, stmt: ast.If) -> Any:
+        return self._execute(stmt.body if self._truth(self._eval(stmt.test)) else stmt.orelse)
+
+    def _exec_for(self, stmt: ast.For) -> Any:
+        iterable = self._iterable(self._eval(stmt.iter), stmt.iter)
+        for item in iterable:
+            self._tick()
+            self._store(stmt.target, item, None)
+            outcome = self._execute(stmt.body)
+            if outcome is _BREAK:
+                return None
+            if outcome is _CONTINUE:
+                continue
+            if outcome is not None:
+                return outcome
+        return self._execute(stmt.orelse)
+
+    def _exec_assert(self, stmt: ast.Assert) -> None:
+        if not self._truth(self._eval(stmt.test)):
+            raise _Refusal("assertion fails", stmt)
+
+    def _store(self, target: ast.AST, value: Any, value_node) -> None:
+        cls = target.__class__
+        if cls is ast.Name:
+            self._frame.values[target.id] = value
+        elif cls is ast.Subscript:
+            self._store_subscript(target, value, value_node)
+        elif cls is ast.Tuple or cls is ast.List:
+            self._assign_target(target, value, self._frame.values)
+        else:
+            raise _Refusal(f"assignment to {cls.__name__.lower()}", target)
+
+    def _store_subscript(self, target: ast.Subscript, value: Any, value_node) -> None:
+        if self._frame is None or self._frame.opaque:
+            raise _Refusal("item assignment outside a function", target)
+        if target.slice.__class__ is ast.Slice:
+            raise _Refusal("slice assignment", target)
+        container = self._eval(target.value)
+        key = self._value(target.slice)
+        self._set_item(container, key, value, target.slice, value_node)
+
+    def _set_item(self, container, key, value, key_node, value_node) -> None:
+        self._ensure_mutable(container)
+        if container.__class__ is dict:
+            if key.__class__ is not str:
+                self._charge_deep(key)
+            container[key] = value
+            self._dict_table(container)[key] = key_node
+            self._check_items(len(container))
+        elif container.__class__ is list:
+            container[key] = value
+            table = self._list_table(container)
+            table[key] = value_node
+        else:
+            raise _Refusal(f"item assignment on a {_type_name(container)}")
+
+    def _ensure_mutable(self, obj: Any) -> None:
+        """Only values this evaluation built may change: never a module constant's (Python would
+        change the constant itself), never a default value (shared by every call)."""
+        owner = self._shared_ids().get(id(obj))
+        if owner is not None:
+            raise _Refusal(f"mutates the value of {owner}")
+
+    def _shared_ids(self) -> Dict[int, str]:
+        version = (len(self._constants), len(self._defaults))
+        cached_version, shared = self._shared
+        if cached_version == version:
+            return shared
+        shared = {}
+        sources = [(f"module constant {name}", entry[1]) for name, entry in self._constants.items() if entry[0]]
+        sources += [(f"a default value of {key[0].name}", entry[1]) for key, entry in self._defaults.items() if entry[0]]
+        for owner, value in sources:
+            stack = [value]
+            while stack:
+                obj = stack.pop()
+                cls = obj.__class__
+                if cls in _SCALAR_TYPES or id(obj) in shared:
+                    continue
+                if cls is dict:
+                    shared[id(obj)] = owner
+                    stack.extend(obj.values())
+                elif cls in _PLAIN_CONTAINERS:
+                    shared[id(obj)] = owner
+                    stack.extend(obj)
+        self._shared = (version, shared)
+        return shared
+
+    def _list_extend(self, target: list, iterable: Any, node) -> None:
+        self._ensure_mutable(target)
+        items = self._materialize(iterable, node)
+        self._check_items(len(target) + len(items))
+        table = self._list_table(target)
+        target.extend(items)
+        table.extend(self._items_table(iterable, len(items)))
+
+
+_STATEMENTS: Dict[type, Callable] = {
+    ast.Expr: _Statements._exec_expr,
+    ast.Pass: _Statements._exec_pass,
+    ast.Break: _Statements._exec_break,
+    ast.Continue: _Statements._exec_continue,
+    ast.Return: _Statements._exec_return,
+    ast.Assign: _Statements._exec_assign,
+    ast.AnnAssign: _Statements._exec_ann_assign,
+    ast.AugAssign: _Statements._exec_aug_assign,
+    ast.If: _Statements._exec_if,
+    ast.For: _Statements._exec_for,
+    ast.Assert: _Statements._exec_assert,
+}
+

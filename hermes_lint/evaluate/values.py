@@ -1,0 +1,156 @@
+"""The values the evaluator handles, and its internal markers (refusals, refs, frames)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Iterable, Optional
+
+from .limits import BUDGET_EXCEEDED
+
+_NONE_TYPE = type(None)
+
+_SCALAR_TYPES = (str, int, float, bool, _NONE_TYPE)
+
+_NUMBER_TYPES = (int, float, bool)
+
+_PLAIN_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+# Errors the analysed code itself would raise (missing key, bad types...): the value is then "this
+# raises", which is unresolved. RecursionError is deliberately absent (see _run).
+_PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RuntimeError)
+
+_VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
+
+# Lazy iterables the supported builtins return; they only ever walk plain values.
+_ITERATOR_TYPES = tuple(
+    {
+        type(zip()),
+        type(enumerate(())),
+        type(iter([])),
+        type(iter(())),
+        type(iter("")),
+        type(iter(range(0))),
+        type(reversed([])),
+        type(reversed(())),
+        type(reversed(range(0))),
+        type(reversed({})),
+        type(reversed({}.values())),
+        type(reversed({}.items())),
+        type(iter({})),
+        type(iter({}.values())),
+        type(iter({}.items())),
+        type(iter(set())),
+    }
+)
+
+_ITERABLE_TYPES = (list, tuple, str, dict, range, set, frozenset) + _VIEW_TYPES + _ITERATOR_TYPES
+
+
+class _Refusal(Exception):
+    """Evaluation cannot go on; becomes an ``Unresolved`` at the public boundary."""
+
+    def __init__(self, reason: str, node: Optional[ast.AST] = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.node = node
+        self.function: Optional[str] = None  # innermost module function it happened in
+
+
+class _FunctionRef:
+    """A module-level ``def`` used as a value (callable; never a result)."""
+
+    __slots__ = ("name", "node")
+
+    def __init__(self, name: str, node: ast.FunctionDef):
+        self.name = name
+        self.node = node
+
+
+class _BuiltinRef:
+    """A supported builtin used as a value (callable; never a result)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+class _Frame:
+    """Local names of a function call or a comprehension.
+
+    ``opaque`` frames stand for a function whose locals are unknown: an expression inside a
+    handler body may use module constants but not the handler's own variables.
+    """
+
+    __slots__ = ("owner", "local_names", "values", "parent", "opaque")
+
+    def __init__(self, owner, local_names, values, parent=None, opaque=False):
+        self.owner = owner
+        self.local_names = local_names
+        self.values = values
+        self.parent = parent
+        self.opaque = opaque
+
+
+class _Returned:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+_BREAK = object()
+
+
+_CONTINUE = object()
+
+
+class _Arguments:
+    """Evaluated call arguments, with the nodes they came from (for locations)."""
+
+    __slots__ = ("positional", "positional_nodes", "keywords", "keyword_nodes")
+
+    def __init__(self, positional, positional_nodes, keywords, keyword_nodes):
+        self.positional = positional
+        self.positional_nodes = positional_nodes
+        self.keywords = keywords
+        self.keyword_nodes = keyword_nodes
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, _FunctionRef):
+        return f"function {value.name}"
+    if isinstance(value, _BuiltinRef):
+        return f"builtin {value.name}"
+    return type(value).__name__
+
+
+def _budget(node: Optional[ast.AST] = None) -> _Refusal:
+    return _Refusal(BUDGET_EXCEEDED, node)
+
+
+def _raises(error: BaseException) -> str:
+    text = str(error)
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return f"evaluation raises {type(error).__name__}: {text}" if text else f"evaluation raises {type(error).__name__}"
+
+
+def _positional(arguments: _Arguments, minimum: int, maximum: int, what: str, keywords=()) -> list:
+    """The positional arguments of a call taking ``minimum``..``maximum`` of them."""
+    for key in arguments.keywords:
+        if key not in keywords:
+            raise _Refusal(f"unsupported keyword argument {key}= for {what}")
+    count = len(arguments.positional)
+    if not minimum <= count <= maximum:
+        raise TypeError(f"{what}() takes {minimum}..{maximum} arguments ({count} given)")
+    return arguments.positional
+
+
+def _scalar_arguments(values: Iterable[Any], what: str) -> None:
+    for value in values:
+        if value.__class__ not in _SCALAR_TYPES and not (
+            value.__class__ is tuple and all(v.__class__ is str for v in value)
+        ):
+            raise TypeError(f"{what}: unexpected argument of type {_type_name(value)}")
+
