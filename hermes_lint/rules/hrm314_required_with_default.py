@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hermes_lint.context import ModuleContext
+from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.schema_walk import json_text, locate, schema_nodes
+
+
+class RequiredWithDefault(Rule):
+    """A parameter is either required or has a ``default``, not both.
+
+    A default describes what happens when the argument is left out; a required argument can
+    never be left out, so one of the two is wrong. Either the model is forced to send a value
+    it was told it could omit (and picks one at random), or the handler's fallback is dead code
+    and the documented default a lie. Drop ``default`` (and say the usual value in the
+    description) or drop the name from ``required``.
+
+    Reported at the ``default`` key, at any depth. Not reported: names in ``required`` that are
+    not properties (HRM305); a ``required`` or ``default`` not known statically; OpenAI strict
+    schemas are not special-cased (strict mode refuses ``default`` anyway: HRM602).
+    """
+
+    code = "HRM314"
+    summary = "a property both required and given a default"
+
+    valid = [
+        # required without default, optional with default; required list from a constant
+        """
+        from tools.registry import registry
+
+        REQUIRED = ["path"]
+        SCHEMA = {
+            "description": "Read a file.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File."},
+                    "encoding": {"type": "string", "default": "utf-8", "description": "Text encoding."},
+                },
+                "required": REQUIRED,
+            },
+        }
+        registry.register(name="read", toolset="file", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+        # a nested object whose own required list does not name the defaulted field
+        """
+        from tools.registry import registry
+
+        def _options(**properties):
+            return {"type": "object", "properties": properties, "required": ["mode"], "description": "Options."}
+
+        SCHEMA = {
+            "description": "Export.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "options": _options(mode={"type": "string", "description": "Mode."},
+                                        pretty={"type": "boolean", "default": True, "description": "Indent."}),
+                },
+                "required": ["options"],
+            },
+        }
+        registry.register(name="export", toolset="file", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
+    ]
+    invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "description": "Run a command.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "command": {"type": "string", "description": "Shell command."},
+                        "timeout": {"type": "integer", "default": 60, "description": "Seconds."},
+                    },
+                    "required": ["command", "timeout"],
+                },
+            }
+            registry.register(name="run", toolset="terminal", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=9,
+            col=44,
+            message="parameter `timeout` is required and has a default 60: a default applies only "
+            "to an argument that may be left out",
+        ),
+        Invalid(
+            """
+            from tools.registry import registry
+
+            _PAGE = {"type": "integer", "minimum": 1, "default": 1, "description": "Page."}
+
+            def _build_schema(required):
+                return {
+                    "description": "List issues.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"filter": {
+                            "type": "object",
+                            "properties": {"page": _PAGE, "label": {"type": "string", "description": "Label."}},
+                            "required": required,
+                            "description": "Filter.",
+                        }},
+                    },
+                }
+
+            registry.register(name="issues", toolset="dev", schema=_build_schema(["page", "label"]),
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=3,
+            col=43,
+            message="parameter `filter.page` is required and has a default 1: a default applies only "
+            "to an argument that may be left out",
+        ),
+    ]
+
+    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        for registration in ctx.facts.registrations:
+            for node in schema_nodes(ctx, registration):
+                if not node.is_property or "default" not in node.schema or node.parent is None:
+                    continue
+                required = node.parent.schema.get("required")
+                if isinstance(required, (list, tuple)) and node.path[-1] in required:
+                    yield Finding(
+                        locate(registration, node.path + ("default",), ctx),
+                        f"parameter `{node.name}` is required and has a default {json_text(node.schema['default'])}: "
+                        "a default applies only to an argument that may be left out",
+                    )
