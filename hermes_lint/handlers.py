@@ -11,14 +11,17 @@ What it computes:
 - ``ValueKind`` of every return: ``string`` (literals, f-strings, ``str()``, ``json.dumps()``,
   ``tool_error()``/``tool_result()`` from the registry, variables assigned only from those),
   ``envelope`` (the multimodal dict), ``awaitable`` (a call of a module ``async def``),
-  ``other`` (a dict/list/number/None/bool... with what it is) or ``unknown``;
+  ``other`` (a dict/list/number/None/bool... with what it is) or ``unknown``; a None that a
+  passed test rules out (``if err: return err``, past ``if x is None: return ...``) or that
+  needs a parameter the call passes a literal for (``None if error is None else ...``) is dropped;
 - whether the end of a function is certainly reachable (falls off = returns None); when in
   doubt (a call that may never return, ``while True``) it is not;
 - the ``raise`` statements that no enclosing ``try`` of the same function can catch (a handler
   that might catch it — a base class from another module — counts as catching);
 - the constant keys read from ``args`` (``args.get("k")``, ``args["k"]``, ``"k" in args``),
   following ``args`` passed whole into module functions, and whether every use is visible;
-- calls that start an event loop, in the handler and the module functions it calls.
+- calls that start an event loop, in the handler and the module functions it calls (not in a
+  loop-aware bridge that first checks whether a loop is running).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import ast
 import builtins
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from hermes_lint.extract import REGISTER_PARAMETERS
 from hermes_lint.model import Registration
@@ -80,6 +83,9 @@ class ValueKind:
 
 UNKNOWN = ValueKind("unknown")
 STRING = ValueKind("string")
+# A path that cannot run: ``None`` where the value is known not to be None (``if err: return err``),
+# a branch a call's arguments rule out. Internal: ``_combine`` drops it, rules never see it.
+NEVER = ValueKind("never")
 
 
 @dataclass
@@ -119,6 +125,8 @@ class ArgRead:
     key: str
     node: ast.AST
     function: str  # "" for the lambda
+    # Keys read by the other operands of ``args.get("filename") or args.get("title")`` (aliases).
+    alternates: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -272,16 +280,19 @@ class HandlerAnalyzer:
             return UNKNOWN
 
     def kind(
-        self, expr: Optional[ast.expr], fn: FunctionFacts, depth: int, stack: Tuple[str, ...] = ()
+        self, expr: Optional[ast.expr], fn: FunctionFacts, depth: int, stack: Tuple[str, ...] = (),
+        not_none: bool = False, bound: FrozenSet[str] = frozenset(),
     ) -> ValueKind:
+        """What ``expr`` (in ``fn``) is. ``not_none``: the value is known not to be None here
+        (None paths are NEVER). ``bound``: parameters of ``fn`` the call passes a truthy value."""
         if expr is None:
-            return ValueKind("other", "None")
+            return NEVER if not_none else ValueKind("other", "None")
         if isinstance(expr, ast.Constant):
             value = expr.value
             if isinstance(value, str):
                 return STRING
             if value is None:
-                return ValueKind("other", "None")
+                return NEVER if not_none else ValueKind("other", "None")
             if isinstance(value, bool):
                 return ValueKind("other", "a bool")
             if isinstance(value, (int, float, complex)):
@@ -301,23 +312,25 @@ class HandlerAnalyzer:
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             return ValueKind("other", "a bool")
         if isinstance(expr, ast.IfExp):
-            return _either(self.kind(expr.body, fn, depth, stack), self.kind(expr.orelse, fn, depth, stack))
+            branches = [b for b, outcome in ((expr.body, True), (expr.orelse, False))
+                        if not any(_says(expr.test, p, outcome) in _FALSY for p in bound)]
+            return _combine([self.kind(b, fn, depth, stack, not_none, bound) for b in branches])
         if isinstance(expr, ast.BoolOp):
             kinds = [self.kind(v, fn, depth, stack) for v in expr.values]
             return STRING if all(k.kind == "string" for k in kinds) else UNKNOWN
         if isinstance(expr, ast.BinOp):
             return self._binop_kind(expr, fn, depth, stack)
         if isinstance(expr, ast.Name):
-            return self._name_kind(expr.id, fn, depth, stack)
+            return self._name_kind(expr.id, fn, depth, stack, expr, not_none, bound)
         if isinstance(expr, ast.Await):
             inner = expr.value
             callee = self.is_module_call(inner, fn)
             facts = self.followable(callee) if callee else None
             if facts is not None and facts.is_async:
-                return self.function_result(callee, depth + 1, stack)
+                return self.function_result(callee, depth + 1, stack, not_none, _truthy_arguments(inner, facts))
             return UNKNOWN
         if isinstance(expr, ast.Call):
-            return self._call_kind(expr, fn, depth, stack)
+            return self._call_kind(expr, fn, depth, stack, not_none)
         return UNKNOWN
 
     def _binop_kind(self, expr: ast.BinOp, fn: FunctionFacts, depth: int, stack: Tuple[str, ...]) -> ValueKind:
@@ -334,19 +347,33 @@ class HandlerAnalyzer:
             return STRING
         return UNKNOWN
 
-    def _name_kind(self, name: str, fn: FunctionFacts, depth: int, stack: Tuple[str, ...]) -> ValueKind:
+    def _name_kind(
+        self, name: str, fn: FunctionFacts, depth: int, stack: Tuple[str, ...],
+        node: Optional[ast.Name] = None, not_none: bool = False, bound: FrozenSet[str] = frozenset(),
+    ) -> ValueKind:
         values = fn.bindings.get(name)
         marker = f"{fn.name}:{name}"
         if not values or name in fn.params or marker in stack:
             return UNKNOWN  # a parameter, a global, or bound other than by ``name = value``
-        kinds = [self.kind(value, fn, depth, stack + (marker,)) for value in values]
+        if bound:  # assignments the call's arguments rule out (``if error is None: x = None``)
+            values = [v for v in values if not _ruled_out(fn.parents.get(id(v), v), fn, bound)]
+        kinds = [self.kind(value, fn, depth, stack + (marker,), not_none, bound) for value in values]
+        if (not not_none and node is not None and any(k.kind == "other" for k in kinds)
+                and _narrowed_not_none(node, name, fn)):
+            # ``if err: return err``, or past ``if x is None: return ...``: no None reaches here.
+            kinds = [self.kind(value, fn, depth, stack + (marker,), True, bound) for value in values]
+        kinds = [k for k in kinds if k.kind != "never"]
+        if not kinds:
+            return UNKNOWN
         if all(k.kind in ("string", "envelope") for k in kinds):
             return STRING
         if all(k.kind == "other" for k in kinds):
             return kinds[0]
         return UNKNOWN  # e.g. a dict later replaced by its json.dumps(): cannot tell which returns
 
-    def _call_kind(self, call: ast.Call, fn: FunctionFacts, depth: int, stack: Tuple[str, ...]) -> ValueKind:
+    def _call_kind(
+        self, call: ast.Call, fn: FunctionFacts, depth: int, stack: Tuple[str, ...], not_none: bool = False
+    ) -> ValueKind:
         func = call.func
         if self.is_import(func, fn, "json.dumps"):
             return STRING
@@ -365,14 +392,22 @@ class HandlerAnalyzer:
         if facts is not None and facts.is_async:
             return ValueKind("awaitable", detail=callee)
         if facts is not None:
-            return self.function_result(callee, depth + 1, stack)
+            return self.function_result(callee, depth + 1, stack, not_none, _truthy_arguments(call, facts))
         return UNKNOWN
 
-    def function_result(self, name: str, depth: int, stack: Tuple[str, ...] = ()) -> ValueKind:
-        """What a call of module function ``name`` returns (awaited, for an ``async def``)."""
+    def function_result(
+        self, name: str, depth: int, stack: Tuple[str, ...] = (),
+        not_none: bool = False, bound: FrozenSet[str] = frozenset(),
+    ) -> ValueKind:
+        """What a call of module function ``name`` returns (awaited, for an ``async def``).
+
+        ``not_none``: only the paths that return something other than None (the caller tested
+        the result). ``bound``: parameters the call passes a truthy value, so the paths that
+        need them None or falsy (``return None if error is None else ...``) do not run.
+        """
         if depth > MAX_DEPTH or name in stack:
             return UNKNOWN
-        key = (name, depth)
+        key = (name, depth, not_none, bound)
         if key in self._results:
             return self._results[key]
         facts = self.followable(name)
@@ -380,11 +415,13 @@ class HandlerAnalyzer:
             return UNKNOWN
         kinds: List[ValueKind] = []
         for ret in facts.returns:
-            k = self.kind(ret.value, facts, depth, stack + (name,))
+            if bound and _ruled_out(ret.node, facts, bound):
+                continue
+            k = self.kind(ret.value, facts, depth, stack + (name,), not_none, bound)
             if k.kind == "other" and not k.detail:
                 k = ValueKind("other", k.what, f"`{name}` returns it at line {ret.node.lineno}")
             kinds.append(k)
-        if facts.falls_off_line is not None:
+        if facts.falls_off_line is not None and not not_none and not _end_ruled_out(facts, bound):
             falls_off = f"`{name}` falls off the end at line {facts.falls_off_line}"
             kinds.append(ValueKind("other", "None", falls_off))
         result = _combine(kinds)
@@ -445,7 +482,7 @@ class HandlerAnalyzer:
                 key = None
         if not isinstance(key, str):
             return False
-        use.reads.append(ArgRead(key, at, fn.name))
+        use.reads.append(ArgRead(key, at, fn.name, _or_alternates(at, fn)))
         return True
 
     def _follow_args(self, call, position, keyword, fn, depth, stack, use) -> bool:
@@ -683,12 +720,9 @@ def reader_label(analysis: HandlerAnalysis, read: ArgRead) -> str:
 # --- helpers over kinds ---------------------------------------------------------------------
 
 
-def _either(a: ValueKind, b: ValueKind) -> ValueKind:
-    return _combine([a, b])
-
-
 def _combine(kinds: Sequence[ValueKind]) -> ValueKind:
     """What one of several paths returns, from the handler's point of view."""
+    kinds = [k for k in kinds if k.kind != "never"]  # paths that cannot run
     others = [k for k in kinds if k.kind == "other"]
     if others:
         certain = all(k.known_not_awaitable for k in kinds)
@@ -701,6 +735,29 @@ def _combine(kinds: Sequence[ValueKind]) -> ValueKind:
     if any(k.kind == "awaitable" for k in kinds):
         return UNKNOWN
     return STRING
+
+
+def _constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
+    """(dict name, key) of ``d.get("k", ...)`` or ``d["k"]``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        receiver, key = node.func.value, node.args[0] if node.args else None
+    elif isinstance(node, ast.Subscript):
+        receiver, key = node.value, node.slice
+    else:
+        return None
+    if isinstance(receiver, ast.Name) and isinstance(key, ast.Constant) and isinstance(key.value, str):
+        return receiver.id, key.value
+    return None
+
+
+def _or_alternates(read: ast.AST, fn: FunctionFacts) -> Tuple[str, ...]:
+    """Keys the other operands of the ``or`` around ``read`` read from the same dict (its aliases)."""
+    chain = fn.parents.get(id(read))
+    this = _constant_read(read)
+    if this is None or not (isinstance(chain, ast.BoolOp) and isinstance(chain.op, ast.Or)):
+        return ()
+    others = (_constant_read(v) for v in chain.values if v is not read)
+    return tuple(other[1] for other in others if other is not None and other[0] == this[0])
 
 
 def _is_logging_call(call: ast.Call) -> bool:
@@ -725,6 +782,154 @@ def _is_or_empty_dict(node: ast.AST, name: str) -> bool:
         and isinstance(node.values[1], ast.Dict)
         and not node.values[1].keys
     )
+
+
+# --- narrowing ------------------------------------------------------------------------------
+# What the tests a path has passed prove: ``err = _guard(); if err: return err`` returns no None;
+# past ``if x is None: return tool_error(...)`` x is not None; ``_finish("b", f"failed: {e}")``
+# cannot take the ``None if error is None else ...`` branch. Only ever removes paths (silence).
+
+_NOT_NONE = ("truthy", "not None")
+_FALSY = ("falsy", "None")
+
+
+def _says(test: ast.AST, name: str, outcome: bool) -> Optional[str]:
+    """What ``test`` evaluating to ``outcome`` proves about ``name`` (in _NOT_NONE or _FALSY), or None."""
+    if isinstance(test, ast.Name):
+        return None if test.id != name else "truthy" if outcome else "falsy"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _says(test.operand, name, not outcome)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right, op = test.left, test.comparators[0], test.ops[0]
+        if isinstance(left, ast.Constant):
+            left, right = right, left  # ``None is x``
+        if not (isinstance(left, ast.Name) and left.id == name
+                and isinstance(right, ast.Constant) and right.value is None):
+            return None
+        if isinstance(op, (ast.Is, ast.Eq)):
+            return "None" if outcome else "not None"
+        if isinstance(op, (ast.IsNot, ast.NotEq)):
+            return "not None" if outcome else "None"
+        return None
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        # isinstance(x, str) / bool(x) / len(x) / callable(x) true: x is not None
+        first = test.args[0] if test.args else None
+        if (outcome and test.func.id in ("isinstance", "bool", "len", "callable")
+                and isinstance(first, ast.Name) and first.id == name):
+            return "not None"
+        return None
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
+        # ``a and b`` true: both are true; ``a or b`` false: both are false.
+        return next((s for s in (_says(v, name, outcome) for v in test.values) if s), None)
+    return None
+
+
+def _exits(stmts: Sequence[ast.stmt]) -> bool:
+    """The block certainly does not run past its end (return, raise, break, continue)."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            return True
+        if isinstance(stmt, ast.If) and stmt.orelse and _exits(stmt.body) and _exits(stmt.orelse):
+            return True
+    return False
+
+
+def _block_conditions(
+    block: Sequence[ast.stmt], index: int
+) -> Iterator[Tuple[ast.expr, bool, Sequence[ast.stmt]]]:
+    """(test, outcome, since) known when ``block[index]`` runs (``index == len(block)``: its end):
+    guards before it that leave otherwise (``if x is None: return ...``, elif chains), asserts.
+    ``since``: the statements run after the test (a rebinding there undoes what it proved)."""
+    for i, stmt in enumerate(block[:index]):
+        since = block[i + 1: index + 1]
+        if isinstance(stmt, ast.Assert):
+            yield stmt.test, True, since
+        elif isinstance(stmt, ast.If):
+            if stmt.orelse and _exits(stmt.orelse):
+                yield stmt.test, True, since
+            link = stmt
+            while _exits(link.body):
+                yield link.test, False, since
+                if len(link.orelse) != 1 or not isinstance(link.orelse[0], ast.If):
+                    break
+                link = link.orelse[0]
+
+
+def _conditions(node: ast.AST, fn: FunctionFacts) -> Iterator[Tuple[ast.expr, bool, Sequence[ast.stmt]]]:
+    """(test, outcome, since) known whenever ``node`` (in ``fn``'s own scope) runs."""
+    child = node
+    for parent in _ancestors(node, fn.parents):
+        if isinstance(parent, ast.IfExp) and child is not parent.test:
+            yield parent.test, child is parent.body, ()
+        elif isinstance(parent, (ast.stmt, ast.ExceptHandler, ast.match_case)):
+            for field_name in ("body", "orelse", "finalbody"):
+                block = getattr(parent, field_name, None)
+                index = next((i for i, s in enumerate(block) if s is child), None) if isinstance(block, list) else None
+                if index is None:
+                    continue
+                if isinstance(parent, ast.If):
+                    yield parent.test, field_name == "body", block[: index + 1]
+                yield from _block_conditions(block, index)
+                break
+        child = parent
+
+
+def _rebinds(name: str, stmts: Sequence[ast.stmt]) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+        for stmt in stmts for n in ast.walk(stmt)
+    )
+
+
+def _narrowed_not_none(node: ast.AST, name: str, fn: FunctionFacts) -> bool:
+    """Local ``name`` is certainly not None where ``node`` runs: a test on it has been passed."""
+    return any(
+        _says(test, name, outcome) in _NOT_NONE and not _rebinds(name, since)
+        for test, outcome, since in _conditions(node, fn)
+    )
+
+
+def _ruled_out(node: ast.AST, fn: FunctionFacts, bound: FrozenSet[str]) -> bool:
+    """``node`` runs only when a ``bound`` parameter (passed a truthy value, never rebound) is falsy."""
+    return any(_says(test, p, outcome) in _FALSY for test, outcome, _ in _conditions(node, fn) for p in bound)
+
+
+def _end_ruled_out(facts: FunctionFacts, bound: FrozenSet[str]) -> bool:
+    """Falling off the end of ``facts`` needs a ``bound`` parameter falsy (``if error: return ...``)."""
+    if not bound or not isinstance(facts.node, _FUNCTION_NODES):
+        return False
+    body = facts.node.body
+    return any(_says(t, p, outcome) in _FALSY for t, outcome, _ in _block_conditions(body, len(body)) for p in bound)
+
+
+def _truthy_arguments(call: ast.AST, facts: FunctionFacts) -> FrozenSet[str]:
+    """Parameters of ``facts`` that ``call`` passes a certainly truthy value and that it never rebinds."""
+    if not isinstance(call, ast.Call) or not isinstance(facts.node, _FUNCTION_NODES):
+        return frozenset()
+    params = facts.node.args
+    positional = [a.arg for a in params.posonlyargs + params.args]
+    names = set()
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred) or index >= len(positional):
+            break
+        if _certainly_truthy(arg):
+            names.add(positional[index])
+    by_keyword = set(positional[len(params.posonlyargs):]) | {a.arg for a in params.kwonlyargs}
+    names.update(kw.arg for kw in call.keywords if kw.arg in by_keyword and _certainly_truthy(kw.value))
+    return frozenset(n for n in names if n not in facts.bindings)
+
+
+def _certainly_truthy(expr: ast.AST) -> bool:
+    """A non-empty literal: ``"x"``, ``1``, ``f"failed: {e}"``, ``[a]``, ``{"k": v}``."""
+    if isinstance(expr, ast.Constant):
+        return bool(expr.value)
+    if isinstance(expr, ast.JoinedStr):
+        return any(isinstance(v, ast.Constant) and v.value for v in expr.values)
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        return any(not isinstance(e, ast.Starred) for e in expr.elts)
+    if isinstance(expr, ast.Dict):
+        return any(k is not None for k in expr.keys)
+    return False
 
 
 # --- one function ---------------------------------------------------------------------------
@@ -834,6 +1039,8 @@ def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> Fu
             callee = analyzer.is_module_call(child, facts)
             if callee and callee not in facts.called_functions:
                 facts.called_functions.append(callee)
+    if facts.event_loop_calls and _probes_running_loop(facts, analyzer):
+        facts.event_loop_calls = []  # a loop-aware bridge: it starts a loop only when none runs
     return facts
 
 
@@ -1002,6 +1209,25 @@ def _event_loop_call(call: ast.Call, analyzer: HandlerAnalyzer, fn: FunctionFact
         if analyzer.is_import(func, fn, target):
             return f"{ast.unparse(func)}(...)"
     return None
+
+
+def _probes_running_loop(fn: FunctionFacts, analyzer: HandlerAnalyzer) -> bool:
+    """``fn`` asks whether a loop is running: ``loop.is_running()``, ``asyncio._get_running_loop()``,
+    or ``asyncio.get_running_loop()`` inside a ``try`` that catches its RuntimeError (it raises
+    exactly when no loop runs). ``get_event_loop()`` alone is no probe: it returns the running loop."""
+    for child, _ in fn.pairs:
+        if not isinstance(child, ast.Call):
+            continue
+        func = child.func
+        if isinstance(func, ast.Attribute) and func.attr == "is_running" and not child.args:
+            return True
+        if analyzer.is_import(func, fn, "asyncio._get_running_loop", "asyncio.events._get_running_loop"):
+            return True
+        if analyzer.is_import(func, fn, "asyncio.get_running_loop", "asyncio.events.get_running_loop"):
+            tries = (p for p in _ancestors(child, fn.parents) if isinstance(p, _TRY_NODES))
+            if any(_handler_may_catch(h, "RuntimeError") for t in tries for h in t.handlers):
+                return True
+    return False
 
 
 # --- args uses ------------------------------------------------------------------------------

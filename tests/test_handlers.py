@@ -230,3 +230,114 @@ def test_unknown_handlers_give_no_facts():
     for handler in ("helper", "registry.thing", "helper()", "None"):
         analysis = single_analysis("", handler=handler)
         assert not analysis.known and analysis.primary == [] and not analysis.args.all_visible
+
+
+# --- narrowing: a None that a test rules out ----------------------------------------------------
+
+_MAYBE = "def g(a):\n    if a:\n        return 'x'\n    return None\n"
+
+
+@pytest.mark.parametrize(
+    "body, kind, what",
+    [
+        ("e = g(a)\nif e:\n    return e\nreturn 'y'", "string", ""),
+        ("e = g(a)\nif e is not None:\n    return e\nreturn 'y'", "string", ""),
+        ("e = g(a)\nif isinstance(e, str):\n    return e\nreturn 'y'", "string", ""),
+        ("e = g(a)\nreturn e if e else 'x'", "string", ""),
+        ("e = g(a)\nif e is None:\n    return 'n'\nreturn e", "string", ""),
+        ("e = g(a)\nif not e:\n    raise ValueError\nreturn e", "string", ""),
+        ("e = g(a)\nif e is None or a:\n    return 'n'\nreturn e", "string", ""),
+        ("e = g(a)\nassert e is not None\nreturn e", "string", ""),
+        ("e = g(a)\nif a:\n    return 'n'\nelif e is None:\n    return 'n'\nreturn e", "string", ""),
+        ("for i in a:\n    e = g(i)\n    if e is None:\n        continue\n    return e\nreturn 'z'", "string", ""),
+        # the None still reaches the return
+        ("e = g(a)\nreturn e", "other", "None"),
+        ("e = g(a)\nif e is None:\n    print('x')\nreturn e", "other", "None"),  # the guard goes on
+        ("e = g(a)\nif e:\n    return 'y'\nreturn e", "other", "None"),
+        ("e = g(a)\nif e is not None:\n    pass\nelse:\n    return e\nreturn 'y'", "other", "None"),
+        ("e = g(a)\nreturn e if e is None else 'x'", "other", "None"),
+        ("e = g(a)\nif a:\n    return e\nreturn 'y'", "other", "None"),  # another name tested
+        ("e = g(a)\nif e and a:\n    return 'n'\nreturn e", "other", "None"),
+        ("e = g(a)\nif a:\n    pass\nelif e is None:\n    return 'n'\nreturn e", "other", "None"),
+        # rebound after the test
+        ("e = g(a)\nif e is None:\n    return 'n'\ne = g(a)\nreturn e", "other", "None"),
+        ("e = g(a)\nif e:\n    e = g(e)\n    return e\nreturn 'n'", "other", "None"),
+        ("e = g(a)\nif e is None:\n    return 'n'\nfor i in a:\n    if i:\n        return e\n    e = None\nreturn 'z'",
+         "other", "None"),
+    ],
+)
+def test_tests_on_a_variable_rule_out_none(body, kind, what):
+    source = _MAYBE + "def h(a):\n" + "\n".join("    " + line for line in body.splitlines())
+    got = result(source)
+    assert (got.kind, got.what) == (kind, what)
+
+
+def test_narrowing_keeps_other_non_strings():
+    source = "def g(a):\n    if a:\n        return {}\n    return None\n" \
+             "def h(a):\n    e = g(a)\n    if e:\n        return e\n    return 'y'"
+    assert result(source).what == "a dict"
+
+
+_FINISH = "def g(n, err=None):\n    return None if err is None else tool_error(err)\n"
+
+
+@pytest.mark.parametrize(
+    "source, kind",
+    [
+        (_FINISH + "def h(a):\n    return g('b', f'failed: {a}')", "string"),
+        (_FINISH + "def h(a):\n    return g('b', err='x')", "string"),
+        ("def g(err=None):\n    if err is None:\n        return None\n    return tool_error(err)\n"
+         "def h(a):\n    return g('x')", "string"),
+        ("def g(err=None):\n    if err:\n        return tool_error(err)\n    print(1)\n"
+         "def h(a):\n    return g('x')", "string"),  # the end needs `err` falsy
+        # the None path can run
+        (_FINISH + "def h(a):\n    return g('b')", "other"),
+        (_FINISH + "def h(a):\n    return g('b', a)", "other"),  # not certainly truthy
+        ("def g(n, err=None):\n    return None if not err else tool_error(err)\n"
+         "def h(a):\n    return g('b', '')", "other"),
+        ("def g(err=None):\n    err = helper(err)\n    return None if err is None else 'x'\n"
+         "def h(a):\n    return g('x')", "other"),  # the parameter is rebound
+        ("def g(err=None):\n    if err:\n        return tool_error(err)\n    print(1)\n"
+         "def h(a):\n    return g()", "other"),
+    ],
+)
+def test_none_that_depends_on_an_argument(source, kind):
+    assert result(source).kind == kind
+
+
+# --- event-loop bridges -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, reported",
+    [
+        ("return asyncio.run(c)", True),
+        ("try:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    return asyncio.run(c)\nreturn 'x'", False),
+        ("loop = helper()\nif loop.is_running():\n    return 'x'\nreturn asyncio.run(c)", False),
+        ("if asyncio._get_running_loop() is None:\n    return asyncio.run(c)\nreturn 'x'", False),
+        # get_event_loop() returns the running loop: no probe; get_running_loop() outside a try neither
+        ("try:\n    loop = asyncio.get_event_loop()\nexcept RuntimeError:\n    loop = None\n"
+         "return loop.run_until_complete(c)", True),
+        ("loop = asyncio.get_running_loop()\nreturn asyncio.run(c)", True),
+    ],
+)
+def test_loop_aware_bridges_are_not_event_loop_calls(body, reported):
+    source = "def h(c):\n" + "\n".join("    " + line for line in body.splitlines())
+    assert bool(facts(source).event_loop_calls) is reported
+
+
+# --- aliases in an ``or`` -----------------------------------------------------------------------
+
+
+def test_or_chain_reads_know_their_alternates():
+    analysis = single_analysis(
+        "def h(args, **kw):\n"
+        "    name = args.get('filename') or args.get('title') or args['label'] or 'x'\n"
+        "    other = kw.get('a') or args.get('solo')\n"
+        "    return str(name) + str(other)"
+    )
+    alternates = {r.key: set(r.alternates) for r in analysis.args.reads}
+    assert alternates == {
+        "filename": {"title", "label"}, "title": {"filename", "label"}, "label": {"filename", "title"},
+        "solo": set(),  # `kw` is another dict
+    }

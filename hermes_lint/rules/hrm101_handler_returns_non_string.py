@@ -98,6 +98,9 @@ class HandlerReturnsNonString(Rule):
     Not reported: anything whose type cannot be known — calls into other modules, attributes,
     parameters, a variable assigned both a dict and its ``json.dumps``, decorated functions (the
     decorator may serialise), and an end that is reachable only past a call that may never return.
+    Nor a None that a test has ruled out: ``err = _guard(); if err: return err`` (also
+    ``is not None``, and past ``if x is None: return tool_error(...)``), or a helper's
+    ``None if error is None else ...`` when the call passes a literal ``error``.
     """
 
     code = "HRM101"
@@ -168,6 +171,69 @@ class HandlerReturnsNonString(Rule):
             registry.register(name="b", toolset="s", schema={}, handler=_handle)
             """
         ),
+        # real Hermes (kanban, browser, memory, file tools): a guard returning `str | None`, and the
+        # result tested before it is returned. No None reaches those returns.
+        """
+        import json
+        from tools.registry import registry, tool_error
+
+        def _guard(task_id):
+            if task_id != "mine":
+                return tool_error("not your task")
+            return None
+
+        def _lookup(key):
+            if key == "x":
+                return json.dumps({"v": 1})
+            return None
+
+        def _truthy(args, **kw):
+            err = _guard(args.get("task_id"))
+            if err:
+                return err
+            return json.dumps({"ok": True})
+
+        def _not_none(args, **kw):
+            gate = _guard(args.get("task_id"))
+            if gate is not None:
+                return gate
+            found = _lookup(args.get("k"))
+            if found is None:
+                return tool_error("not found")
+            return found
+
+        def _falsy_exit(args, **kw):
+            found = _lookup(args.get("k"))
+            if not found:
+                return tool_error("not found")
+            return found
+
+        def _walrus(args, **kw):
+            if (err := _guard(args.get("task_id"))):
+                return err
+            return "ok"
+
+        registry.register(name="a", toolset="s", schema={}, handler=_truthy)
+        registry.register(name="b", toolset="s", schema={}, handler=_not_none)
+        registry.register(name="c", toolset="s", schema={}, handler=_falsy_exit)
+        registry.register(name="d", toolset="s", schema={}, handler=_walrus)
+        """,
+        # real Hermes (web_tools `_finish_debug`): None only when `error` is None; this call passes one
+        """
+        import json
+        from tools.registry import registry, tool_error
+
+        def _finish(name, error=None):
+            return None if error is None else tool_error(error)
+
+        def _handle(args, **kw):
+            try:
+                return json.dumps({"q": args.get("q")})
+            except Exception as e:
+                return _finish("b", f"failed: {e}")
+
+        registry.register(name="b", toolset="s", schema={}, handler=_handle)
+        """,
     ]
     invalid = [
         Invalid(
@@ -243,6 +309,34 @@ class HandlerReturnsNonString(Rule):
             line=5,
             col=9,
             message="handler `search` (via lambda) can return None, not a JSON string",
+        ),
+        # a test that does not stop the None (the branch goes on), a call that does not pass `error`
+        Invalid(
+            """
+            from tools.registry import registry, tool_error
+
+            def _lookup(key):
+                if key == "x":
+                    return tool_error("x")
+                return None
+
+            def _finish(name, error=None):
+                return None if error is None else tool_error(error)
+
+            def _handle(args, **kw):
+                found = _lookup(args.get("k"))
+                if found is None:
+                    print("not found")
+                if args.get("verbose"):
+                    return _finish("k")
+                return found
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=17,
+            col=5,
+            message="handler `_handle` can return None, not a JSON string (`_lookup` returns it at line 6)",
+            also=((16, 9),),
         ),
     ]
 

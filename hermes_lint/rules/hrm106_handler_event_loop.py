@@ -20,7 +20,9 @@ class HandlerRunsEventLoop(Rule):
 
     Not reported: nested functions and callables passed by reference (``executor.submit(fn)``
     runs them in another thread, where a fresh loop is legitimate), helpers from other modules,
-    decorated functions.
+    decorated functions, and loop-aware bridges: a function that checks ``loop.is_running()``
+    or calls ``asyncio.get_running_loop()`` in a ``try`` catching its RuntimeError starts a loop
+    only when none is running (``get_event_loop()`` is no such check).
     """
 
     code = "HRM106"
@@ -58,6 +60,32 @@ class HandlerRunsEventLoop(Rule):
             return run_sync(_fetch(result))
 
         registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+        # real Hermes (browser_cdp, homeassistant): a loop-aware bridge. asyncio.run only runs when
+        # no loop is running; inside one the coroutine goes to a worker thread.
+        """
+        import asyncio
+        import json
+        from tools.registry import registry
+
+        def _run_async(coro):
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop and loop.is_running():
+                import concurrent.futures
+                with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+                    return pool.submit(asyncio.run, coro).result(timeout=30)
+            return asyncio.run(coro)
+
+        async def _fetch(q):
+            return json.dumps({"q": q})
+
+        def _handle(args, **kw):
+            return _run_async(_fetch(args.get("q")))
+
+        registry.register(name="ha", toolset="s", schema={}, handler=_handle)
         """,
     ]
     invalid = [
@@ -102,6 +130,29 @@ class HandlerRunsEventLoop(Rule):
             message="`_run`, called by handler `search` (via lambda), runs its own event loop "
             "(`loop.run_until_complete(...)`); make the handler `async def` with `is_async=True` "
             "and let the registry run it",
+        ),
+        # get_event_loop() is no probe: inside a running loop it returns that loop, and
+        # run_until_complete on it raises
+        Invalid(
+            """
+            import asyncio
+            from tools.registry import registry
+
+            async def _fetch(url):
+                return url
+
+            def _handle(args, **kw):
+                try:
+                    loop = asyncio.get_event_loop()
+                except RuntimeError:
+                    loop = asyncio.new_event_loop()
+                return loop.run_until_complete(_fetch(args.get("url")))
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=12,
+            col=12,
+            also=((11, 16),),
         ),
     ]
 

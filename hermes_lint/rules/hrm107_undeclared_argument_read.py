@@ -21,7 +21,8 @@ class UndeclaredArgumentRead(Rule):
     Not reported: a schema that is not fully resolved, has ``dynamic_schema_overrides``, allows
     other keys (``additionalProperties`` not false, ``patternProperties``, ``anyOf``...); handler
     code shared by several registrations reading a key any of their schemas declares; handlers
-    that rebind ``args``; keys that are not constants.
+    that rebind ``args``; keys that are not constants; an alias fallback
+    (``args.get("filename") or args.get("title")``) where a key of the ``or`` is declared.
     """
 
     code = "HRM107"
@@ -48,6 +49,22 @@ class UndeclaredArgumentRead(Rule):
         registry.register(name="y", toolset="f", handler=lambda args, **kw: str(args.get("extra")),
             schema={"name": "y", "parameters": {"type": "object", "properties": {},
                                                 "additionalProperties": True}})
+        """,
+        # real Hermes (kanban_attach_url, kanban_create): a near-synonym tolerated as a fallback
+        """
+        import json
+        from tools.registry import registry
+
+        S = {"name": "attach", "description": "Attach a URL.", "parameters": {"type": "object", "properties": {
+            "url": {"type": "string", "description": "URL"},
+            "filename": {"type": "string", "description": "Name to store it under"}}, "required": ["url"]}}
+
+        def _handle(args, **kw):
+            name = args.get("filename") or args.get("title") or "download"
+            legacy = args.get("name") or args["url"]
+            return json.dumps({"url": args.get("url"), "name": name, "legacy": legacy})
+
+        registry.register(name="attach", toolset="s", schema=S, handler=_handle)
         """,
     ]
     invalid = [
@@ -86,6 +103,24 @@ class UndeclaredArgumentRead(Rule):
             "of tool `t` does not declare",
             also=((5, 20),),
         ),
+        # an `or` of keys none of which is declared: no alias of a declared key
+        Invalid(
+            """
+            from tools.registry import registry
+
+            S = {"name": "attach", "description": "d", "parameters": {"type": "object",
+                "properties": {"filename": {"type": "string"}}}}
+
+            def _handle(args, **kw):
+                return str(args.get("title") or args.get("label"))
+
+            registry.register(name="attach", toolset="s", schema=S, handler=_handle)
+            """,
+            line=7,
+            col=16,
+            message="handler `_handle` reads argument `title`, which the schema of tool `attach` does not declare",
+            also=((7, 37),),
+        ),
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
@@ -101,6 +136,8 @@ class UndeclaredArgumentRead(Rule):
             for read in analysis.args.reads:
                 if read.key in declared or id(read.node) in seen:
                     continue
+                if any(alias in declared for alias in read.alternates):
+                    continue  # ``args.get("filename") or args.get("title")``: a tolerated synonym
                 seen.add(id(read.node))
                 close = difflib.get_close_matches(read.key, sorted(declared), n=1)
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
