@@ -87,7 +87,7 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--root", type=click.Path(), help="Project root (default: nearest parent with toolsets.py or [tool.hermes-lint]).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
 @click.option("--select", multiple=True, help="Codes or prefixes to enable (comma-separated).")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable (comma-separated).")
 @click.option("--provider", "providers", multiple=True, type=click.Choice(KNOWN_PROVIDERS), help="Provider targets for HRM6xx.")
@@ -150,9 +150,13 @@ def explain(code: str) -> None:
 
 def _attach_subcommands() -> None:
     # Each lives in its own module and imports its heavy dependencies (libcst...) only when run.
+    from hermes_lint.diff_cli import diff
+    from hermes_lint.manifest_cli import manifest
     from hermes_lint.scaffold_cli import new_tool
 
     main.add_command(new_tool)
+    main.add_command(manifest)
+    main.add_command(diff)
 
 
 _attach_subcommands()

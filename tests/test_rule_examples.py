@@ -16,6 +16,8 @@ from hermes_lint.rules.base import EXAMPLE_PATH, Invalid
 
 
 def run_example(rule, example):
+    if hasattr(rule, "run_example"):  # findings produced by another command (HRM501: manifest --check)
+        return rule.run_example(example)
     files = {EXAMPLE_PATH: example.code, **example.files}
     sources = ProjectSources(
         tool_files=[

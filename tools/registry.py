@@ -30,21 +30,45 @@ CHECK_FN_GRACE_SECONDS = 60.0
 # registers them again under a fresh toolset, so MCP replacing MCP is a refresh, not a conflict.
 MCP_TOOLSET_PREFIX = "mcp-"
 
+# The frozen manifest (``hermes-lint manifest``; format in hermes_lint/data/manifest.schema.json).
+MANIFEST_FORMAT = "hermes-tool-manifest"
+MANIFEST_FORMAT_VERSION = 1
+MANIFEST_FILE_NAME = "manifest.json"
+# "0" makes discover_builtin_tools ignore the manifest and import every tool module.
+MANIFEST_ENV_VAR = "HERMES_TOOLS_MANIFEST"
 
-def discover_builtin_tools(tools_dir=None) -> list[str]:
+
+def discover_builtin_tools(tools_dir=None, *, use_manifest: bool | None = None) -> list[str]:
     """Import every tool module of ``tools_dir`` (default: this package) and return their names.
 
     A tool module is a ``*.py`` file that ``hermes_lint.discovery`` recognises (top-level
     ``registry.register(...)``; ``__init__.py``, ``registry.py`` and ``mcp_tool.py`` never are).
     Modules are imported as ``tools.<stem>`` in sorted file order. A module that fails to import
     is logged as a warning and skipped: one broken tool must not take the agent down.
+
+    When ``tools_dir`` holds a ``manifest.json`` (``hermes-lint manifest``), the module-level
+    ``registry`` is filled from it instead (``ToolRegistry.load_manifest`` with
+    ``fallback=True``): no module is imported before its first dispatch, stale modules are
+    imported as here, and an unusable manifest falls back to this import discovery with a
+    warning. The returned names are then the tool modules whose tools are registered, imported
+    or not. ``use_manifest=False``, or the environment variable ``HERMES_TOOLS_MANIFEST=0``,
+    turns the manifest off.
     """
     import importlib
     from pathlib import Path
 
+    tools_path = Path(tools_dir) if tools_dir is not None else Path(__file__).resolve().parent
+    if use_manifest is None:
+        import os
+
+        use_manifest = os.environ.get(MANIFEST_ENV_VAR, "1") != "0"
+    manifest_path = tools_path / MANIFEST_FILE_NAME
+    if use_manifest and manifest_path.is_file():
+        # Looked up at call time: tests (and embedders) may swap the singleton.
+        return registry.load_manifest(manifest_path, tools_dir=tools_path, fallback=True).modules
+
     from hermes_lint.discovery import candidate_tool_paths, module_registers_tools
 
-    tools_path = Path(tools_dir) if tools_dir is not None else Path(__file__).resolve().parent
     module_names = [
         f"tools.{path.stem}"
         for path in candidate_tool_paths(tools_path)
@@ -147,6 +171,9 @@ class ToolRegistry:
         # Separate from _lock and never held while a probe runs: probes may be slow.
         self._check_lock = threading.Lock()
         self._check_states: dict[str, _CheckState] = {}
+        # Serialises the import of a manifest tool's module (see _materialize); re-entrant
+        # because the import registers into this registry.
+        self._materialize_lock = threading.RLock()
 
     # ----------------------------------------------------------------- mutation
 
@@ -384,6 +411,129 @@ class ToolRegistry:
             return tool_error(f"{type(exc).__name__}: {exc}")
         return _result_within_contract(name, result)
 
+    # ----------------------------------------------------------------- manifest
+
+    def load_manifest(self, path, *, tools_dir=None, fallback: bool = False) -> "ManifestLoad":
+        """Fill the table from a manifest written by ``hermes-lint manifest``, importing nothing.
+
+        Every tool of a frozen module gets a lazy entry: schema, description and flags from the
+        manifest; the handler imports the tool's module on the first ``dispatch`` (its own
+        ``register`` call then replaces the lazy entry in the same toolset); a check recorded as
+        ``always``/``env``/``module`` is evaluated here, one of kind ``import`` (or a tool with
+        ``dynamic_schema_overrides``) imports the module when definitions are first requested.
+
+        ``tools_dir`` (default: this package's directory) holds the tool modules. A module whose
+        file changed, appeared or disappeared since the manifest was generated is stale: one
+        warning names those files, and they are handled as ``discover_builtin_tools`` would
+        (imported when they register tools) while the rest still comes from the manifest.
+        Modules the manifest lists as ``import_only`` are imported too, in file order.
+
+        ``ManifestError`` for a manifest that is missing, unreadable, corrupt, truncated, of
+        another format or a newer version, or that names a module outside the tools package;
+        the registry is then untouched. With ``fallback=True`` that is a warning instead, and
+        every tool module is imported (``discover_builtin_tools(tools_dir, use_manifest=False)``).
+
+        Imported modules register through the module-level ``registry``, as tool modules always
+        do, so that is the registry to load a manifest into (``discover_builtin_tools`` does).
+        Another registry still works: a lazy tool then adopts the module's entry, or rebuilds it
+        from the manifest's handler reference.
+        """
+        from pathlib import Path
+
+        tools_path = Path(tools_dir) if tools_dir is not None else Path(__file__).resolve().parent
+        try:
+            plan = _ManifestPlan.read(path)
+            files = plan.files_on_disk(tools_path)
+        except ManifestError as exc:
+            if not fallback:
+                raise
+            logger.warning("%s; falling back to importing every tool module", exc)
+            imported = discover_builtin_tools(tools_path, use_manifest=False)
+            return ManifestLoad(str(path), imported, [], imported, [], fallback=True)
+        return self._fill_from_plan(plan, files, str(path))
+
+    def _fill_from_plan(self, plan: "_ManifestPlan", files, path: str) -> "ManifestLoad":
+        from hermes_lint.discovery import module_registers_tools
+
+        stale = plan.stale_files(files)
+        if stale:
+            logger.warning(
+                "Tool manifest %s is stale for %s; importing those modules instead "
+                "(regenerate it with `hermes-lint manifest`)",
+                path, ", ".join(f"{name} ({why})" for name, why in stale),
+            )
+        stale_names = {name for name, _ in stale}
+        modules: list[str] = []
+        loaded: list[str] = []
+        imported: list[str] = []
+        for file_path, recorded in files:
+            module_name = f"{plan.package}.{file_path.stem}"
+            if recorded in stale_names:
+                if module_registers_tools(file_path) and _import_tool_module(module_name):
+                    modules.append(module_name)
+                    imported.append(module_name)
+            elif module_name in plan.modules:
+                added = self._add_manifest_module(plan, module_name)
+                loaded.extend(added)
+                modules.append(module_name)
+            elif module_name in plan.import_only:
+                if _import_tool_module(module_name):
+                    modules.append(module_name)
+                    imported.append(module_name)
+        return ManifestLoad(path, modules, loaded, imported, [name for name, _ in stale])
+
+    def _add_manifest_module(self, plan: "_ManifestPlan", module_name: str) -> list[str]:
+        """Lazy entries for one frozen module, in registration order; like an import, a
+        ``PermissionError`` (an override not allowed) stops the module's remaining tools."""
+        added = []
+        for tool in plan.module_tools(module_name):
+            with self._lock:
+                existing = self._tools.get(tool["name"])
+            if (
+                existing is not None
+                and existing.toolset == tool["toolset"]
+                and not isinstance(existing.handler, _LazyHandler)
+                and _handler_module(existing.handler) == module_name
+            ):
+                added.append(tool["name"])
+                continue  # the module is imported already: keep its real entry
+            try:
+                if self._add_entry(_lazy_entry(self, tool), override=tool["override"]):
+                    added.append(tool["name"])
+            except PermissionError as exc:
+                logger.warning("Could not import tool module %s: %s", module_name, exc)
+                break
+        return added
+
+    def _materialize(self, lazy: "_LazyTool") -> ToolEntry:
+        """Import a lazy tool's module and return the tool's real entry.
+
+        The import runs the module's ``registry.register(...)``, which replaces the lazy entry
+        (same toolset). When it registered elsewhere (this is not the module-level registry) or
+        the module was imported before, the entry is adopted from the module-level registry,
+        else rebuilt from the manifest's handler reference. ``ImportError`` and friends
+        propagate: ``dispatch`` turns them into an ``{"error": ...}`` result.
+        """
+        import importlib
+
+        with self._materialize_lock:
+            current = self.get_entry(lazy.name)
+            if current is not None and current.handler is not lazy.handler:
+                return current
+            module = importlib.import_module(lazy.module)
+            current = self.get_entry(lazy.name)
+            if current is not None and current.handler is not lazy.handler:
+                return current
+            real = _adopt_entry(self, lazy, module)
+            if real is None:
+                raise LookupError(
+                    f"tool module {lazy.module} was imported but registered no tool "
+                    f"'{lazy.name}' in toolset '{lazy.toolset}' (the tool manifest is out of date)"
+                )
+            if current is not None:
+                self._add_entry(real, override=lazy.override)
+            return real
+
 
 # --------------------------------------------------------------------- helpers
 
@@ -496,6 +646,458 @@ def _close_if_coroutine(result: object) -> None:
 
     if isinstance(result, types.CoroutineType):
         result.close()
+
+
+# --------------------------------------------------------------------- manifest
+
+
+class ManifestError(Exception):
+    """A tool manifest that cannot be used: missing, unreadable, corrupt, truncated, of another
+    format or a newer version, or naming a module outside the tools package."""
+
+
+class ManifestLoad:
+    """What ``load_manifest`` did.
+
+    ``modules``: the tool modules whose tools are now registered, in file order (what
+    ``discover_builtin_tools`` returns); ``tools``: the names registered lazily from the
+    manifest; ``imported``: modules imported while loading (stale, import-only, or all of them
+    after a fallback); ``stale``: the files that did not match the manifest.
+    """
+
+    __slots__ = ("path", "modules", "tools", "imported", "stale", "fallback")
+
+    def __init__(self, path: str, modules: list[str], tools: list[str], imported: list[str],
+                 stale: list[str], fallback: bool = False) -> None:
+        self.path = path
+        self.modules = modules
+        self.tools = tools
+        self.imported = imported
+        self.stale = stale
+        self.fallback = fallback
+
+    def __repr__(self) -> str:
+        return (f"ManifestLoad(tools={len(self.tools)}, imported={self.imported!r}, "
+                f"stale={self.stale!r}, fallback={self.fallback})")
+
+
+# The package tool modules live in: the manifest may name modules of this package only.
+_PACKAGE = __name__.rpartition(".")[0] or "tools"
+_HEX = frozenset("0123456789abcdef")
+_CHECK_KINDS = ("always", "env", "module", "import")
+
+
+class _ManifestPlan:
+    """A manifest read and fully validated before anything is registered.
+
+    The manifest is data, never a way to import code: modules must be ``<package>.<stem>`` for a
+    file ``<tools_dir>/<stem>.py`` that discovery could import (not ``os``, not ``../x``, not
+    ``tools.x.y``, not ``tools.registry``); handler and check references are dotted attribute
+    names looked up on such a module after it is imported; nothing else is ever imported
+    except a ``module`` check's ``importlib.util.find_spec`` probe, which locates but does not
+    import.
+    """
+
+    __slots__ = ("where", "package", "tools_dir", "sources", "modules", "import_only", "tools")
+
+    @classmethod
+    def read(cls, path) -> "_ManifestPlan":
+        import json
+
+        where = f"Tool manifest {path}"
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except OSError as exc:
+            raise ManifestError(f"{where} cannot be read: {exc.strerror or exc}") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ManifestError(f"{where} is corrupt: it is not UTF-8 text") from None
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise ManifestError(f"{where} is corrupt: nested too deeply") from None
+        except ValueError as exc:
+            # A manifest is one JSON object: text that stops before its closing brace was cut.
+            end = text.rstrip()
+            truncated = getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
+            state = "is truncated" if truncated else "is corrupt"
+            detail = getattr(exc, "msg", str(exc))
+            raise ManifestError(
+                f"{where} {state}: not valid JSON ({detail} at line {getattr(exc, 'lineno', 1)} "
+                f"column {getattr(exc, 'colno', 1)})"
+            ) from None
+        return cls(where, data)
+
+    def __init__(self, where: str, data: object) -> None:
+        self.where = where
+        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+            found = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise ManifestError(
+                f"{where} is not a hermes tool manifest (format {found!r}, "
+                f"expected {MANIFEST_FORMAT!r})"
+            )
+        version = data.get("format_version")
+        if type(version) is not int or version < 1:
+            self._corrupt(f"format_version {version!r} is not a positive integer")
+        if version > MANIFEST_FORMAT_VERSION:
+            raise ManifestError(
+                f"{where} has format version {version}, newer than this runtime reads "
+                f"({MANIFEST_FORMAT_VERSION}): upgrade the runtime, or regenerate the manifest "
+                "with the matching `hermes-lint manifest`"
+            )
+        self.package = data.get("package")
+        if self.package != _PACKAGE:
+            self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
+        self.tools_dir = self._relative_path(data.get("tools_dir"), "tools_dir")
+        self.sources = self._mapping(data, "sources")
+        for source, digest in self.sources.items():
+            self._relative_path(source, "a sources path")
+            if not (isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX):
+                self._corrupt(f"sources[{source!r}] is not a sha256 hex digest")
+        self.modules = self._mapping(data, "modules")
+        self.import_only = self._mapping(data, "import_only")
+        for key, records in (("modules", self.modules), ("import_only", self.import_only)):
+            for module, record in records.items():
+                self._check_module(module, record, key)
+        both = set(self.modules) & set(self.import_only)
+        if both:
+            self._corrupt(f"module {sorted(both)[0]!r} is both frozen and import-only")
+        self.tools = self._mapping(data, "tools")
+        for name, tool in self.tools.items():
+            self._check_tool(name, tool)
+        for module, record in self.modules.items():
+            names = record.get("tools")
+            if not isinstance(names, list) or not all(
+                isinstance(n, str) and self.tools.get(n, {}).get("module") == module for n in names
+            ):
+                self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
+        listed = {n for record in self.modules.values() for n in record["tools"]}
+        unlisted = sorted(set(self.tools) - listed)
+        if unlisted:
+            self._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
+
+    # --- validation helpers ---------------------------------------------------------------
+
+    def _corrupt(self, what: str) -> None:
+        raise ManifestError(f"{self.where} is corrupt: {what}")
+
+    def _refuse(self, what: str) -> None:
+        raise ManifestError(f"{self.where} is refused: {what}")
+
+    def _mapping(self, data: dict, key: str) -> dict:
+        value = data.get(key)
+        if not isinstance(value, dict):
+            self._corrupt(f"{key!r} is missing or not an object")
+        return value
+
+    def _relative_path(self, value: object, what: str) -> str:
+        parts = value.split("/") if isinstance(value, str) else []
+        if not parts or any(p in ("", ".", "..") or "\\" in p or ":" in p for p in parts):
+            self._refuse(f"{what} {value!r} is not a plain relative path inside the project")
+        return value
+
+    def _check_module(self, module: object, record: object, key: str) -> None:
+        from hermes_lint.discovery import SKIPPED_FILE_NAMES
+
+        prefix = self.package + "."
+        stem = module[len(prefix):] if isinstance(module, str) and module.startswith(prefix) else ""
+        if not stem.isidentifier() or f"{stem}.py" in SKIPPED_FILE_NAMES:
+            self._refuse(
+                f"it names module {module!r}, which is not a tool module of the "
+                f"{self.package!r} package ({self.package}.<name> for {self.tools_dir}/<name>.py)"
+            )
+        if not isinstance(record, dict):
+            self._corrupt(f"{key}[{module!r}] is not an object")
+        expected = f"{self.tools_dir}/{stem}.py"
+        if record.get("path") != expected:
+            self._refuse(f"module {module!r} is recorded at {record.get('path')!r}, not {expected!r}")
+        if expected not in self.sources:
+            self._corrupt(f"module {module!r} has no source hash")
+
+    def _check_tool(self, name: str, tool: object) -> None:
+        if not isinstance(tool, dict) or tool.get("name") != name or not name:
+            self._corrupt(f"tools[{name!r}] is not a tool of that name")
+        fields = {
+            "toolset": str, "module": str, "schema": dict, "requires_env": list,
+            "override": bool, "dynamic_schema_overrides": bool, "check": dict,
+        }
+        for field, kind in fields.items():
+            if not isinstance(tool.get(field), kind):
+                self._corrupt(f"tools[{name!r}].{field} is missing or not a {kind.__name__}")
+        for field in ("description", "emoji", "is_async", "max_result_size_chars"):
+            if field not in tool:
+                self._corrupt(f"tools[{name!r}].{field} is missing")
+        if tool["module"] not in self.modules:
+            self._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
+        if "parameters" in tool["schema"] and not isinstance(tool["schema"]["parameters"], dict):
+            self._corrupt(f"tools[{name!r}].schema.parameters is not an object")
+        handler = tool.get("handler")
+        if handler != "via import":
+            # A plain name only: a dotted path could reach another module through the tool
+            # module's imports (`os.system`).
+            if not isinstance(handler, dict) or handler.get("module") != tool["module"] or not _is_name(
+                handler.get("qualname")
+            ):
+                self._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
+        check = tool["check"]
+        kind = check.get("kind")
+        if kind not in _CHECK_KINDS:
+            self._corrupt(f"tools[{name!r}].check has an unknown kind {kind!r}")
+        if kind == "env":
+            for key in ("all", "present"):
+                names = check.get(key, [])
+                if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                    self._corrupt(f"tools[{name!r}].check.{key} is not a list of variable names")
+        elif kind == "module" and not _is_name(check.get("name")):
+            # Top-level only: find_spec("a.b") would import `a`.
+            self._refuse(f"tools[{name!r}].check.name {check.get('name')!r} is not a top-level module name")
+        elif kind == "import" and "function" in check and not _is_name(check["function"]):
+            self._refuse(f"tools[{name!r}].check.function {check['function']!r} is not a function name")
+
+    # --- use ------------------------------------------------------------------------------
+
+    def files_on_disk(self, tools_path) -> list:
+        """``(path, manifest-relative name)`` of each candidate tool file, in discovery order."""
+        from hermes_lint.discovery import candidate_tool_paths
+
+        prefix = self.tools_dir + "/"
+        return [(path, prefix + path.name) for path in candidate_tool_paths(tools_path)]
+
+    def stale_files(self, files) -> list[tuple[str, str]]:
+        """``(name, why)`` for each tool file that is not as the manifest recorded it."""
+        prefix = self.tools_dir + "/"
+        recorded = {
+            name: digest
+            for name, digest in self.sources.items()
+            if name.startswith(prefix) and "/" not in name[len(prefix):]
+        }
+        stale: list[tuple[str, str]] = []
+        contents: list[tuple[str, str, bytes]] = []
+        for path, name in files:
+            expected = recorded.pop(name, None)
+            if expected is None:
+                stale.append((name, "added"))
+                continue
+            try:
+                contents.append((name, expected, path.read_bytes()))
+            except OSError:
+                stale.append((name, "unreadable"))
+        sha256 = _sha256_for(sum(len(data) for _, _, data in contents))
+        stale.extend(
+            (name, "changed") for name, expected, data in contents if sha256(data).hexdigest() != expected
+        )
+        stale.extend((name, "removed") for name in sorted(recorded))
+        return stale
+
+    def module_tools(self, module: str) -> list[dict]:
+        return [self.tools[name] for name in self.modules[module]["tools"]]
+
+
+def _sha256_for(total_bytes: int):
+    """A sha256 constructor. ``hashlib`` loads OpenSSL (~10 ms at start-up, cold); for the few
+    hundred kilobytes of a typical tools directory the interpreter's built-in implementation is
+    faster overall, for megabytes OpenSSL's speed wins."""
+    import sys
+
+    if "hashlib" not in sys.modules and total_bytes < 1_000_000:
+        for builtin in ("_sha2", "_sha256"):  # _sha2 since Python 3.12
+            try:
+                return __import__(builtin).sha256
+            except ImportError:
+                continue
+    import hashlib
+
+    return hashlib.sha256
+
+
+def _is_name(value: object) -> bool:
+    return isinstance(value, str) and value.isidentifier()
+
+
+class _LazyTool:
+    """A manifest tool whose module is not imported yet: what its lazy callables share."""
+
+    __slots__ = ("registry", "name", "toolset", "module", "qualname", "check", "override",
+                 "dynamic", "handler", "entry", "check_fn")
+
+    def __init__(self, registry: ToolRegistry, tool: dict) -> None:
+        self.registry = registry
+        self.name = tool["name"]
+        self.toolset = tool["toolset"]
+        self.module = tool["module"]
+        handler = tool["handler"]
+        self.qualname = handler["qualname"] if isinstance(handler, dict) else None
+        self.check = tool["check"]
+        self.override = tool["override"]
+        self.dynamic = tool["dynamic_schema_overrides"]
+        self.handler = _LazyHandler(self)
+        self.entry: ToolEntry | None = None
+        self.check_fn: Callable[[], object] | None = None
+
+
+class _LazyHandler:
+    """Imports the tool's module on the first call, then runs the real handler."""
+
+    def __init__(self, lazy: _LazyTool) -> None:
+        self._lazy = lazy
+        # Plugin override policies match on the handler's module.
+        self.__module__ = lazy.module
+        self.__qualname__ = self.__name__ = lazy.qualname or f"<{lazy.name}>"
+
+    def __call__(self, args, **kwargs):
+        entry = self._lazy.registry._materialize(self._lazy)
+        return entry.handler(args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<lazy handler of tool '{self._lazy.name}' from {self._lazy.module}>"
+
+
+class _ImportingCheck:
+    """A check of kind ``import``: imports the module, then runs the real check_fn."""
+
+    __slots__ = ("lazy",)
+
+    def __init__(self, lazy: _LazyTool) -> None:
+        self.lazy = lazy
+
+    def __call__(self) -> object:
+        entry = self.lazy.registry._materialize(self.lazy)
+        return entry.check_fn() if entry.check_fn is not None else True
+
+
+class _LazyOverrides:
+    """``dynamic_schema_overrides`` of a manifest tool: only the imported module knows them."""
+
+    __slots__ = ("lazy",)
+
+    def __init__(self, lazy: _LazyTool) -> None:
+        self.lazy = lazy
+
+    def __call__(self) -> dict:
+        entry = self.lazy.registry._materialize(self.lazy)
+        overrides = entry.dynamic_schema_overrides
+        return overrides() if overrides is not None else {}
+
+
+def _always_available() -> bool:
+    return True
+
+
+class _EnvCheck:
+    """``{"kind": "env"}``: every ``all`` variable set and non-empty (``bool(os.getenv(X))``),
+    every ``present`` variable set (``X in os.environ``)."""
+
+    __slots__ = ("nonempty", "present")
+
+    def __init__(self, nonempty: list[str], present: list[str]) -> None:
+        self.nonempty = tuple(nonempty)
+        self.present = tuple(present)
+
+    def __call__(self) -> bool:
+        import os
+
+        environ = os.environ
+        return all(environ.get(name) for name in self.nonempty) and all(
+            name in environ for name in self.present
+        )
+
+
+class _ModuleCheck:
+    """``{"kind": "module"}``: ``importlib.util.find_spec(name) is not None``, as the check did."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self) -> bool:
+        import importlib.util
+
+        return importlib.util.find_spec(self.name) is not None
+
+
+def _lazy_entry(registry: ToolRegistry, tool: dict) -> ToolEntry:
+    lazy = _LazyTool(registry, tool)
+    check = tool["check"]
+    kind = check["kind"]
+    if kind == "always":
+        check_fn: Callable[[], object] = _always_available
+    elif kind == "env":
+        check_fn = _EnvCheck(check.get("all", []), check.get("present", []))
+    elif kind == "module":
+        check_fn = _ModuleCheck(check["name"])
+    else:
+        check_fn = _ImportingCheck(lazy)
+    entry = ToolEntry(
+        name=lazy.name,
+        toolset=lazy.toolset,
+        schema=tool["schema"],
+        handler=lazy.handler,
+        check_fn=check_fn,
+        requires_env=tool["requires_env"],
+        is_async=tool["is_async"],
+        description=tool["description"],
+        emoji=tool["emoji"],
+        max_result_size_chars=tool["max_result_size_chars"],
+        dynamic_schema_overrides=_LazyOverrides(lazy) if lazy.dynamic else None,
+    )
+    lazy.entry = entry
+    lazy.check_fn = check_fn
+    return entry
+
+
+def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntry | None:
+    """The real entry of a lazy tool whose module's import did not register into ``reg``."""
+    shared = globals().get("registry")
+    if shared is not None and shared is not reg:
+        entry = shared.get_entry(lazy.name)
+        if (
+            entry is not None
+            and entry.toolset == lazy.toolset
+            and not isinstance(entry.handler, _LazyHandler)
+            and _handler_module(entry.handler) == lazy.module
+        ):
+            return ToolEntry(**{slot: getattr(entry, slot) for slot in ToolEntry.__slots__})
+    if lazy.qualname is None or lazy.dynamic or lazy.entry is None:
+        return None
+    handler = _resolve_qualname(module, lazy.qualname)
+    check_fn = lazy.check_fn
+    if isinstance(check_fn, _ImportingCheck):
+        function = lazy.check.get("function")
+        check_fn = _resolve_qualname(module, function) if function else None
+        if check_fn is None:
+            return None
+    if handler is None:
+        return None
+    base = lazy.entry
+    return ToolEntry(
+        name=base.name, toolset=base.toolset, schema=base.schema, handler=handler,
+        check_fn=check_fn, requires_env=base.requires_env, is_async=base.is_async,
+        description=base.description, emoji=base.emoji,
+        max_result_size_chars=base.max_result_size_chars,
+    )
+
+
+def _resolve_qualname(module: object, qualname: str) -> Callable[..., object] | None:
+    """The module's own function ``qualname``: defined there, not imported into it."""
+    target = getattr(module, qualname, None)
+    if not callable(target) or getattr(target, "__module__", None) != getattr(module, "__name__", ""):
+        return None
+    return target
+
+
+def _import_tool_module(module_name: str) -> bool:
+    """Import one tool module as discovery does: a failure is a logged warning."""
+    import importlib
+
+    try:
+        importlib.import_module(module_name)
+    except Exception as exc:
+        logger.warning("Could not import tool module %s: %s", module_name, exc)
+        return False
+    return True
 
 
 registry = ToolRegistry()

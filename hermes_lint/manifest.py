@@ -1,0 +1,508 @@
+"""The frozen tool manifest (DESIGN §5): generated from the extracted facts, never by importing.
+
+``generate(sources, config)`` reads each tool module once (parse → facts → check forms) and
+returns either the manifest's exact bytes or the problems that would make it wrong. The bytes
+are deterministic — sorted keys, two-space indentation, UTF-8, one trailing newline, paths
+relative to the project root, no timestamps — so two runs, on two machines, write the same file
+and ``--check`` is a byte comparison.
+
+What a module becomes:
+- a *frozen* module: each registration's name, toolset, schema, keyword values, handler
+  reference and check form are known; the runtime registers its tools without importing it;
+- an *import-only* module (``import_only``, with the reasons): something about a registration is
+  not statically known or not representable in JSON (HRM003's cases, an ``Unresolved`` keyword
+  value, a register() call the runtime would reject with ``TypeError``, a handler or check that
+  is not a plain name of the module...); the runtime imports it, exactly as import discovery
+  would, so the registry ends up the same either way;
+- every candidate file, tool module or not, is listed in ``sources`` with its sha256, so the
+  runtime can tell a changed, added or removed file.
+
+Errors that would make the manifest wrong (the schema cannot be evaluated, the schema or its
+``parameters`` is invalid, a tool name registered twice, a toolset that cannot be resolved)
+refuse generation, as hassfest's generate mode refuses while validation errors remain.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from hermes_lint import __version__
+from hermes_lint.callables import callable_node, register_argument
+from hermes_lint.check_forms import classify_check
+from hermes_lint.config import Config
+from hermes_lint.context import ModuleContext
+from hermes_lint.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
+from hermes_lint.model import Diagnostic, Location, ModuleFacts, Registration, Unresolved
+
+FORMAT = "hermes-tool-manifest"
+FORMAT_VERSION = 1
+# The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
+PACKAGE = "tools"
+STALE = "HRM501"
+STALE_MESSAGE = "manifest is out of date, run `hermes-lint manifest`"
+
+# ToolEntry fields and register()'s defaults for the keywords the manifest records.
+_DEFAULTS = {
+    "requires_env": None,
+    "is_async": False,
+    "description": "",
+    "emoji": "",
+    "max_result_size_chars": None,
+    "override": False,
+}
+
+
+class _ImportOnly(Exception):
+    """This registration cannot be frozen; its module is imported at run time instead."""
+
+
+@dataclass
+class Generated:
+    """The outcome of a generation: the manifest (``data`` and its ``text`` bytes) or, when
+    ``problems`` is not empty, the reasons it was not produced (``text`` is then None)."""
+
+    data: Optional[dict]
+    text: Optional[bytes]
+    problems: List[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def render(data: dict) -> bytes:
+    """The manifest's canonical bytes."""
+    text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+def generate_for_root(root: Path, config: Config) -> Generated:
+    """Generate from the files under ``root`` (the tools directory and toolsets.py)."""
+    from hermes_lint.engine import collect_sources
+
+    return generate(collect_sources(root, config), config)
+
+
+def generate(sources, config: Config) -> Generated:
+    """Generate from ``ProjectSources`` (files already read; nothing is imported or executed)."""
+    from hermes_lint.engine import build_module_context
+
+    problems: List[Diagnostic] = []
+    source_hashes: Dict[str, str] = {}
+    modules: Dict[str, dict] = {}
+    import_only: Dict[str, dict] = {}
+    tools: Dict[str, dict] = {}
+    first_seen: Dict[str, Tuple[str, Registration, str]] = {}
+
+    for source in sources.tool_files:
+        if source.data is None:
+            problems.append(
+                Diagnostic(source.path, 1, 1, "HRM001", f"cannot be read: {source.read_error}; its hash cannot be recorded")
+            )
+            continue
+        parsed = parse_module(source.path, source.data)
+        source_hashes[source.path] = parsed.sha256
+        facts, ctx = build_module_context(parsed, config)
+        if ctx is None or not facts.registers_tools:
+            continue  # runtime discovery never imports it either
+        stem = PurePosixPath(source.path).stem
+        module = f"{PACKAGE}.{stem}"
+        if not stem.isidentifier():
+            problems.append(
+                Diagnostic(source.path, 1, 1, "HRM003",
+                           f"file name `{stem}.py` is not a Python identifier, so the manifest cannot "
+                           f"name its module `{module}`; rename the file")
+            )
+            continue
+        frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
+        if reasons:
+            # Imported at run time, like import discovery: its schemas are not frozen, so
+            # what would be wrong with freezing them does not block the manifest.
+            import_only[module] = {"path": source.path, "reasons": reasons}
+            continue
+        problems.extend(module_problems)
+        modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
+        for tool, registration in frozen:
+            _note_duplicate(tool, registration, source.path, first_seen, problems)
+            tools.setdefault(tool["name"], tool)
+
+    toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes)
+    problems.extend(toolsets_problems)
+    if problems:
+        return Generated(None, None, sorted(set(problems)))
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "generator": f"hermes-lint {__version__}",
+        "package": PACKAGE,
+        "tools_dir": PurePosixPath(config.tools_dir).as_posix(),
+        "sources": source_hashes,
+        "modules": modules,
+        "import_only": import_only,
+        "tools": tools,
+        "toolsets": toolsets,
+    }
+    return Generated(data, render(data))
+
+
+# --------------------------------------------------------------------------- one module
+
+
+def _freeze_module(ctx: ModuleContext, facts: ModuleFacts, module: str):
+    """(frozen tools with their registrations, import-only reasons, blocking problems)."""
+    frozen: List[Tuple[dict, Registration]] = []
+    reasons: List[str] = []
+    problems: List[Diagnostic] = []
+    calls = dict((id(reg), call) for reg, call in ctx.registration_calls())
+    for registration in facts.registrations:
+        call = calls.get(id(registration))
+        try:
+            if call is None:  # pragma: no cover - every registration has its call
+                raise _ImportOnly("the register call could not be located")
+            tool = _freeze(ctx, facts, module, registration, call, problems)
+        except _ImportOnly as exc:
+            reasons.append(f"line {registration.location.line}: {exc}")
+            continue
+        if tool is not None:
+            frozen.append((tool, registration))
+    return frozen, reasons, problems
+
+
+def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, problems) -> Optional[dict]:
+    _require_static_call(registration)
+    name = _known(registration.name, "tool name")
+    toolset = _known(registration.toolset, "toolset")
+    if not isinstance(name, str) or not isinstance(toolset, str):
+        raise _ImportOnly("the tool name or toolset is not a string")
+    values = {key: registration.value(key, default) for key, default in _DEFAULTS.items()}
+    for key, value in values.items():
+        _known(value, key)
+        if not _exact_json(value):
+            raise _ImportOnly(f"{key} is not plain JSON data, so the manifest cannot carry it exactly")
+    requires_env = values["requires_env"]
+    if isinstance(requires_env, str):
+        raise _ImportOnly("requires_env is a string (register() raises TypeError on it)")
+    if requires_env is not None and not isinstance(requires_env, list):
+        raise _ImportOnly("requires_env is not a list")
+    handler = _handler_reference(ctx, module, call)
+    check = classify_check(ctx, call)
+
+    schema = registration.schema
+    if not _schema_is_sound(facts, registration, schema, name, problems):
+        return None
+    if not _exact_json(schema):
+        raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN)")
+
+    dynamic = _has_dynamic_overrides(call)
+    description = values["description"] or schema.get("description", "")
+    if not _exact_json(description):  # pragma: no cover - schema is exact JSON already
+        raise _ImportOnly("the description is not plain JSON data")
+    return {
+        "name": name,
+        "toolset": toolset,
+        "module": module,
+        "line": registration.location.line,
+        "schema": schema,
+        "description": description,
+        "emoji": values["emoji"],
+        "requires_env": list(requires_env or ()),
+        "is_async": values["is_async"],
+        "max_result_size_chars": values["max_result_size_chars"],
+        "override": bool(values["override"]),
+        "handler": handler,
+        "check": check,
+        "dynamic_schema_overrides": dynamic,
+        # Said explicitly so a reader of the manifest knows what the runtime will do.
+        "import_for_definitions": dynamic or check["kind"] == "import",
+    }
+
+
+def _require_static_call(registration: Registration) -> None:
+    """register() must be callable exactly as written, or the import raises and the tool is absent."""
+    if registration.has_star_args:
+        raise _ImportOnly("register() arguments are spread with */** (HRM003)")
+    if registration.positional_args > len(REGISTER_PARAMETERS):
+        raise _ImportOnly("register() gets too many positional arguments (HRM004)")
+    names = [kw.name for kw in registration.keywords]
+    unknown = sorted(set(names) - set(REGISTER_PARAMETERS))
+    if unknown:
+        raise _ImportOnly(f"register() gets an unknown keyword `{unknown[0]}` (HRM004)")
+    given = set(REGISTER_PARAMETERS[: registration.positional_args]) | set(names)
+    if len(names) != len(set(names)) or len(given) != registration.positional_args + len(names):
+        raise _ImportOnly("register() gets the same argument twice (HRM004)")
+    missing = [p for p in REQUIRED_PARAMETERS if p not in given]
+    if missing:
+        raise _ImportOnly(f"register() misses the required argument `{missing[0]}` (HRM004)")
+
+
+def _known(value: Any, what: str) -> Any:
+    if isinstance(value, Unresolved):
+        raise _ImportOnly(f"{what} cannot be determined statically ({value.reason}) (HRM003)")
+    return value
+
+
+def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
+    """``{"module", "qualname"}`` of a plain module function, else ``"via import"``.
+
+    A name that does not certainly denote a module function (undefined, a call, a literal)
+    would fail or surprise at import, so such a module is import-only rather than guessed.
+    """
+    node = register_argument(call, "handler")
+    target = callable_node(ctx, node)
+    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {"module": module, "qualname": target.name}
+    if isinstance(target, ast.Lambda):
+        return "via import"
+    if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and ctx.index.is_bound(node.id)):
+        return "via import"  # another module's function, a method...: only the import knows
+    raise _ImportOnly("the handler is not a function, lambda or bound name of the module (HRM202)")
+
+
+def _has_dynamic_overrides(call: ast.Call) -> bool:
+    node = register_argument(call, "dynamic_schema_overrides")
+    return node is not None and not (isinstance(node, ast.Constant) and node.value is None)
+
+
+def _schema_is_sound(facts: ModuleFacts, registration: Registration, schema: Any, name: str, problems) -> bool:
+    """False (with a problem recorded) for a schema the manifest must not freeze."""
+    from hermes_lint.metaschema import problems as metaschema_problems
+
+    where = _argument_location(registration, "schema")
+    if isinstance(schema, Unresolved):
+        problems.append(
+            Diagnostic(facts.path, where.line, where.col, "HRM301",
+                       f"schema of tool `{name}` cannot be evaluated statically ({schema.reason}), "
+                       "so the manifest cannot freeze it")
+        )
+        return False
+    if not isinstance(schema, dict):
+        problems.append(
+            Diagnostic(facts.path, where.line, where.col, "HRM304",
+                       f"schema of tool `{name}` is not a dict (register() raises TypeError)")
+        )
+        return False
+    if "parameters" in schema:
+        parameters = schema["parameters"]
+        if not isinstance(parameters, dict):
+            location = registration.schema_location(("parameters",)) or where
+            problems.append(
+                Diagnostic(facts.path, location.line, location.col, "HRM304",
+                           f"parameters of tool `{name}` is not a dict (register() raises TypeError)")
+            )
+            return False
+        found = metaschema_problems(parameters)
+        if found:
+            first = found[0]
+            location = registration.schema_location(("parameters",) + tuple(first.path)) or where
+            problems.append(
+                Diagnostic(facts.path, location.line, location.col, "HRM302",
+                           f"parameters of tool `{name}` is not a valid JSON Schema: {first.message}")
+            )
+            return False
+    return True
+
+
+def _argument_location(registration: Registration, name: str) -> Location:
+    keyword = registration.keyword(name)
+    return keyword.value_location if keyword is not None else registration.location
+
+
+def _note_duplicate(tool: dict, registration: Registration, path: str, first_seen, problems) -> None:
+    name = tool["name"]
+    if name not in first_seen:
+        first_seen[name] = (path, registration, tool["toolset"])
+        return
+    first_path, first_registration, first_toolset = first_seen[name]
+    code = "HRM402" if first_toolset == tool["toolset"] else "HRM401"
+    where = registration.location
+    problems.append(
+        Diagnostic(path, where.line, where.col, code,
+                   f"tool `{name}` is already registered at {first_path}:{first_registration.location.line} "
+                   f"(toolset `{first_toolset}`); the manifest cannot hold both")
+    )
+
+
+def _exact_json(value: Any) -> bool:
+    """JSON data that ``json.loads(json.dumps(v)) == v`` with the same types (no tuples, no
+    non-string keys, no NaN/infinity): what the manifest gives back is what the import gives."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (str, bool, int)):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+            continue
+        if type(item) is list:
+            stack.extend(item)
+            continue
+        if type(item) is dict:
+            if not all(isinstance(key, str) for key in item):
+                return False
+            stack.extend(item.values())
+            continue
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- toolsets
+
+
+def _resolved_toolsets(sources, source_hashes: Dict[str, str]):
+    """(``{toolset: [tool names]}`` resolved with includes, or None when toolsets.py cannot be
+    read statically; problems). Records toolsets.py's hash in ``source_hashes``."""
+    from hermes_lint.engine import read_toolsets_facts
+
+    if sources.toolsets is None:
+        return {}, []
+    if sources.toolsets.data is None:
+        return None, [Diagnostic(sources.toolsets.path, 1, 1, "HRM001",
+                                 f"cannot be read: {sources.toolsets.read_error}; its hash cannot be recorded")]
+    source_hashes[sources.toolsets.path] = hashlib.sha256(sources.toolsets.data).hexdigest()
+    facts, diagnostics = read_toolsets_facts(sources.toolsets)
+    if diagnostics:
+        return None, list(diagnostics)
+    table = _toolsets_table(facts)
+    if table is None:
+        return None, []
+    resolved: Dict[str, List[str]] = {}
+    problems: List[Diagnostic] = []
+    for name in table:
+        try:
+            resolved[name] = resolve_toolset(name, table)
+        except ToolsetCycle as exc:
+            where = _toolset_location(facts, name)
+            problems.append(Diagnostic(sources.toolsets.path, where.line, where.col, "HRM405",
+                                       f"toolset `{name}` cannot be resolved: {exc}"))
+    return resolved, problems
+
+
+def _toolsets_table(facts) -> Optional[Dict[str, dict]]:
+    """``{name: {"tools": [...], "includes": [...]}}`` from the static reading of toolsets.py
+    (``hermes_lint.toolsets_file``), or None when it could not be read statically (HRM003)."""
+    if facts is None or facts.problem is not None or facts.toolsets is None:
+        return None
+    return {
+        toolset.name: {
+            "tools": [tool for tool, _ in toolset.tools],
+            "includes": [included for included, _ in toolset.includes],
+        }
+        for toolset in facts.toolsets
+    }
+
+
+def _toolset_location(facts, name: str) -> Location:
+    toolset = facts.toolset(name)
+    return toolset.location if toolset is not None else Location(1, 1)
+
+
+class ToolsetCycle(ValueError):
+    """A toolset includes an unknown toolset, or its includes form a cycle."""
+
+
+def resolve_toolset(name: str, table: Dict[str, dict]) -> List[str]:
+    """The same resolution as the runtime's ``toolsets.resolve_toolset`` (which the linter must
+    not import: it is project code): own tools first, then each include depth-first, each name
+    once at its first position."""
+    names: List[str] = []
+    seen: set = set()
+
+    def collect(current: str, path: Tuple[str, ...]) -> None:
+        if current in path:
+            raise ToolsetCycle("toolset cycle: " + " -> ".join(path + (current,)))
+        if current not in table:
+            via = f" (included from '{path[-1]}')" if path else ""
+            raise ToolsetCycle(f"unknown toolset '{current}'{via}")
+        for tool in table[current]["tools"]:
+            if tool not in seen:
+                seen.add(tool)
+                names.append(tool)
+        for included in table[current]["includes"]:
+            collect(included, path + (current,))
+
+    collect(name, ())
+    return names
+
+
+# --------------------------------------------------------------------------- freshness
+
+
+def stale_diagnostic(display_path: str) -> Diagnostic:
+    return Diagnostic(display_path, 1, 1, STALE, STALE_MESSAGE)
+
+
+def read_current(path: Path) -> Optional[bytes]:
+    """The manifest on disk, or None when there is none."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def is_fresh(current: Optional[bytes], generated: Generated) -> bool:
+    return current is not None and generated.text is not None and current == generated.text
+
+
+def diff(current: Optional[bytes], generated: bytes, display_path: str) -> str:
+    """A unified diff from the file on disk to what would be generated ('' when equal)."""
+    old = current.decode("utf-8", "replace").splitlines(keepends=True) if current is not None else []
+    new = generated.decode("utf-8").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old, new,
+        fromfile=f"{display_path} (on disk)" if current is not None else "/dev/null",
+        tofile=f"{display_path} (generated)",
+    )
+    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return text
+
+
+def check_manifest(root: Path, config: Config, target: Path) -> List[Diagnostic]:
+    """What ``hermes-lint manifest --check`` reports: the errors that block generation, else
+    HRM501 at the manifest when its bytes differ from what would be generated (or it is
+    missing), else nothing."""
+    generated = generate_for_root(root, config)
+    if not generated.ok:
+        return list(generated.problems)
+    if is_fresh(read_current(target), generated):
+        return []
+    try:
+        shown = target.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(target)
+    return [stale_diagnostic(shown)]
+
+
+def summary(data: dict) -> str:
+    frozen = len(data["modules"])
+    imported = len(data["import_only"])
+    text = f"{len(data['tools'])} tools from {frozen} frozen modules"
+    if imported:
+        text += f"; {imported} import-only: {', '.join(sorted(data['import_only']))}"
+    return text
+
+
+__all__: Sequence[str] = (
+    "FORMAT",
+    "FORMAT_VERSION",
+    "check_manifest",
+    "Generated",
+    "STALE",
+    "STALE_MESSAGE",
+    "diff",
+    "generate",
+    "generate_for_root",
+    "is_fresh",
+    "read_current",
+    "render",
+    "resolve_toolset",
+    "stale_diagnostic",
+    "summary",
+)

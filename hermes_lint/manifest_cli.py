@@ -1,0 +1,107 @@
+"""``hermes-lint manifest``: write, check or diff the frozen tool manifest (DESIGN §5).
+
+The ``main`` group attaches this command (``main.add_command(manifest)`` in ``cli.py``).
+Exit codes as everywhere: 0 fine, 1 findings (errors that block generation; a stale manifest
+under ``--check``/``--diff``), 2 usage or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("manifest")
+@click.option("--root", type=click.Path(), help="Project root (default: nearest parent with toolsets.py or [tool.hermes-lint]).")
+@click.option("--output", type=click.Path(), help="Manifest path (default: the `manifest` setting, tools/manifest.json, under the root).")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 with HRM501 when the manifest on disk is out of date.")
+@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; show how the manifest on disk differs from what would be generated, as a unified diff and as labelled changes to the tools (exit 1 when it differs).")
+@click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
+def manifest(root, output, check_only, show_diff, debug) -> None:
+    """Generate the tool manifest from the sources, without importing any tool module.
+
+    Generation refuses to write while errors that would make the manifest wrong remain (a schema
+    that cannot be evaluated or is invalid, a tool name registered twice, a toolset that cannot
+    be resolved); it lists them as diagnostics and exits 1. The file is replaced atomically and
+    only when its bytes change.
+    """
+    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded
+
+    def action() -> int:
+        from hermes_lint.atomic import write_atomic
+        from hermes_lint.config import load_config
+        from hermes_lint.manifest import (
+            diff,
+            generate_for_root,
+            is_fresh,
+            read_current,
+            stale_diagnostic,
+            summary,
+        )
+        from hermes_lint.report import format_text
+
+        project_root = resolve_root(root)
+        config = load_config(project_root)
+        target = Path(output) if output is not None else project_root / config.manifest
+        shown = _display_path(target, project_root)
+        if target.is_dir():
+            raise UsageError(f"--output {shown}: is a directory")
+        if not target.parent.is_dir():
+            raise UsageError(f"{shown}: directory {_display_path(target.parent, project_root)} does not exist")
+
+        generated = generate_for_root(project_root, config)
+        if not generated.ok:
+            sys.stdout.write(format_text(generated.problems))
+            click.echo(
+                f"hermes-lint: {shown} not {'checked' if check_only or show_diff else 'written'}: "
+                f"{len(generated.problems)} error(s) above would make it wrong; fix them first",
+                err=True,
+            )
+            return EXIT_FINDINGS
+        current = read_current(target)
+        fresh = is_fresh(current, generated)
+        if check_only or show_diff:
+            if fresh:
+                if check_only:
+                    click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
+                return EXIT_CLEAN
+            if check_only:
+                sys.stdout.write(format_text([stale_diagnostic(shown)]))
+            if show_diff:
+                sys.stdout.write(diff(current, generated.text, shown))
+                sys.stdout.write(_labelled_changes(current, generated.data, shown))
+            return EXIT_FINDINGS
+        if fresh:
+            click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
+            return EXIT_CLEAN
+        write_atomic(target, generated.text)
+        click.echo(f"wrote {shown} ({summary(generated.data)})", err=True)
+        return EXIT_CLEAN
+
+    run_guarded(debug, action)
+
+
+def _labelled_changes(current, data: dict, shown: str) -> str:
+    """What the change means to callers of the tools (breaking, compatible, unknown), when the
+    file on disk is a manifest at all (``hermes_lint.manifest_diff``)."""
+    import json
+
+    from hermes_lint.manifest_diff import format_changes, label_changes
+
+    if current is None:
+        return ""
+    try:
+        changes = label_changes(json.loads(current.decode("utf-8")), data)
+    except (ValueError, UnicodeDecodeError):  # not JSON, or not a manifest: the text diff says it all
+        return ""
+    return "\n" + format_changes(changes, f"{shown} (on disk)", "the generated manifest")
+
+
+def _display_path(path: Path, root: Path) -> str:
+    """Root-relative and '/'-separated when inside the root (as diagnostics are), else as is."""
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)

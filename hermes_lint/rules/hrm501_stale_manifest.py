@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import inspect
+import tempfile
+from pathlib import Path
+from typing import Iterator, List, Union
+
+from hermes_lint.rules.base import EXAMPLE_PATH, Finding, Invalid, Rule, Valid
+
+_WEATHER = """
+import os
+from tools.registry import registry
+
+def check_weather():
+    return bool(os.getenv("WEATHER_API_KEY"))
+
+def weather(args, **kwargs):
+    return "{}"
+
+SCHEMA = {"name": "weather", "description": "Current weather.",
+          "parameters": {"type": "object", "properties": {}}}
+registry.register(name="weather", toolset="web", schema=SCHEMA, handler=weather,
+                  check_fn=check_weather, requires_env=["WEATHER_API_KEY"])
+"""
+
+# The same tool after an edit: a new parameter, so the frozen schema no longer matches.
+_WEATHER_EDITED = _WEATHER.replace(
+    '"properties": {}',
+    '"properties": {"city": {"type": "string", "description": "City."}}',
+)
+
+MANIFEST_PATH = "tools/manifest.json"
+
+
+class StaleManifest(Rule):
+    """The tool manifest (``tools/manifest.json``) no longer matches the sources.
+
+    The runtime loads tools from the manifest without importing their modules; a manifest
+    generated before the last edit of a tool file, of ``toolsets.py`` or of hermes-lint itself
+    describes tools that no longer exist in that form. (The runtime notices changed files by
+    their hash and imports those modules instead, with a warning, so it stays correct — but every
+    start pays for those imports until the manifest is regenerated.) Fix: run
+    ``hermes-lint manifest`` and commit the result.
+
+    Reported by ``hermes-lint manifest --check`` (CI and the pre-commit hook run it), at line 1
+    of the manifest, when the file on disk differs in any byte from what generation would write
+    now, or is missing; ``--diff`` shows the difference. ``hermes-lint check`` does not report
+    it: it would have to compute the manifest on every run.
+
+    The examples run through ``manifest --check`` (``run_example``): the example code is the
+    tool module; ``options["manifest_of"]``, when given, is the tool module the manifest on disk
+    was generated from (the same code: fresh; older code: stale); without it there is no
+    manifest on disk.
+    """
+
+    code = "HRM501"
+    summary = "the manifest is out of date"
+    scope = "engine"
+
+    valid = [
+        Valid(_WEATHER, options={"manifest_of": _WEATHER}),
+    ]
+    invalid = [
+        # generated before the schema gained `city`
+        Invalid(_WEATHER_EDITED, line=1, col=1, path=MANIFEST_PATH,
+                message="manifest is out of date, run `hermes-lint manifest`",
+                options={"manifest_of": _WEATHER}),
+        # never generated
+        Invalid(_WEATHER, line=1, col=1, path=MANIFEST_PATH),
+    ]
+
+    def check(self, ctx) -> Iterator[Finding]:  # pragma: no cover - produced by `manifest --check`
+        return iter(())
+
+    @classmethod
+    def run_example(cls, example: Union[Valid, Invalid]) -> list:
+        """The HRM501 diagnostics of ``manifest --check`` on the example's project."""
+        from hermes_lint.config import config_from_table
+        from hermes_lint.manifest import check_manifest, generate_for_root
+
+        options = dict(example.options)
+        manifest_of = options.pop("manifest_of", None)
+        config = config_from_table(options)
+        with tempfile.TemporaryDirectory(prefix="hrm501-example-") as directory:
+            root = Path(directory)
+            (root / "tools").mkdir()
+            files = {path: text for path, text in example.files.items()}
+            if manifest_of is not None:
+                _write_project(root, {**files, EXAMPLE_PATH: manifest_of})
+                generated = generate_for_root(root, config)
+                if generated.text is None:
+                    raise ValueError(f"example manifest cannot be generated: {generated.problems}")
+                (root / MANIFEST_PATH).write_bytes(generated.text)
+            _write_project(root, {**files, EXAMPLE_PATH: example.code})
+            found: List = check_manifest(root, config, root / config.manifest)
+        return [d for d in found if d.code == cls.code]
+
+
+def _write_project(root: Path, files: dict) -> None:
+    for path, text in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(inspect.cleandoc(text) + "\n", encoding="utf-8")

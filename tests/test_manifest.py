@@ -1,0 +1,526 @@
+"""hermes-lint manifest: generation from extracted facts, check forms, refusals, the command."""
+
+from __future__ import annotations
+
+import importlib.resources
+import importlib.util
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from hermes_lint.config import Config, load_config
+from hermes_lint.manifest import check_manifest, generate_for_root, render, resolve_toolset
+from hermes_lint.manifest_cli import manifest as manifest_command
+from hermes_lint.rules import rule_by_code
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+TOOLSETS = """
+TOOLSETS = {
+    "probe": {"description": "Probes", "tools": ["probe"], "includes": []},
+}
+"""
+
+HEADER = """
+import importlib.util
+import os
+from os import environ, getenv
+from tools.registry import registry
+
+SCHEMA = {"name": "probe", "description": "A probe.", "parameters": {"type": "object", "properties": {}}}
+
+def handle(args, **kwargs):
+    return "{}"
+"""
+
+
+def make_project(root: Path, modules: dict, toolsets: str = TOOLSETS) -> Path:
+    (root / "tools").mkdir(parents=True, exist_ok=True)
+    for stem, source in modules.items():
+        (root / "tools" / f"{stem}.py").write_text(inspect.cleandoc(source) + "\n", encoding="utf-8")
+    if toolsets is not None:
+        (root / "toolsets.py").write_text(inspect.cleandoc(toolsets) + "\n", encoding="utf-8")
+    return root
+
+
+def generate(root: Path):
+    return generate_for_root(root, Config())
+
+
+def manifest_schema() -> dict:
+    text = importlib.resources.files("hermes_lint").joinpath("data/manifest.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def assert_valid_manifest(data: dict) -> None:
+    jsonschema.Draft202012Validator(manifest_schema(), format_checker=None).validate(data)
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location("gen_tools", REPO_ROOT / "benchmarks" / "gen_tools.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ============================================================== check forms
+
+
+CHECKS = {
+    # always
+    "no check_fn": ("", {"kind": "always"}),
+    "None": ("check_fn=None,", {"kind": "always"}),
+    "return True": ("def check():\n    return True", {"kind": "always"}),
+    "docstring": ('def check():\n    """Always."""\n    return True', {"kind": "always"}),
+    "lambda True": ("check = lambda: True", {"kind": "always"}),
+    # env
+    "bool(getenv)": ('def check():\n    return bool(os.getenv("A"))', {"kind": "env", "all": ["A"]}),
+    "environ.get": ('def check():\n    return os.environ.get("A")', {"kind": "env", "all": ["A"]}),
+    "getenv default empty": ('def check():\n    return os.getenv("A", "")', {"kind": "env", "all": ["A"]}),
+    "from os import getenv": ('def check():\n    return bool(getenv("A"))', {"kind": "env", "all": ["A"]}),
+    "in environ": ('def check():\n    return "A" in os.environ', {"kind": "env", "all": [], "present": ["A"]}),
+    "from os import environ": ('def check():\n    return "A" in environ', {"kind": "env", "all": [], "present": ["A"]}),
+    "is not None": ('def check():\n    return os.getenv("A") is not None', {"kind": "env", "all": [], "present": ["A"]}),
+    "and": ('def check():\n    return bool(os.getenv("B") and os.getenv("A") and "C" in os.environ)',
+            {"kind": "env", "all": ["A", "B"], "present": ["C"]}),
+    "constant name": ('KEY = "A"\ndef check():\n    return bool(os.getenv(KEY))', {"kind": "env", "all": ["A"]}),
+    "lambda env": ('check = lambda: bool(os.getenv("A"))', {"kind": "env", "all": ["A"]}),
+    "calls a check": ('def _impl():\n    return bool(os.getenv("A"))\ndef check():\n    return _impl()',
+                      {"kind": "env", "all": ["A"]}),
+    # module
+    "find_spec": ('def check():\n    return importlib.util.find_spec("yaml") is not None',
+                  {"kind": "module", "name": "yaml"}),
+    "bool(find_spec)": ('from importlib.util import find_spec\ndef check():\n    return bool(find_spec("yaml"))',
+                        {"kind": "module", "name": "yaml"}),
+}
+
+NOT_DECLARATIVE = {
+    "shutil.which": 'import shutil\ndef check():\n    return shutil.which("docker") is not None',
+    "or": 'def check():\n    return bool(os.getenv("A") or os.getenv("B"))',
+    "not": 'def check():\n    return not os.getenv("A")',
+    "not in": 'def check():\n    return "A" not in os.environ',
+    "truthy default": 'def check():\n    return os.getenv("A", "1")',
+    "two statements": 'def check():\n    key = os.getenv("A")\n    return bool(key)',
+    "parameters": 'def check(strict=False):\n    return True',
+    "async": 'async def check():\n    return True',
+    "decorated": 'import functools\n@functools.lru_cache()\ndef check():\n    return True',
+    "returns False": 'def check():\n    return False',
+    "os rebound": 'os = object()\ndef check():\n    return bool(os.getenv("A"))',
+    "name not constant": 'def check():\n    return bool(os.getenv(os.getenv("WHICH")))',
+    "dotted find_spec": 'def check():\n    return importlib.util.find_spec("a.b") is not None',
+    "env and module": 'def check():\n    return os.getenv("A") and importlib.util.find_spec("yaml") is not None',
+    "imported check": "from tools.helpers import check",
+    "subscript": 'def check():\n    return bool(os.environ["A"])',
+}
+
+
+def tool_module(check_source: str) -> str:
+    """A tool module whose check is ``check_source``: a ``check_fn=`` keyword (or nothing), else
+    code defining ``check``."""
+    keyword_only = check_source == "" or check_source.startswith("check_fn=")
+    check_keyword = check_source if keyword_only else "check_fn=check,"
+    definition = "" if keyword_only else check_source
+    return (
+        inspect.cleandoc(HEADER) + "\n" + definition + "\n"
+        + f"registry.register(name='probe', toolset='probe', schema=SCHEMA, handler=handle, {check_keyword})\n"
+    )
+
+
+@pytest.mark.parametrize("case", list(CHECKS))
+def test_declarative_check_forms(tmp_path, case):
+    source, expected = CHECKS[case]
+    make_project(tmp_path, {"probe_tool": tool_module(source)})
+    generated = generate(tmp_path)
+    assert generated.ok, generated.problems
+    assert generated.data["tools"]["probe"]["check"] == expected
+    assert generated.data["tools"]["probe"]["import_for_definitions"] is False
+
+
+@pytest.mark.parametrize("case", list(NOT_DECLARATIVE))
+def test_other_checks_need_the_import(tmp_path, case):
+    make_project(tmp_path, {"probe_tool": tool_module(NOT_DECLARATIVE[case])})
+    generated = generate(tmp_path)
+    assert generated.ok, generated.problems
+    check = generated.data["tools"]["probe"]["check"]
+    assert check["kind"] == "import" and check["reason"]
+    assert generated.data["tools"]["probe"]["import_for_definitions"] is True
+
+
+# ============================================================== content
+
+
+def test_this_repos_manifest_content():
+    generated = generate(REPO_ROOT)
+    assert generated.ok, generated.problems
+    data = generated.data
+    assert data["format"] == "hermes-tool-manifest" and data["format_version"] == 1
+    assert data["generator"].startswith("hermes-lint ")
+    assert data["import_only"] == {}
+    assert sorted(data["tools"]) == sorted(t for m in data["modules"].values() for t in m["tools"])
+    web = data["tools"]["web_search"]
+    assert web["module"] == "tools.web_search_tool" and web["toolset"] == "web"
+    assert web["handler"] == {"module": "tools.web_search_tool", "qualname": "_handle_web_search"}
+    assert web["check"] == {"kind": "env", "all": ["WEB_SEARCH_API_KEY"]}
+    assert web["requires_env"] == ["WEB_SEARCH_API_KEY"]
+    assert web["schema"]["parameters"]["properties"]["max_results"]["maximum"] == 20
+    for path, digest in data["sources"].items():
+        assert digest == __import__("hashlib").sha256((REPO_ROOT / path).read_bytes()).hexdigest()
+    assert "toolsets.py" in data["sources"]
+    assert_valid_manifest(data)
+
+
+def test_resolved_toolsets_match_the_runtime_resolution():
+    import toolsets
+
+    data = generate(REPO_ROOT).data
+    assert data["toolsets"] == {name: toolsets.resolve_toolset(name) for name in toolsets.TOOLSETS}
+
+
+def test_handler_references(tmp_path):
+    source = inspect.cleandoc(HEADER) + "\n" + inspect.cleandoc("""
+
+        from tools.helpers import shared_handler
+
+        registry.register(name="fn", toolset="probe", schema=SCHEMA, handler=handle)
+        registry.register(name="lam", toolset="probe", schema=SCHEMA, handler=lambda args, **kw: handle(args))
+        registry.register(name="imp", toolset="probe", schema=SCHEMA, handler=shared_handler)
+        """) + "\n"
+    make_project(tmp_path, {"probe_tool": source}, toolsets=None)
+    tools = generate(tmp_path).data["tools"]
+    assert tools["fn"]["handler"] == {"module": "tools.probe_tool", "qualname": "handle"}
+    assert tools["lam"]["handler"] == "via import"
+    assert tools["imp"]["handler"] == "via import"
+    assert tools["fn"]["line"] == 12
+
+
+def test_registration_values_and_defaults(tmp_path):
+    source = inspect.cleandoc(HEADER) + "\n" + inspect.cleandoc("""
+
+        def overrides():
+            return {}
+
+        registry.register(name="full", toolset="probe", schema=SCHEMA, handler=handle,
+                          requires_env=["A"], is_async=True, description="Own words.", emoji="*",
+                          max_result_size_chars=10, dynamic_schema_overrides=overrides)
+        registry.register("bare", "probe", SCHEMA, handle)
+        """) + "\n"
+    make_project(tmp_path, {"probe_tool": source}, toolsets=None)
+    tools = generate(tmp_path).data["tools"]
+    full, bare = tools["full"], tools["bare"]
+    assert (full["requires_env"], full["is_async"], full["description"], full["emoji"],
+            full["max_result_size_chars"]) == (["A"], True, "Own words.", "*", 10)
+    assert full["dynamic_schema_overrides"] is True and full["import_for_definitions"] is True
+    assert (bare["requires_env"], bare["is_async"], bare["description"], bare["emoji"],
+            bare["max_result_size_chars"], bare["override"]) == ([], False, "A probe.", "", None, False)
+    assert generate(tmp_path).data["toolsets"] == {}
+
+
+IMPORT_ONLY = {
+    "name from the environment": "registry.register(name=os.environ['T'], toolset='p', schema=SCHEMA, handler=handle)",
+    "spread keywords": "OPTIONS = dict(name='t', toolset='p', schema=SCHEMA, handler=handle)\nregistry.register(**OPTIONS)",
+    "unknown keyword": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle, check_func=None)",
+    "missing handler": "registry.register(name='t', toolset='p', schema=SCHEMA)",
+    "description at run time": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle, description=os.getenv('D'))",
+    "requires_env as a string": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle, requires_env='A')",
+    "undefined handler": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=nowhere)",
+    "tuple in the schema": "registry.register(name='t', toolset='p', schema={'name': 't', 'enum': ('a', 'b')}, handler=handle)",
+}
+
+
+@pytest.mark.parametrize("case", list(IMPORT_ONLY))
+def test_registrations_that_cannot_be_frozen_make_their_module_import_only(tmp_path, case):
+    source = inspect.cleandoc(HEADER) + "\n" + IMPORT_ONLY[case] + "\n"
+    frozen = inspect.cleandoc(HEADER) + "\nregistry.register(name='ok', toolset='p', schema=SCHEMA, handler=handle)\n"
+    make_project(tmp_path, {"odd_tool": source, "ok_tool": frozen}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.ok, generated.problems
+    (reason,) = generated.data["import_only"]["tools.odd_tool"]["reasons"]
+    assert reason.startswith("line ")
+    assert list(generated.data["modules"]) == ["tools.ok_tool"]
+    assert list(generated.data["tools"]) == ["ok"]
+    assert_valid_manifest(generated.data)
+
+
+REFUSED = {
+    "unresolvable schema": (
+        "registry.register(name='t', toolset='p', schema=load_schema('t.json'), handler=handle)", "HRM301"),
+    "invalid schema": (
+        "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': "
+        "{'type': 'object', 'properties': {'n': {'type': 'str'}}}})", "HRM302"),
+    "parameters not a dict": (
+        "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': []})", "HRM304"),
+    "duplicate in another toolset": (
+        "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
+        "registry.register(name='t', toolset='q', schema=SCHEMA, handler=handle)", "HRM401"),
+    "duplicate in the same toolset": (
+        "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
+        "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)", "HRM402"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_errors_that_would_make_the_manifest_wrong_refuse_generation(tmp_path, case):
+    registration, code = REFUSED[case]
+    make_project(tmp_path, {"bad_tool": inspect.cleandoc(HEADER) + "\n" + registration + "\n"}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.text is None
+    assert [d.code for d in generated.problems] == [code]
+    assert generated.problems[0].path == "tools/bad_tool.py"
+    assert generated.problems[0].line >= 10
+
+
+def test_a_module_file_name_that_is_no_identifier_refuses_generation(tmp_path):
+    module = inspect.cleandoc(HEADER) + "\nregistry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
+    make_project(tmp_path, {"my-tool": module}, toolsets=None)
+    (problem,) = generate(tmp_path).problems
+    assert (problem.path, problem.code) == ("tools/my-tool.py", "HRM003")
+    assert "rename the file" in problem.message
+
+
+def test_a_toolset_cycle_refuses_generation(tmp_path):
+    toolsets = """
+    TOOLSETS = {
+        "a": {"tools": [], "includes": ["b"]},
+        "b": {"tools": [], "includes": ["a"]},
+    }
+    """
+    make_project(tmp_path, {}, toolsets=toolsets)
+    generated = generate(tmp_path)
+    assert {d.code for d in generated.problems} == {"HRM405"}
+    assert "toolset cycle: a -> b -> a" in generated.problems[0].message
+
+
+def test_resolve_toolset_matches_the_runtime_on_includes():
+    import toolsets
+
+    table = {
+        "base": {"tools": ["x", "y"], "includes": []},
+        "more": {"tools": ["z", "x"], "includes": ["base", "other"]},
+        "other": {"tools": ["w"], "includes": ["base"]},
+    }
+    for name in table:
+        assert resolve_toolset(name, table) == toolsets.resolve_toolset(name, table)
+
+
+def test_generation_never_imports_or_runs_tool_code(tmp_path):
+    marker = tmp_path / "ran"
+    source = inspect.cleandoc(HEADER) + f"\nopen({str(marker)!r}, 'w').close()\n" \
+        "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
+    make_project(tmp_path, {"side_effect_tool": source}, toolsets=None)
+    assert generate(tmp_path).ok
+    assert not marker.exists()
+    assert "tools.side_effect_tool" not in sys.modules
+
+
+# ============================================================== determinism and schema
+
+
+def test_bytes_are_canonical_and_carry_no_absolute_path():
+    generated = generate(REPO_ROOT)
+    text = generated.text.decode("utf-8")
+    assert text.endswith("}\n") and not text.endswith("\n\n")
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert str(REPO_ROOT) not in text and "/tmp" not in text
+    assert render(generated.data) == generated.text
+
+
+def test_two_runs_and_two_checkouts_give_identical_bytes(tmp_path):
+    import shutil
+
+    first = generate(REPO_ROOT).text
+    assert generate(REPO_ROOT).text == first
+    copy = tmp_path / "elsewhere" / "checkout"
+    shutil.copytree(REPO_ROOT / "tools", copy / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO_ROOT / "toolsets.py", copy / "toolsets.py")
+    shutil.copy(REPO_ROOT / "pyproject.toml", copy / "pyproject.toml")
+    assert generate_for_root(copy, load_config(copy)).text == first
+
+
+def test_identical_bytes_across_processes_with_different_hash_seeds(tmp_path):
+    load_generator().generate_corpus(tmp_path, 25, import_fraction=0.2, variety=True)
+    outputs = []
+    for seed in ("1", "2"):
+        script = (
+            "import sys; from pathlib import Path; from hermes_lint.config import Config; "
+            "from hermes_lint.manifest import generate_for_root; "
+            f"sys.stdout.buffer.write(generate_for_root(Path({str(tmp_path)!r}), Config()).text)"
+        )
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        outputs.append(subprocess.run([sys.executable, "-c", script], capture_output=True, env=env,
+                                      check=True, timeout=120).stdout)
+    assert outputs[0] == outputs[1] and outputs[0]
+
+
+def test_generated_corpus_manifests_validate_against_the_shipped_schema(tmp_path):
+    load_generator().generate_corpus(tmp_path, 40, import_fraction=0.1, variety=True)
+    generated = generate(tmp_path)
+    assert generated.ok, generated.problems
+    assert_valid_manifest(generated.data)
+    kinds = {tool["check"]["kind"] for tool in generated.data["tools"].values()}
+    assert kinds == {"always", "env", "module", "import"}
+
+
+def test_the_schema_rejects_what_the_runtime_refuses():
+    data = generate(REPO_ROOT).data
+    validator = jsonschema.Draft202012Validator(manifest_schema())
+    bad = json.loads(json.dumps(data))
+    bad["modules"]["os"] = bad["modules"].pop("tools.web_search_tool")
+    assert not validator.is_valid(bad)
+    bad = json.loads(json.dumps(data))
+    bad["tools"]["web_search"]["check"] = {"kind": "module", "name": "a.b"}
+    assert not validator.is_valid(bad)
+    bad = json.loads(json.dumps(data))
+    bad["format_version"] = 2
+    assert not validator.is_valid(bad)
+
+
+def test_this_repos_committed_manifest_is_fresh():
+    """CI fails when tools/manifest.json is stale: run `hermes-lint manifest` and commit it."""
+    config = load_config(REPO_ROOT)
+    assert check_manifest(REPO_ROOT, config, REPO_ROOT / config.manifest) == []
+
+
+# ============================================================== the command
+
+
+def runner() -> CliRunner:
+    try:  # click < 8.2 mixes stderr into stdout unless told not to; 8.2 removed the option
+        return CliRunner(mix_stderr=False)
+    except TypeError:
+        return CliRunner()
+
+
+def run(*args):
+    return runner().invoke(manifest_command, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def project(tmp_path):
+    module = inspect.cleandoc(HEADER) + "\nregistry.register(name='probe', toolset='probe', schema=SCHEMA, handler=handle)\n"
+    return make_project(tmp_path / "project", {"probe_tool": module})
+
+
+def test_writes_then_reports_up_to_date_without_rewriting(project):
+    result = run("--root", str(project))
+    assert result.exit_code == 0, result.stderr
+    target = project / "tools" / "manifest.json"
+    assert "wrote tools/manifest.json (1 tools from 1 frozen modules)" in result.stderr
+    first = target.read_bytes()
+    mtime = target.stat().st_mtime_ns
+
+    result = run("--root", str(project))
+    assert result.exit_code == 0 and "is up to date" in result.stderr
+    assert target.read_bytes() == first and target.stat().st_mtime_ns == mtime
+    assert run("--root", str(project), "--check").exit_code == 0
+
+
+def test_check_reports_hrm501_on_a_stale_or_missing_manifest(project):
+    result = run("--root", str(project), "--check")
+    assert result.exit_code == 1
+    assert result.stdout == "tools/manifest.json:1:1: HRM501 manifest is out of date, run `hermes-lint manifest`\n"
+
+    run("--root", str(project))
+    module = project / "tools" / "probe_tool.py"
+    module.write_text(module.read_text().replace("A probe.", "A better probe."))
+    before = (project / "tools" / "manifest.json").read_bytes()
+    result = run("--root", str(project), "--check")
+    assert result.exit_code == 1 and "HRM501" in result.stdout
+    assert (project / "tools" / "manifest.json").read_bytes() == before
+
+
+def test_diff_shows_the_difference_and_writes_nothing(project):
+    run("--root", str(project))
+    module = project / "tools" / "probe_tool.py"
+    module.write_text(module.read_text().replace("A probe.", "A better probe."))
+    before = (project / "tools" / "manifest.json").read_bytes()
+
+    result = run("--root", str(project), "--diff")
+
+    assert result.exit_code == 1
+    assert "--- tools/manifest.json (on disk)" in result.stdout
+    assert '-      "description": "A probe.",' in result.stdout
+    assert '+      "description": "A better probe.",' in result.stdout
+    assert "HRM501" not in result.stdout
+    assert "from tools/manifest.json (on disk) to the generated manifest" in result.stdout
+    assert (project / "tools" / "manifest.json").read_bytes() == before
+    both = run("--root", str(project), "--check", "--diff")
+    assert both.exit_code == 1 and "HRM501" in both.stdout and "+++ " in both.stdout
+
+
+def test_output_option(project, tmp_path):
+    target = tmp_path / "out.json"
+    assert run("--root", str(project), "--output", str(target)).exit_code == 0
+    assert target.read_bytes() == generate(project).text
+    assert run("--root", str(project), "--output", str(target), "--check").exit_code == 0
+    missing_dir = run("--root", str(project), "--output", str(tmp_path / "nope" / "m.json"))
+    assert missing_dir.exit_code == 2 and "does not exist" in missing_dir.stderr
+
+
+def test_refuses_to_write_and_says_which_errors(project):
+    run("--root", str(project))
+    before = (project / "tools" / "manifest.json").read_bytes()
+    (project / "tools" / "bad_tool.py").write_text(
+        inspect.cleandoc(HEADER) + "\nregistry.register(name='probe', toolset='other', schema=SCHEMA, handler=handle)\n"
+    )
+
+    result = run("--root", str(project))
+
+    assert result.exit_code == 1
+    assert result.stdout.startswith("tools/probe_tool.py:") and " HRM401 tool `probe` is already registered" in result.stdout
+    assert "not written: 1 error(s) above would make it wrong" in result.stderr
+    assert (project / "tools" / "manifest.json").read_bytes() == before
+    assert run("--root", str(project), "--check").exit_code == 1
+
+
+def test_an_interrupted_write_leaves_the_old_file_whole(project, monkeypatch):
+    import hermes_lint.atomic as atomic
+
+    run("--root", str(project))
+    target = project / "tools" / "manifest.json"
+    before = target.read_bytes()
+    module = project / "tools" / "probe_tool.py"
+    module.write_text(module.read_text().replace("A probe.", "A better probe."))
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "replace", interrupted)
+    result = runner().invoke(manifest_command, ["--root", str(project)])  # click: "Aborted!"
+    monkeypatch.undo()
+
+    assert result.exit_code != 0
+
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in target.parent.iterdir()) == ["manifest.json", "probe_tool.py"]
+
+
+def test_usage_errors_exit_2(tmp_path):
+    result = run("--root", str(tmp_path / "missing"))
+    assert result.exit_code == 2 and "not a directory" in result.stderr
+
+
+# ============================================================== HRM501's examples
+
+
+def hrm501_cases():
+    rule = rule_by_code("HRM501")
+    for number, example in enumerate(rule.valid_examples()):
+        yield pytest.param(rule, example, [], id=f"HRM501-VALID-{number}")
+    for number, example in enumerate(rule.invalid):
+        expected = [(example.path, example.line, example.col)]
+        yield pytest.param(rule, example, expected, id=f"HRM501-INVALID-{number}")
+
+
+@pytest.mark.parametrize("rule, example, expected", list(hrm501_cases()))
+def test_hrm501_examples_through_manifest_check(rule, example, expected):
+    found = rule.run_example(example)
+    assert [(d.path, d.line, d.col) for d in found] == expected
+    if found and example.message:
+        assert found[0].message == example.message
