@@ -7,9 +7,9 @@ at call time; the target's real path must stay inside it.
 
 import json
 import logging
-from pathlib import Path
 
 from tools.registry import registry, tool_error
+from tools.workspace_paths import resolve_in_workspace, workspace_relative
 
 logger = logging.getLogger(__name__)
 
@@ -27,19 +27,12 @@ def check_patch_requirements():
 # --- Helpers ---
 
 
-def _resolve_in_workspace(path_text):
-    """The real path of ``path_text`` under the cwd, or None when it escapes the cwd."""
-    root = Path.cwd().resolve()
-    candidate = (root / path_text).resolve()
-    return candidate if candidate.is_relative_to(root) else None
-
-
 def _replace_once(target, text, old_string, new_string):
     """Write ``text`` with its single ``old_string`` replaced; report where it was."""
     start = text.index(old_string)
     target.write_bytes(text.replace(old_string, new_string, 1).encode("utf-8"))
     return {
-        "path": target.relative_to(Path.cwd().resolve()).as_posix(),
+        "path": workspace_relative(target),
         "replacements": 1,
         "line": text.count("\n", 0, start) + 1,
     }
@@ -61,7 +54,7 @@ def _handle_patch(args, **kwargs):
     if old_string == new_string:
         return tool_error("old_string and new_string are identical; nothing to change")
     try:
-        target = _resolve_in_workspace(path_text)
+        target = resolve_in_workspace(path_text)
         if target is None:
             return tool_error(f"path is outside the workspace root: {path_text}")
         if not target.is_file():

@@ -9,9 +9,9 @@ the model's context.
 import json
 import logging
 from itertools import islice
-from pathlib import Path
 
 from tools.registry import registry, tool_error
+from tools.workspace_paths import resolve_in_workspace, workspace_relative
 
 logger = logging.getLogger(__name__)
 
@@ -31,17 +31,6 @@ def check_read_file_requirements():
 
 
 # --- Helpers ---
-
-
-def _resolve_in_workspace(path_text):
-    """The real path of ``path_text`` under the cwd, or None when it escapes the cwd."""
-    root = Path.cwd().resolve()
-    candidate = (root / path_text).resolve()
-    return candidate if candidate.is_relative_to(root) else None
-
-
-def _workspace_relative(target):
-    return target.relative_to(Path.cwd().resolve()).as_posix()
 
 
 def _looks_binary(target):
@@ -67,7 +56,7 @@ def _read_line_window(target, offset, limit):
     total_lines = skipped + len(window) + remaining
     has_more = remaining > 0
     return {
-        "path": _workspace_relative(target),
+        "path": workspace_relative(target),
         "offset": offset,
         "lines_returned": len(window),
         "total_lines": total_lines,
@@ -90,7 +79,7 @@ def _handle_read_file(args, **kwargs):
     if not _is_positive_int(limit) or limit > MAX_LIMIT:
         return tool_error(f"limit must be an integer between 1 and {MAX_LIMIT}")
     try:
-        target = _resolve_in_workspace(path_text)
+        target = resolve_in_workspace(path_text)
         if target is None:
             return tool_error(f"path is outside the workspace root: {path_text}")
         if not target.exists():

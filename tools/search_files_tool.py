@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from tools.registry import registry, tool_error
+from tools.workspace_paths import resolve_in_workspace
 
 logger = logging.getLogger(__name__)
 
@@ -35,13 +36,6 @@ def check_search_files_requirements():
 
 
 # --- Helpers ---
-
-
-def _resolve_in_workspace(path_text):
-    """The real path of ``path_text`` under the cwd, or None when it escapes the cwd."""
-    root = Path.cwd().resolve()
-    candidate = (root / path_text).resolve()
-    return candidate if candidate.is_relative_to(root) else None
 
 
 def _walk_files(base, root):
@@ -139,7 +133,7 @@ def _handle_search_files(args, **kwargs):
         return tool_error(f"invalid content_regex: {exc}")
     try:
         root = Path.cwd().resolve()
-        base = _resolve_in_workspace(path_text)
+        base = resolve_in_workspace(path_text)
         if base is None:
             return tool_error(f"path is outside the workspace root: {path_text}")
         if not base.exists():

@@ -9,19 +9,14 @@ a pipe open and hang the tool. A timed-out command is killed with its whole proc
 
 import json
 import logging
-import os
-import signal
-import subprocess
-import tempfile
 
+from tools.bounded_process import run_bounded
 from tools.registry import registry, tool_error
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_SECONDS = 30
 MAX_TIMEOUT_SECONDS = 600
-# Per stream. Beyond it the head and the tail are kept: errors usually show up at the end.
-MAX_OUTPUT_BYTES = 20_000
 
 
 # --- Availability check ---
@@ -35,61 +30,9 @@ def check_terminal_requirements():
 # --- Helpers ---
 
 
-def _read_capped(stream):
-    """Text of a captured stream; beyond the cap, its head and tail around an omission mark."""
-    size = stream.seek(0, os.SEEK_END)
-    stream.seek(0)
-    if size <= MAX_OUTPUT_BYTES:
-        return stream.read().decode("utf-8", errors="replace"), False
-    half = MAX_OUTPUT_BYTES // 2
-    head = stream.read(half)
-    stream.seek(size - half)
-    tail = stream.read(half)
-    omitted = size - 2 * half
-    text = (
-        head.decode("utf-8", errors="replace")
-        + f"\n... [{omitted} bytes omitted] ...\n"
-        + tail.decode("utf-8", errors="replace")
-    )
-    return text, True
-
-
-def _kill_process_group(process):
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # it exited between the timeout and the kill
-
-
 def _run_shell(command, timeout):
-    """Run ``command``; exit code, timeout and capped output as a plain dict."""
-    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen(
-            command,
-            shell=True,
-            cwd=os.getcwd(),
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            # Its own process group, so a timeout kills the command's children too.
-            start_new_session=True,
-        )
-        try:
-            process.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _kill_process_group(process)
-            process.wait()
-            timed_out = True
-        stdout_text, stdout_cut = _read_capped(stdout)
-        stderr_text, stderr_cut = _read_capped(stderr)
-    return {
-        "exit_code": None if timed_out else process.returncode,
-        "timed_out": timed_out,
-        "stdout": stdout_text,
-        "stderr": stderr_text,
-        "truncated": stdout_cut or stderr_cut,
-    }
+    """Run ``command`` through /bin/sh; exit code, timeout and capped output as a plain dict."""
+    return run_bounded(command, timeout, shell=True)
 
 
 def _is_timeout(value):

@@ -7,9 +7,9 @@ The content is written as UTF-8 bytes exactly as given: no newline translation.
 
 import json
 import logging
-from pathlib import Path
 
 from tools.registry import registry, tool_error
+from tools.workspace_paths import resolve_in_workspace, workspace_relative
 
 logger = logging.getLogger(__name__)
 
@@ -25,13 +25,6 @@ def check_write_file_requirements():
 # --- Helpers ---
 
 
-def _resolve_in_workspace(path_text):
-    """The real path of ``path_text`` under the cwd, or None when it escapes the cwd."""
-    root = Path.cwd().resolve()
-    candidate = (root / path_text).resolve()
-    return candidate if candidate.is_relative_to(root) else None
-
-
 def _write_text(target, content):
     """Write ``content`` and describe what happened."""
     created = not target.exists()
@@ -39,7 +32,7 @@ def _write_text(target, content):
     data = content.encode("utf-8")
     target.write_bytes(data)
     return {
-        "path": target.relative_to(Path.cwd().resolve()).as_posix(),
+        "path": workspace_relative(target),
         "bytes_written": len(data),
         "created": created,
     }
@@ -56,7 +49,7 @@ def _handle_write_file(args, **kwargs):
     if not isinstance(content, str):
         return tool_error("content must be a string")
     try:
-        target = _resolve_in_workspace(path_text)
+        target = resolve_in_workspace(path_text)
         if target is None:
             return tool_error(f"path is outside the workspace root: {path_text}")
         if target.is_dir():
