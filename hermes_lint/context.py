@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint.config import Config
@@ -19,10 +20,34 @@ def char_col(lines: List[str], line: int, byte_col: int) -> int:
     return byte_col + 1
 
 
+def walk(node: ast.AST) -> List[ast.AST]:
+    """Every node under ``node``, itself first, in exactly ``ast.walk``'s (breadth-first) order,
+    as a list. About twice as fast as ``ast.walk``: no generator frames, no ``iter_fields``."""
+    nodes = [node]
+    append = nodes.append
+    node_type = ast.AST
+    for current in nodes:  # the list grows while it is iterated: breadth-first
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, node_type):
+                append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_type):
+                        append(item)
+    return nodes
+
+
 class ModuleIndex:
-    """Names a module binds at its top level: functions, classes, imports and assignments."""
+    """Names a module binds at its top level: functions, classes, imports and assignments.
+
+    ``walk(node)`` also serves, once per node, the subtree lists that extraction and several
+    rules would otherwise each compute again with ``ast.walk`` (the whole module, each function).
+    """
 
     def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self._walks: Dict[int, Tuple[ast.AST, List[ast.AST]]] = {}
         self.functions: Dict[str, ast.AST] = {}  # FunctionDef | AsyncFunctionDef; last wins
         self.classes: Dict[str, ast.ClassDef] = {}
         self.imports: Dict[str, str] = {}  # local name -> "module" or "module.attr"
@@ -56,7 +81,7 @@ class ModuleIndex:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
-                for node in ast.walk(target):
+                for node in walk(target):
                     if isinstance(node, ast.Name):
                         self.bound_anywhere.add(node.id)
                         if isinstance(target, ast.Name) and stmt.value is not None:
@@ -66,7 +91,7 @@ class ModuleIndex:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.stmt):
                     self._index_statement(child)
-            for node in ast.walk(stmt):
+            for node in self.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     self.bound_anywhere.add(node.id)
                 elif isinstance(node, ast.ExceptHandler) and node.name:
@@ -74,6 +99,14 @@ class ModuleIndex:
 
     def is_bound(self, name: str) -> bool:
         return name in self.bound_anywhere or self.has_star_import
+
+    def walk(self, node: ast.AST) -> List[ast.AST]:
+        """``walk(node)``, computed once per node; callers must not modify the list."""
+        entry = self._walks.get(id(node))
+        if entry is None or entry[0] is not node:
+            # The entry keeps ``node`` alive, so its id cannot be reused by another node.
+            entry = self._walks[id(node)] = (node, walk(node))
+        return entry[1]
 
 
 @dataclass
@@ -121,6 +154,9 @@ class ProjectContext:
     toolsets: Optional[Any]  # hermes_lint.toolsets_file.ToolsetsFacts, None without toolsets.py
     config: Config
     memo: Dict[Any, Any] = field(default_factory=dict)
+    # The project directory on disk, when there is one (rules that look past the facts, such as
+    # HRM403 searching other .py files for a tool name, stay as they were without it).
+    root: Optional[Path] = None
 
     def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
         return [(module, reg) for module in self.modules for reg in module.registrations]

@@ -10,6 +10,7 @@ Two phases, so that the per-file work can run in parallel or come from a cache:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
@@ -72,7 +73,13 @@ def collect_sources(root: Path, config: Config) -> ProjectSources:
 
 def selected_rules(config: Config, scope: str) -> List[Type[Rule]]:
     """The rules of ``scope`` to run; per-file ignores are applied to their findings later."""
-    return [rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code)]
+    return list(_selected_rules(config, scope))
+
+
+@lru_cache(maxsize=16)
+def _selected_rules(config: Config, scope: str) -> Tuple[Type[Rule], ...]:
+    # Asked once per checked file: the prefix matching of select/ignore is done once per run.
+    return tuple(rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code))
 
 
 def build_module_context(parsed: ParsedModule, config: Config) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
@@ -121,17 +128,23 @@ def check_module(source: SourceFile, config: Config) -> ModuleResult:
     if facts.parse_error is not None:
         diagnostics.append(facts.parse_error)
     if ctx is not None:
-        for rule_class in selected_rules(config, "module"):
-            for finding in rule_class().check(ctx):
-                diagnostics.append(
-                    Diagnostic(
-                        finding.path or source.path,
-                        finding.location.line,
-                        finding.location.col,
-                        rule_class.code,
-                        finding.message,
+        try:
+            for rule_class in selected_rules(config, "module"):
+                for finding in rule_class().check(ctx):
+                    diagnostics.append(
+                        Diagnostic(
+                            finding.path or source.path,
+                            finding.location.line,
+                            finding.location.col,
+                            rule_class.code,
+                            finding.message,
+                        )
                     )
-                )
+        finally:
+            # The memo's analyzers point back at the context: a reference cycle that would keep
+            # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
+            # more often). Broken here, everything is freed as soon as this function returns.
+            ctx.memo.clear()
     noqa = tuple(find_noqa_comments(parsed.text).values()) if parsed.text else ()
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
@@ -160,7 +173,7 @@ def unsuppressed_diagnostics(
     diagnostics = list(diagnostics)
     for result in results:
         diagnostics.extend(result.diagnostics)
-    project = ProjectContext(tuple(r.facts for r in results), toolsets_facts, config)
+    project = ProjectContext(tuple(r.facts for r in results), toolsets_facts, config, root=sources.root)
     for rule_class in selected_rules(config, "project"):
         for finding in rule_class().check(project):
             diagnostics.append(

@@ -4,7 +4,9 @@ and which names ``toolsets.py`` lists. Facts only, no syntax, so these rules can
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+import os
+from pathlib import Path
+from typing import Any, Collection, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from hermes_lint.context import ProjectContext
 from hermes_lint.model import Location, ModuleFacts, Registration
@@ -104,3 +106,72 @@ def listed_tools(toolsets: Any) -> List[Listed]:
 
 def toolsets_path(ctx: ProjectContext) -> str:
     return getattr(ctx.toolsets, "path", None) or ctx.config.toolsets_file
+
+
+# Searching the project's other Python files for a tool name (HRM403): what is never looked at,
+# and how far the search goes before it gives up.
+_UNSEARCHED_DIRECTORIES = frozenset(
+    {"node_modules", "site-packages", "build", "dist", "__pycache__", "tests", "test"}
+)
+MAX_SEARCHED_FILES = 20_000  # .py files read
+MAX_SEEN_ENTRIES = 200_000  # directory entries looked at, .py or not
+MAX_FILE_BYTES = 4_000_000  # of each file
+
+
+class NameSearch(NamedTuple):
+    """Which names a search found, and whether it looked everywhere it meant to."""
+
+    found: Set[str]
+    complete: bool  # False: cut short (too many files, an unreadable file); others may be anywhere
+
+
+def _searched_files(root: Path, skipped: Set[str]) -> Iterable[Optional[Path]]:
+    """The project's .py files outside hidden directories, virtual environments (a directory with
+    ``pyvenv.cfg``), installed packages, build output and tests; ``None`` when the walk stops
+    at its bounds."""
+    seen = 0
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(
+            d for d in subdirectories
+            if not d.startswith(".")
+            and d not in _UNSEARCHED_DIRECTORIES
+            and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg"))
+        )
+        seen += len(files) + len(subdirectories)
+        if seen > MAX_SEEN_ENTRIES:
+            yield None
+            return
+        for name in sorted(files):
+            if not name.endswith(".py") or _is_test_file(name):
+                continue
+            path = Path(directory, name)
+            if path.relative_to(root).as_posix() not in skipped and path.is_file():
+                yield path
+
+
+def _is_test_file(name: str) -> bool:
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
+def names_quoted_elsewhere(root: Path, names: Collection[str], skipped: Collection[str]) -> NameSearch:
+    """The names among ``names`` written as a string literal (``"name"`` or ``'name'``) in a .py
+    file of the project at ``root``, other than the ``skipped`` ones (paths relative to ``root``,
+    '/'-separated). Stops as soon as every name is found; bounded (see ``MAX_*``)."""
+    wanted = {name: ((f'"{name}"').encode(), (f"'{name}'").encode()) for name in names}
+    found: Set[str] = set()
+    read = 0
+    for path in _searched_files(Path(os.path.abspath(root)), set(skipped)):
+        if len(found) == len(wanted):
+            break
+        read += 1
+        if path is None or read > MAX_SEARCHED_FILES:
+            return NameSearch(found, False)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES)
+        except OSError:
+            return NameSearch(found, False)
+        for name, spellings in wanted.items():
+            if name not in found and (spellings[0] in data or spellings[1] in data):
+                found.add(name)
+    return NameSearch(found, True)

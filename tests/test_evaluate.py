@@ -629,6 +629,54 @@ def test_functions_handed_to_builtins_that_call_them_run_at_import():
     assert refusal(constant(source, "SCHEMAS")) == ("SCHEMAS is mutated at line 8 (by mark())", Location(8, 15))
 
 
+def test_code_under_a_main_guard_never_runs_on_import_so_it_binds_and_mutates_nothing():
+    source = """
+    TOOLSETS = {"web": {"tools": ["web_search"]}}
+    NAME = "web_search"
+    LIMITS = [1, 2]
+
+    def create_custom_toolset(name, tools):
+        TOOLSETS[name] = {"tools": tools}
+
+    def _debug():
+        global NAME
+        NAME = "debug"
+
+    if __name__ == "__main__":
+        create_custom_toolset("demo", ["web_search"])
+        TOOLSETS["web"]["tools"].append("x")
+        NAME = "other"
+        LIMITS.clear()
+        ONLY_IN_MAIN = 1
+    """
+    ev = evaluator_for(source)
+    assert ev.constant("TOOLSETS") == {"web": {"tools": ["web_search"]}}
+    assert ev.constant("LIMITS") == [1, 2]
+    assert not ev.is_bound("ONLY_IN_MAIN")
+    # a function that is never called and is not under the guard still counts (global)
+    assert refusal(ev.constant("NAME")) == ("NAME is declared global in function _debug (line 10)", Location(10, 5))
+
+
+@pytest.mark.parametrize(
+    "guard, runs_on_import",
+    [
+        ('if __name__ == "__main__":\n    X["a"] = 2\n', ""),
+        ('if "__main__" == __name__:\n    X["a"] = 2\n', ""),
+        ('if __name__ != "__main__":\n    pass\nelse:\n    X["a"] = 2\n', ""),
+        ('if __name__ == "__main__":\n    pass\nelse:\n    X["a"] = 2\n', "X is mutated at line 5"),
+        ('if __name__ != "__main__":\n    X["a"] = 2\n', "X is mutated at line 3"),
+        ('if __name__ == "tools.x":\n    X["a"] = 2\n', "X is mutated at line 3"),
+        ('try:\n    pass\nfinally:\n    if __name__ == "__main__":\n        X["a"] = 2\n', ""),
+    ],
+)
+def test_only_the_branch_of_a_main_guard_that_never_runs_on_import_is_ignored(guard, runs_on_import):
+    result = constant("X = {\"a\": 1}\n" + guard, "X")
+    if runs_on_import:
+        assert refusal(result)[0] == runs_on_import
+    else:
+        assert result == {"a": 1}
+
+
 def test_functions_that_are_never_called_at_module_level_do_not_taint():
     source = """
     SCHEMAS = {"a": 1}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_lint import project_index
 from hermes_lint.config import Config
 from hermes_lint.engine import check_sources, collect_sources
 from hermes_lint.model import Diagnostic
@@ -43,9 +44,10 @@ def test_conflicting_project_reports_each_problem_once():
             "tools/b_tool.py", 11, 24, "HRM404",
             "tool `orphan` is registered but no toolset in toolsets.py lists it: no agent is offered it",
         ),
+        # image_generate is registered under 'images' too, but _HERMES_CORE_TOOLS lists it: no HRM406
         (
-            "tools/b_tool.py", 14, 13, "HRM406",
-            "tool `image_generate` is registered under toolset 'images', which toolsets.py does not define",
+            "tools/b_tool.py", 11, 42, "HRM406",
+            "tool `orphan` is registered under toolset 'images', which toolsets.py does not define",
         ),
         (
             "toolsets.py", 4, 5, "HRM403",
@@ -77,6 +79,70 @@ def test_unparsable_module_silences_unregistered_listed_tool():
             "tool `unlisted` is registered but no toolset in toolsets.py lists it: no agent is offered it",
         ),
     ]
+
+
+def test_listed_tools_registered_outside_tools_by_plugins_gateway_or_agent_loop_are_not_reported():
+    # spotify_* come from plugins/spotify (ctx.register_tool), send_message from gateway/, todo and
+    # memory from the agent loop in run_agent.py; image_generate is only in a comment and in
+    # tests/ (tests name tools without providing them), web_serach is a typo.
+    assert lint("plugin_tools") == [
+        (
+            "toolsets.py", 4, 59, "HRM403",
+            "tool `web_serach` is listed in toolset 'web' but no tool module registers it (did you mean `web_search`?)",
+        ),
+        (
+            "toolsets.py", 7, 51, "HRM403",
+            "tool `image_generate` is listed in toolset 'images' but no tool module registers it",
+        ),
+    ]
+
+
+def test_a_search_for_listed_names_that_is_cut_short_reports_nothing(monkeypatch):
+    monkeypatch.setattr(project_index, "MAX_SEARCHED_FILES", 1)
+    assert lint("plugin_tools") == []
+
+
+def test_names_quoted_elsewhere_skips_what_is_not_the_project_s_own_code(tmp_path):
+    files = {
+        "plugins/a/__init__.py": "ctx.register_tool(name='found_single')\n",
+        "gateway/b.py": 'NAMES = ["found_double"]\n',
+        "tools/web_tool.py": '"in_read_module"\n',
+        "notes.md": '"in_markdown"\n',
+        "plain.py": "# unquoted_name in a comment\n",
+        ".hidden/x.py": '"in_hidden"\n',
+        "env/pyvenv.cfg": "home = /usr/bin\n",
+        "env/lib/x.py": '"in_venv"\n',
+        "lib/site-packages/x.py": '"in_site_packages"\n',
+        "web/node_modules/x.py": '"in_node_modules"\n',
+        "build/x.py": '"in_build"\n',
+        "dist/x.py": '"in_dist"\n',
+        "pkg/__pycache__/x.py": '"in_pycache"\n',
+        "tests/x.py": '"in_tests"\n',
+        "test/x.py": '"in_test"\n',
+        "pkg/test_x.py": '"in_test_file"\n',
+        "pkg/x_test.py": '"in_test_file_2"\n',
+        "conftest.py": '"in_conftest"\n',
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    names = {"found_single", "found_double", "unquoted_name", "missing"} | {
+        text.strip().strip('"') for text in files.values() if text.startswith('"')
+    }
+    search = project_index.names_quoted_elsewhere(tmp_path, names, ["tools/web_tool.py"])
+    assert search == project_index.NameSearch({"found_single", "found_double"}, True)
+
+
+def test_names_quoted_elsewhere_stops_once_every_name_is_found_and_is_bounded(tmp_path, monkeypatch):
+    for index in range(5):
+        (tmp_path / f"m{index}.py").write_text(f'"name{index}"\n')
+    monkeypatch.setattr(project_index, "MAX_SEARCHED_FILES", 2)
+    assert project_index.names_quoted_elsewhere(tmp_path, {"name0", "name1"}, ()) == (
+        project_index.NameSearch({"name0", "name1"}, True)
+    )
+    assert project_index.names_quoted_elsewhere(tmp_path, {"name0", "name4"}, ()) == (
+        project_index.NameSearch({"name0"}, False)
+    )
 
 
 def test_undiscovered_register_call_silences_unregistered_listed_tool():

@@ -146,6 +146,38 @@ def test_toolsets_that_cannot_be_computed_say_why_and_where():
     assert read_toolsets(env).problem == Unresolved("environment read", Location(2, 31))
 
 
+def test_the_demo_block_under_a_main_guard_does_not_stop_the_reading():
+    # upstream Hermes' toolsets.py ends with a demo that calls create_custom_toolset() and
+    # get_all_toolsets(); it never runs on import, so TOOLSETS is what the literal says
+    source = textwrap.dedent(
+        """\
+        _HERMES_CORE_TOOLS = ["web_search", "terminal"]
+        TOOLSETS = {"web": {"description": "d", "tools": ["web_search"], "includes": []}}
+
+
+        def create_custom_toolset(name, description, tools=None, includes=None):
+            TOOLSETS[name] = {"description": description, "tools": tools or [], "includes": includes or []}
+
+
+        def get_all_toolsets():
+            result = dict(TOOLSETS)
+            result["extra"] = {"tools": []}
+            return result
+
+
+        if __name__ == "__main__":
+            create_custom_toolset(name="demo", description="demo", tools=["web_search"])
+            _HERMES_CORE_TOOLS.append("demo_tool")
+            for name, toolset in get_all_toolsets().items():
+                print(name, toolset)
+        """
+    )
+    facts = read_toolsets(source)
+    assert facts.problem is None
+    assert facts.toolsets == (ToolsetDef("web", Location(2, 13), (("web_search", Location(2, 51)),), (), "d"),)
+    assert facts.core_tools == (("web_search", Location(1, 23)), ("terminal", Location(1, 37)))
+
+
 def test_malformed_toolsets_are_problems():
     cases = {
         "TOOLSETS = ['web']\n": Unresolved("TOOLSETS is a list, not a dict", Location(1, 1)),

@@ -17,7 +17,8 @@ Guarantees the rest of the toolkit relies on:
   or to another module function), followed through its locals and the functions it calls. A
   number, string or tuple of them cannot be mutated and is never refused for it. Functions that
   only run later (a handler given to ``registry.register``) do not count. Evaluating a helper that
-  would change a constant's value is refused too (Python would change the constant).
+  would change a constant's value is refused too (Python would change the constant). The body
+  of ``if __name__ == "__main__":`` never runs on import: what it binds or mutates is ignored.
   Not seen: mutation by imported code, or through functions stored in containers and called from
   there at import time.
 - *Bounded.* Each public call gets ``step_budget`` node evaluations; an evaluator as a whole gets

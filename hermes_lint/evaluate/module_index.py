@@ -14,8 +14,8 @@ from .syntax import (
     IS,
     _access_path,
     _analyse_function,
-    _child_statements,
     _expression_roots,
+    _imported_child_statements,
     _local_assignments,
     _parameter_names,
     _root_name,
@@ -161,8 +161,8 @@ class _ModuleIndex:
             if handler.name:
                 self._bind(handler.name, _Binding("except", handler), in_class)
         self._scan_expressions(stmt)
-        if cls in _COMPOUND_STATEMENTS:
-            for inner in _child_statements(stmt):
+        if cls in _COMPOUND_STATEMENTS:  # not the body of `if __name__ == "__main__":`
+            for inner in _imported_child_statements(stmt):
                 self._visit(inner, top_level=False, in_class=in_class)
 
     def _assign(self, stmt: ast.Assign, top_level: bool, in_class: bool) -> None:
@@ -261,7 +261,7 @@ class _ModuleIndex:
                 for name in stmt.names:
                     self.global_declarations.setdefault(name, (owner, stmt))
             else:
-                self._find_global_declarations(_child_statements(stmt), owner)
+                self._find_global_declarations(_imported_child_statements(stmt), owner)
 
     # -- questions
 

@@ -75,6 +75,32 @@ def _child_statements(stmt: ast.stmt) -> Iterator[ast.stmt]:
         yield from case.body
 
 
+def _is_main_name_test(node: ast.AST) -> Optional[bool]:
+    """True for ``__name__ == "__main__"``, False for ``__name__ != "__main__"`` (either order),
+    None for any other test."""
+    if node.__class__ is not ast.Compare or len(node.ops) != 1:
+        return None
+    operator = node.ops[0].__class__
+    if operator is not ast.Eq and operator is not ast.NotEq:
+        return None
+    sides = (node.left, node.comparators[0])
+    names = [s for s in sides if s.__class__ is ast.Name and s.id == "__name__"]
+    texts = [s for s in sides if s.__class__ is ast.Constant and s.value == "__main__"]
+    if len(names) != 1 or len(texts) != 1:
+        return None
+    return operator is ast.Eq
+
+
+def _imported_child_statements(stmt: ast.stmt) -> Iterator[ast.stmt]:
+    """``_child_statements`` without the branch of an ``if __name__ == "__main__":`` that never
+    runs when the module is imported (its body; the ``else`` of a ``!=`` test)."""
+    if stmt.__class__ is ast.If:
+        main = _is_main_name_test(stmt.test)
+        if main is not None:
+            return iter(stmt.orelse if main else stmt.body)
+    return _child_statements(stmt)
+
+
 _ANYWHERE = (None,)  # a path into a value that cannot be followed
 
 

@@ -27,6 +27,34 @@ class UnanalysableRegistration(Rule):
         NAME = "weather"
         registry.register(name=NAME, toolset="web" + "", schema={}, handler=lambda a, **k: "")
         """,
+        # code under `if __name__ == "__main__":` never runs on import: the demo block of upstream's
+        # toolsets.py and a tool module's self-test change nothing
+        Valid(
+            """
+            import json
+            from tools.registry import registry
+            NAME = "web_search"
+            registry.register(name=NAME, toolset="web", schema={}, handler=lambda a, **k: json.dumps({}))
+
+            if __name__ == "__main__":
+                NAME = "web_search_debug"
+                print(registry.dispatch(NAME, {}))
+            """,
+            files={
+                "toolsets.py": '''
+                    TOOLSETS = {"web": {"description": "d", "tools": ["web_search"], "includes": []}}
+
+
+                    def create_custom_toolset(name, description, tools=None, includes=None):
+                        TOOLSETS[name] = {"description": description, "tools": tools or [], "includes": includes or []}
+
+
+                    if __name__ == "__main__":
+                        create_custom_toolset(name="demo", description="demo", tools=["web_search"])
+                        TOOLSETS = {}
+                    '''
+            },
+        ),
     ]
     invalid = [
         Invalid(

@@ -82,6 +82,82 @@ class SchemaUnresolved(Rule):
         from tools.specs import SPEC
         registry.register(**SPEC)
         """,
+        # a handler that mutates its own arguments mutates no constant (it runs later, if ever)
+        """
+        from tools.registry import registry
+
+        SCHEMA = {
+            "name": "t",
+            "description": "Do t.",
+            "parameters": {"type": "object", "properties": {"x": {"type": "string", "description": "x"}}},
+        }
+
+
+        def _handle(args, **kw):
+            args.setdefault("x", "")
+            return "ok"
+
+
+        registry.register(name="t", toolset="s", schema=SCHEMA, handler=_handle, check_fn=lambda: True)
+        """,
+        # a str constant passed to a helper that mutates its other argument: a str cannot change
+        """
+        from tools.registry import registry
+
+        DEFAULT_RATIO = "square"
+        SCHEMA = {
+            "name": "t",
+            "description": "Do t.",
+            "parameters": {"type": "object", "properties": {
+                "ratio": {"type": "string", "description": "r", "default": DEFAULT_RATIO}}},
+        }
+
+
+        def _remember(value, seen):
+            seen.append(value)
+            return str(value)
+
+
+        def _handle(args, **kw):
+            ratio = args.get("ratio", DEFAULT_RATIO)
+            return _remember(ratio, [])
+
+
+        registry.register(name="t", toolset="s", schema=SCHEMA, handler=_handle, check_fn=lambda: True)
+        """,
+        # dynamic_schema_overrides that changes only its own copies of the schema's dicts
+        """
+        from tools.registry import registry
+
+        SCHEMA = {
+            "name": "t",
+            "description": "Placeholder, rebuilt per call.",
+            "parameters": {"type": "object", "properties": {"n": {"type": "integer", "description": "n"}}},
+        }
+
+
+        def _overrides():
+            params = {**SCHEMA["parameters"]}
+            params["properties"] = {k: dict(v) for k, v in SCHEMA["parameters"]["properties"].items()}
+            params["properties"]["n"]["description"] = "n, at most 5"
+            return {"parameters": params}
+
+
+        registry.register(name="t", toolset="s", schema=SCHEMA, handler=lambda args, **kw: "ok",
+                          check_fn=lambda: True, dynamic_schema_overrides=_overrides)
+        """,
+        # a self-test under `if __name__ == "__main__":` never runs on import
+        """
+        from tools.registry import registry
+
+        SCHEMA = {"name": "t", "description": "Do t.", "parameters": {"type": "object", "properties": {}}}
+        registry.register(name="t", toolset="s", schema=SCHEMA, handler=lambda args, **kw: "ok",
+                          check_fn=lambda: True)
+
+        if __name__ == "__main__":
+            SCHEMA["description"] += " (debug)"
+            print(SCHEMA)
+        """,
     ]
     invalid = [
         Invalid(

@@ -18,10 +18,16 @@ class MissingDescription(Rule):
     The tool's description may be ``schema["description"]`` or the register call's
     ``description=`` (the runtime takes either).
 
+    Each place in the source is reported once: a property written once in a helper that builds
+    every ``anyOf`` branch (``_op("create")``, ``_op("delete")``...) is one fix, not one per
+    branch.
+
     Not reported: a parameter whose schema is a ``$ref`` (the referenced schema carries the
-    text) or whose ``anyOf``/``oneOf``/``allOf`` branch describes it; a tool description that is
-    missing when ``dynamic_schema_overrides=`` may supply it at run time; a description that is
-    not known statically; a description that is not a string (HRM302 for parameters).
+    text) or whose ``anyOf``/``oneOf``/``allOf`` branch describes it; a discriminator inside such
+    a branch (a property with a ``const`` or a one-value ``enum``: its value says it all); a tool
+    description that is missing when ``dynamic_schema_overrides=`` may supply it at run time; a
+    description that is not known statically; a description that is not a string (HRM302 for
+    parameters).
     """
 
     code = "HRM306"
@@ -96,6 +102,26 @@ class MissingDescription(Rule):
                           handler=lambda args, **kw: "", check_fn=lambda: True,
                           dynamic_schema_overrides=_overrides)
         """,
+        # one-value enum / const discriminators of anyOf/oneOf branches need no description
+        """
+        from tools.registry import registry
+
+        def _op(action, props):
+            return {"type": "object", "properties": {"action": {"type": "string", "enum": [action]}, **props}}
+
+        SCHEMA = {"name": "ops", "description": "Apply ops.", "parameters": {"type": "object", "properties": {
+            "ops": {"type": "array", "description": "Ops to apply.", "items": {"anyOf": [
+                _op("create", {"path": {"type": "string", "description": "Where."}}),
+                _op("delete", {}),
+            ]}},
+            "mode": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "fast"}}, "description": "Fast."},
+                {"type": "object", "properties": {"kind": {"const": "safe"}}, "description": "Safe."},
+            ]},
+        }}}
+        registry.register(name="ops", toolset="s", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
     ]
     invalid = [
         Invalid(
@@ -165,16 +191,45 @@ class MissingDescription(Rule):
             message="tool `clarify` has an empty description",
             also=((14, 36),),
         ),
+        # one property built by a helper for every anyOf branch: one finding, not one per branch
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            _NAME = {"type": "string"}
+
+
+            def _op(action, props):
+                return {"type": "object", "properties": {"name": _NAME, "action": {"type": "string", "enum": [action]}, **props}}
+
+
+            S = {"name": "ops", "description": "Apply ops.", "parameters": {"type": "object", "properties": {
+                "ops": {"type": "array", "description": "Ops to apply.", "items": {"anyOf": [_op("create", {}), _op("delete", {}), _op("rename", {})]}}}}}
+
+            registry.register(name="ops", toolset="s", schema=S, handler=lambda args, **kw: json.dumps(args), check_fn=lambda: True)
+            """,
+            line=8,
+            col=46,
+            message="parameter `ops[].anyOf[0].name` has no description",
+        ),
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        reported = set()  # one finding per place in the source (see _place)
         for registration in ctx.facts.registrations:
             if not isinstance(registration.schema, dict):
                 continue  # unknown (HRM301) or not a schema (HRM304)
             yield from self._tool_description(registration, ctx)
+            located = dict(registration.schema_locations)
             for node in schema_nodes(ctx, registration):
-                if node.is_property:
-                    yield from self._parameter_description(registration, node, ctx)
+                if not node.is_property or _is_discriminator(node):
+                    continue
+                for finding in self._parameter_description(registration, node, ctx):
+                    place = _place(finding, node.path, located)
+                    if place not in reported:
+                        reported.add(place)
+                        yield finding
 
     def _tool_description(self, registration: Registration, ctx: ModuleContext) -> Iterator[Finding]:
         given = registration.value("description", _MISSING)
@@ -204,6 +259,36 @@ class MissingDescription(Rule):
                 locate(registration, node.path + ("description",), ctx),
                 f"parameter `{node.name}` has an empty description",
             )
+
+
+_BRANCH_KEYWORDS = ("anyOf", "oneOf", "allOf")
+
+
+def _is_discriminator(node: SubSchema) -> bool:
+    """A ``const`` or one-value ``enum`` property of an object inside an anyOf/oneOf/allOf branch."""
+    schema = node.schema
+    enum = schema.get("enum")
+    if "const" not in schema and not (isinstance(enum, (list, tuple)) and len(enum) == 1):
+        return False
+    ancestor = node.parent
+    while ancestor is not None:
+        if ancestor.via in _BRANCH_KEYWORDS:
+            return True
+        ancestor = ancestor.parent
+    return False
+
+
+def _place(finding: Finding, path: tuple, located: dict) -> tuple:
+    """What makes two findings the same: the location when it is the key's own (helper code
+    shared by branches), else the fallback location plus the path with branch positions left
+    out (so distinct parameters reported at one fallback location stay distinct)."""
+    if finding.location in (located.get(path), located.get(path + ("description",))):
+        return (finding.location,)
+    general = tuple(
+        None if isinstance(part, int) and index and path[index - 1] in _BRANCH_KEYWORDS else part
+        for index, part in enumerate(path)
+    )
+    return (finding.location, general)
 
 
 def _branch_described(schema: Any) -> bool:

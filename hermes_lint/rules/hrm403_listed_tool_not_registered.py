@@ -7,6 +7,7 @@ from hermes_lint.context import ProjectContext
 from hermes_lint.project_index import (
     every_registration_known,
     listed_tools,
+    names_quoted_elsewhere,
     readable_toolsets,
     registered,
     toolsets_path,
@@ -35,6 +36,18 @@ class ListedToolNotRegistered(Rule):
     reported: names in the ``known-dynamic-tools`` setting (registered at run time, by plugins or
     MCP), tools of ``mcp-`` toolsets, and anything when ``toolsets.py`` is absent or cannot be
     read statically (HRM003).
+
+    Tools are not only registered in ``tools/``: a bundled plugin calls
+    ``ctx.register_tool(name="spotify_play", ...)``, gateway code adds its own, and the agent loop
+    answers ``todo``/``memory``/``delegate_task`` itself. So before a name is reported, the
+    project's other Python files are searched for it as a string literal (``"name"`` or
+    ``'name'``): every ``.py`` file under the project root except the tool modules already read
+    and ``toolsets.py``, skipping hidden directories, virtual environments (a directory holding
+    ``pyvenv.cfg``), ``site-packages``, ``node_modules``, ``build``, ``dist``, ``__pycache__`` and
+    tests (``tests/``, ``test/``, ``test_*.py``, ``*_test.py``, ``conftest.py``: a test names a
+    tool without providing it). A name found there is not reported. The search runs only when
+    there is something to report, stops once every name is found, and is bounded (20,000 files);
+    if it is cut short, or a file cannot be read, nothing is reported.
     """
 
     code = "HRM403"
@@ -109,9 +122,18 @@ class ListedToolNotRegistered(Rule):
             return
         names = {entry.name for entry in registered(ctx)}
         dynamic = set(ctx.config.known_dynamic_tools)
-        for listed in listed_tools(toolsets):
-            if listed.name in names or listed.name in dynamic or listed.where.startswith("toolset 'mcp-"):
-                continue
+        candidates = [
+            listed
+            for listed in listed_tools(toolsets)
+            if listed.name not in names and listed.name not in dynamic and not listed.where.startswith("toolset 'mcp-")
+        ]
+        if candidates and ctx.root is not None:  # registered by a plugin, the gateway, the agent loop?
+            read = [module.path for module in ctx.modules] + [toolsets_path(ctx)]
+            search = names_quoted_elsewhere(ctx.root, {listed.name for listed in candidates}, read)
+            if not search.complete:
+                return
+            candidates = [listed for listed in candidates if listed.name not in search.found]
+        for listed in candidates:
             close = difflib.get_close_matches(listed.name, sorted(names), n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             yield Finding(

@@ -4,7 +4,7 @@ import difflib
 from typing import Iterator
 
 from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import argument_location, is_mcp, readable_toolsets
+from hermes_lint.project_index import argument_location, is_mcp, listed_tools, readable_toolsets
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.tool_labels import tool_label
 
@@ -23,9 +23,14 @@ class UndefinedToolset(Rule):
     ``"webs"`` — means the tool's group cannot be enabled by name. Reported at the ``toolset=``
     value.
 
-    Not reported: ``mcp-`` toolsets (created at run time for each MCP server), toolsets that are
-    not constants (HRM003), and anything when ``toolsets.py`` is absent or cannot be read
-    statically (HRM003).
+    Not reported: a tool that some toolset of ``toolsets.py`` (or ``_HERMES_CORE_TOOLS``) lists by
+    name. Agents reach it through that toolset, and the registry merges registry-only toolsets
+    into the known ones; a tool gets a toolset of its own on purpose, so that its own
+    ``check_fn`` gates it (the registry keeps one check per toolset), as upstream's
+    ``browser_cdp`` under ``"browser-cdp"`` does while ``toolsets.py`` lists it under
+    ``"browser"``. Also not reported: ``mcp-`` toolsets (created at run time for each MCP
+    server), toolsets that are not constants (HRM003), and anything when ``toolsets.py`` is
+    absent or cannot be read statically (HRM003).
     """
 
     code = "HRM406"
@@ -45,17 +50,32 @@ class UndefinedToolset(Rule):
         from tools.registry import registry
         registry.register(name="web_search", toolset="webs", schema={}, handler=lambda a, **k: "")
         """,
+        # a toolset of its own for its own check_fn; toolsets.py lists the tool under "browser"
+        Valid(
+            """
+            import json
+            from tools.registry import registry
+            S = {"name": "browser_cdp", "description": "Raw CDP call.", "parameters": {"type": "object", "properties": {}}}
+            registry.register(name="browser_cdp", toolset="browser-cdp", schema=S,
+                              handler=lambda args, **kw: json.dumps({}), check_fn=lambda: True)
+            """,
+            files={
+                "toolsets.py": '''
+                    TOOLSETS = {"browser": {"description": "Browser", "tools": ["browser_cdp"], "includes": []}}
+                    '''
+            },
+        ),
     ]
     invalid = [
         Invalid(
             """
             from tools.registry import registry
-            registry.register(name="web_search", toolset="webs", schema={}, handler=lambda a, **k: "")
+            registry.register(name="web_extract", toolset="webs", schema={}, handler=lambda a, **k: "")
             """,
             files={"toolsets.py": TOOLSETS},
             line=2,
-            col=46,
-            message="tool `web_search` is registered under toolset 'webs', which toolsets.py does not "
+            col=47,
+            message="tool `web_extract` is registered under toolset 'webs', which toolsets.py does not "
             "define (did you mean 'web'?)",
         ),
         Invalid(
@@ -75,10 +95,13 @@ class UndefinedToolset(Rule):
         if toolsets is None:
             return
         defined = sorted(t.name for t in toolsets.toolsets)
+        listed = {entry.name for entry in listed_tools(toolsets)}
         for module, registration in ctx.registrations():
             toolset = registration.toolset
             if not isinstance(toolset, str) or toolset in defined or is_mcp(toolset):
                 continue
+            if isinstance(registration.name, str) and registration.name in listed:
+                continue  # reachable through the toolset that lists it
             close = difflib.get_close_matches(toolset, defined, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             yield Finding(
