@@ -3,26 +3,36 @@
 One index file per project under ``.hermes_lint_cache/`` (tagged with ``CACHEDIR.TAG``, ignored by
 git). An entry is reused when the file's stat (size, mtime) matches, or, failing that, when its
 content hash does; the whole cache is keyed on the toolkit version and the configuration.
+Beside it, a small file holds the last run's final diagnostics with the stat of every input
+(``runner.run_project``): when nothing changed they are reused as they are, without loading the
+index (which grows with the project: ~5 KB per tool module).
 
 Entries are JSON, decoded only into the toolkit's own data classes (an allow-list): a cache
 directory that arrives with a repository is data, never code, so it is never unpickled. A
 corrupt or tampered entry is dropped and the file is checked afresh.
+
+Encoding: a dataclass is ``{"$c": name, "f": [fields]}``, a tuple ``{"$t": [...]}`` (a tuple of
+``(path, Location)`` pairs, as ``schema_locations``, ``{"$L": [[*path, line, col], ...]}``), a set
+``{"$s": [...]}``, a dict with a non-string key or a tag key ``{"$d": [[k, v], ...]}``; any other
+dict is a JSON object. Decoding is one ``json.loads`` with an ``object_hook``: the
+tags are resolved while the C parser builds the objects, not by a second walk in Python.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
+import zlib
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint import __version__, model
 from hermes_lint.noqa import NoqaComment
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
-INDEX_NAME = "results-v1.json"
+INDEX_NAME = "results-v2.json"
+PROJECT_NAME = "project-v2.json"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by hermes-lint.\n"
@@ -47,38 +57,78 @@ _CLASSES = {
 }
 
 
+_TAGS = frozenset({"$c", "$t", "$d", "$s", "$L"})
+
+
 def encode(value: Any) -> Any:
     """Plain data -> JSON-able, keeping tuples, non-string dict keys and the model's classes."""
-    if dataclasses.is_dataclass(value) and type(value).__name__ in _CLASSES:
-        return {"$c": type(value).__name__, "f": [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]}
-    if isinstance(value, tuple):
-        return {"$t": [encode(item) for item in value]}
-    if isinstance(value, list):
-        return [encode(item) for item in value]
-    if isinstance(value, dict):
-        return {"$d": [[encode(k), encode(v)] for k, v in value.items()]}
-    if isinstance(value, (set, frozenset)):
-        return {"$s": [encode(item) for item in value]}
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
+    if isinstance(value, list):
+        return [encode(item) for item in value]
+    if isinstance(value, tuple):
+        if value and all(_is_located_path(item) for item in value):
+            # ``Registration.schema_locations``: dozens per tool; one tag, not three per entry.
+            return {"$L": [[*path, where.line, where.col] for path, where in value]}
+        return {"$t": [encode(item) for item in value]}
+    if isinstance(value, dict):
+        if all(type(key) is str for key in value) and _TAGS.isdisjoint(value):
+            return {key: encode(item) for key, item in value.items()}
+        return {"$d": [[encode(k), encode(v)] for k, v in value.items()]}
+    if dataclasses.is_dataclass(value) and _CLASSES.get(type(value).__name__) is type(value):
+        return {"$c": type(value).__name__, "f": [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]}
+    if isinstance(value, (set, frozenset)):
+        return {"$s": [encode(item) for item in value]}
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
+_SCALARS = (str, int, float, bool, type(None))  # what JSON gives back as it was
+
+
+def _is_located_path(item: Any) -> bool:
+    """``(path, Location)`` with a path of JSON scalars: encoded flat as ``[*path, line, col]``."""
+    return (
+        type(item) is tuple
+        and len(item) == 2
+        and type(item[0]) is tuple
+        and type(item[1]) is model.Location
+        and type(item[1].line) is int
+        and type(item[1].col) is int
+        and all(type(part) in _SCALARS for part in item[0])
+    )
+
+
+def _object_hook(obj: Dict[str, Any]) -> Any:
+    # Called bottom-up by the JSON parser: the members are already decoded.
+    if len(obj) <= 2:
+        if "$c" in obj:
+            return _CLASSES[obj["$c"]](*obj["f"])  # KeyError for anything not allowed
+        if "$t" in obj:
+            return tuple(obj["$t"])
+        if "$L" in obj:
+            location = model.Location
+            return tuple((tuple(entry[:-2]), location(entry[-2], entry[-1])) for entry in obj["$L"])
+        if "$d" in obj:
+            return {key: value for key, value in obj["$d"]}
+        if "$s" in obj:
+            return frozenset(obj["$s"])
+    return obj
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` of an ``encode``d value, rebuilding tuples, dicts, sets and model classes."""
+    return json.loads(text, object_hook=_object_hook)
+
+
 def decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [decode(item) for item in value]
-    if isinstance(value, dict):
-        if "$c" in value:
-            cls = _CLASSES[value["$c"]]  # KeyError for anything not allowed
-            return cls(*[decode(item) for item in value["f"]])
-        if "$t" in value:
-            return tuple(decode(item) for item in value["$t"])
-        if "$d" in value:
-            return {decode(k): decode(v) for k, v in value["$d"]}
-        if "$s" in value:
-            return frozenset(decode(item) for item in value["$s"])
-        raise ValueError("unknown cache object")
-    return value
+    """The value ``encode`` gave, from its already-parsed JSON form."""
+    return loads(json.dumps(value))
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib  # not on the warm path (loading OpenSSL costs more than the rest of a lookup)
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def _toolkit_fingerprint() -> str:
@@ -92,29 +142,41 @@ def _toolkit_fingerprint() -> str:
         except OSError:
             continue
         parts.append(f"{path.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return "\n".join(parts)
 
 
 class ResultCache:
-    """Load once, look up per file, store once."""
+    """Load once (on first use), look up per file, store once."""
 
     def __init__(self, root: Path, config_fingerprint: str):
         self.directory = root / CACHE_DIR_NAME
-        self.key = hashlib.sha256(
-            f"{__version__}\n{_toolkit_fingerprint()}\n{config_fingerprint}".encode()
-        ).hexdigest()
-        self.entries: Dict[str, Any] = {}
+        # What every entry depends on, as text: compared as it is by the project file, hashed
+        # into ``key`` for the index.
+        self.key_text = f"{__version__}\n{config_fingerprint}\n{_toolkit_fingerprint()}"
+        self._key: Optional[str] = None
+        self._entries: Optional[Dict[str, Any]] = None
         self.changed = False
-        self._load()
 
-    def _load(self) -> None:
+    @property
+    def key(self) -> str:
+        if self._key is None:
+            self._key = _sha256(self.key_text.encode())
+        return self._key
+
+    @property
+    def entries(self) -> Dict[str, Any]:
+        if self._entries is None:
+            self._entries = self._load()
+        return self._entries
+
+    def _load(self) -> Dict[str, Any]:
         try:
             data = json.loads((self.directory / INDEX_NAME).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return
+            return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
-            return  # another version or configuration: start afresh
-        self.entries = data["files"]
+            return {}  # another version or configuration: start afresh
+        return data["files"]
 
     def lookup(self, path: str, stat: Tuple[int, int], read_bytes) -> Tuple[Optional[Any], Optional[bytes]]:
         """(cached ModuleResult or None, the file's bytes if they had to be read)."""
@@ -124,15 +186,15 @@ class ResultCache:
             return None, None
         if entry.get("stat") != list(stat):
             data = read_bytes()
-            if data is None or hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            if data is None or _sha256(data) != entry.get("sha256"):
                 return None, data
         try:
             from hermes_lint.engine import ModuleResult
 
             payload = entry["result"]
-            if hashlib.sha256(payload.encode()).hexdigest() != entry.get("check"):
+            if _sha256(payload.encode()) != entry.get("check"):
                 raise ValueError("checksum mismatch")
-            facts, diagnostics, noqa = decode(json.loads(payload))
+            facts, diagnostics, noqa = loads(payload)
             result = ModuleResult(facts, tuple(diagnostics), tuple(noqa))
             if not isinstance(result.facts, model.ModuleFacts):
                 raise ValueError("not module facts")
@@ -150,7 +212,7 @@ class ResultCache:
         self.entries[path] = {
             "stat": list(stat),
             "sha256": result.facts.sha256,
-            "check": hashlib.sha256(payload.encode()).hexdigest(),
+            "check": _sha256(payload.encode()),
             "result": payload,
         }
         self.changed = True
@@ -163,15 +225,46 @@ class ResultCache:
     def save(self) -> None:
         if not self.changed:
             return
+        text = json.dumps({"key": self.key, "files": self.entries}, separators=(",", ":"))
+        self._write(INDEX_NAME, text)
+
+    # --- the whole project's diagnostics -------------------------------------------------
+
+    def project_diagnostics(self, state: str) -> Optional[List[model.Diagnostic]]:
+        """The final diagnostics of the last run if its inputs had exactly this ``state``."""
+        try:
+            data = json.loads((self.directory / PROJECT_NAME).read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("key") != self.key_text or data.get("state") != state:
+                return None
+            payload = data["diagnostics"]
+            # Against a damaged file (writes are atomic, so rarely); trust comes from decoding
+            # into the allow-listed classes only, as for the index.
+            if zlib.crc32(payload.encode()) != data.get("crc32"):
+                return None
+            diagnostics = loads(payload)
+        except Exception:  # missing, corrupt or tampered: run normally
+            return None
+        if not isinstance(diagnostics, list) or not all(isinstance(d, model.Diagnostic) for d in diagnostics):
+            return None
+        return diagnostics
+
+    def store_project_diagnostics(self, state: str, diagnostics: List[model.Diagnostic]) -> None:
+        payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
+        text = json.dumps(
+            {"key": self.key_text, "state": state, "crc32": zlib.crc32(payload.encode()), "diagnostics": payload},
+            separators=(",", ":"),
+        )
+        self._write(PROJECT_NAME, text)
+
+    def _write(self, name: str, text: str) -> None:
         try:
             self.directory.mkdir(exist_ok=True)
             tag = self.directory / "CACHEDIR.TAG"
             if not tag.exists():
                 tag.write_text(CACHEDIR_TAG, encoding="utf-8")
                 (self.directory / ".gitignore").write_text("*\n", encoding="utf-8")
-            text = json.dumps({"key": self.key, "files": self.entries}, separators=(",", ":"))
-            temporary = self.directory / f".{INDEX_NAME}.{os.getpid()}.tmp"
+            temporary = self.directory / f".{name}.{os.getpid()}.tmp"
             temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, self.directory / INDEX_NAME)
+            os.replace(temporary, self.directory / name)
         except OSError:
             pass  # a read-only checkout still gets its diagnostics; only the speed-up is lost

@@ -67,9 +67,11 @@ def _module_level_statements(stmt: ast.stmt):
 def _rebound(ctx: ModuleContext, name: str) -> bool:
     """A ``global name`` in some function may rebind it at run time."""
     key = "global_names"
+    if key not in ctx.memo and "global" not in ctx.text:
+        ctx.memo[key] = set()  # a `global` statement spells its keyword out, in ASCII
     if key not in ctx.memo:
         ctx.memo[key] = {
-            n for node in ast.walk(ctx.tree) if isinstance(node, ast.Global) for n in node.names
+            n for node in ctx.index.walk(ctx.tree) if isinstance(node, ast.Global) for n in node.names
         }
     return name in ctx.memo[key]
 

@@ -28,6 +28,9 @@ class EnvAccess:
     negated: bool = False
 
 
+_ACCESS_NODES = (ast.Call, ast.Subscript, ast.Compare)
+
+
 class EnvAccessIndex:
     """Recognises environment accesses the way ``extract.py`` does (same import spellings)."""
 
@@ -87,11 +90,21 @@ class EnvAccessIndex:
         """The ``EnvRead`` fact of ``access`` when its variable has a constant name."""
         return self.named.get(self.ctx.loc(access.node))
 
+    @property
+    def may_access(self) -> bool:
+        """False when the module imports none of ``os``, ``os.environ``, ``os.getenv``: then no
+        node can be an access (every spelling recognised goes through one of those names)."""
+        return bool(self.getenv_names or self.environ_names or self.os_names)
+
     def accesses(self, root: ast.AST) -> Iterator[EnvAccess]:
-        for node in ast.walk(root):
-            found = self.access(node)
-            if found is not None:
-                yield found
+        if not self.may_access:
+            return
+        access = self.access
+        for node in self.ctx.index.walk(root):
+            if isinstance(node, _ACCESS_NODES):  # what ``access`` can recognise, tested once
+                found = access(node)
+                if found is not None:
+                    yield found
 
     def has_unnamed_access(self) -> bool:
         """True when the module touches the environment in a way no ``EnvRead`` names.
@@ -101,8 +114,22 @@ class EnvAccessIndex:
         """
         if "env_unnamed_access" in self.ctx.memo:
             return self.ctx.memo["env_unnamed_access"]
+        # The nodes that name the environment (``os.environ``, ``os.getenv``...): without one,
+        # nothing touches it; only when there are some must the named reads be told apart.
+        # Statement by statement (order does not matter here): extraction already walked each
+        # top-level statement of a module that may access the environment, the whole tree not.
+        walk = self.ctx.index.walk
+        references = [
+            node
+            for stmt in (self.ctx.tree.body if self.may_access else ())
+            for node in walk(stmt)
+            if isinstance(node, (ast.Name, ast.Attribute)) and (self.is_environ(node) or self.is_getenv(node))
+        ]
+        if not references:
+            self.ctx.memo["env_unnamed_access"] = False
+            return False
         covered = set()
-        for access in self.accesses(self.ctx.tree):
+        for access in (found for stmt in self.ctx.tree.body for found in self.accesses(stmt)):
             if self.read_of(access) is not None:
                 covered.add(id(access.node.func if isinstance(access.node, ast.Call) else None))
                 covered.add(id(access.node.value if isinstance(access.node, ast.Subscript) else None))
@@ -110,14 +137,6 @@ class EnvAccessIndex:
                     covered.add(id(access.node.comparators[0]))
                 if isinstance(access.node, ast.Call) and isinstance(access.node.func, ast.Attribute):
                     covered.add(id(access.node.func.value))  # os.environ in os.environ.get
-        result = False
-        for node in ast.walk(self.ctx.tree):
-            if id(node) in covered:
-                continue
-            if self.is_environ(node) or (
-                isinstance(node, (ast.Name, ast.Attribute)) and self.is_getenv(node)
-            ):
-                result = True
-                break
+        result = any(id(node) not in covered for node in references)
         self.ctx.memo["env_unnamed_access"] = result
         return result

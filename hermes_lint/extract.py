@@ -10,6 +10,7 @@ import ast
 import hashlib
 import io
 import tokenize
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -175,7 +176,7 @@ class _Extractor:
         schema = evaluated("schema")
         schema_locations: Tuple = ()
         if "schema" in arguments and not isinstance(schema, Unresolved):
-            schema_locations = tuple(sorted(self.evaluator.locations_of(schema).items(), key=repr))
+            schema_locations = tuple(sorted(self.evaluator.locations_of(schema).items(), key=_repr_key))
         values = tuple(
             (name, self.evaluator.evaluate(arguments[name]))
             for name in VALUE_PARAMETERS
@@ -314,7 +315,7 @@ class _Extractor:
 
     def _register_calls(self, stmt: ast.AST) -> List[ast.Call]:
         calls = []
-        for node in ast.walk(stmt):
+        for node in self.index.walk(stmt):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr != "register":
                     continue
@@ -332,7 +333,7 @@ class _Extractor:
         for stmt in self.tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            for node in ast.walk(stmt):
+            for node in self.index.walk(stmt):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                     names.add(node.func.id)
         return names
@@ -346,6 +347,13 @@ class _Extractor:
             for stmt in self.tree.body
             if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
         }
+        text = self.parsed.text
+        if not text.isascii():
+            # Python reads identifiers in NFKC form: `ｒｅｇｉｓｔｅｒ` is `register`.
+            text = unicodedata.normalize("NFKC", text)
+        if text.count("register") <= len(top_level):
+            # Every `.register` attribute spells the word out: no other register call exists.
+            return ()
         return tuple(
             self.loc(call) for call in self._register_calls(self.tree) if id(call) not in top_level
         )
@@ -359,6 +367,8 @@ class _Extractor:
         }
         environ_names = {local for local, target in self.index.imports.items() if target == "os.environ"}
         os_names = {local for local, target in self.index.imports.items() if target == "os"}
+        if not (getenv_names or environ_names or os_names):
+            return ()  # every spelling below goes through one of these imported names
 
         def is_environ(node: ast.AST) -> bool:
             if isinstance(node, ast.Name):
@@ -377,7 +387,9 @@ class _Extractor:
             return value if isinstance(value, str) else None
 
         def visit(node: ast.AST, function: Optional[str]) -> None:
-            for child in ast.walk(node):
+            for child in self.index.walk(node):
+                if not isinstance(child, _ENV_READ_NODES):
+                    continue  # the only kinds tested below, in one test
                 name = None
                 required = False
                 location_node = child
@@ -410,6 +422,16 @@ class _Extractor:
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+_ENV_READ_NODES = (ast.Call, ast.Subscript, ast.Compare)
+
+
+def _repr_key(item: Tuple[Any, Any]) -> str:
+    """``repr(item)`` for a ``(path, Location)`` pair, without the dataclass' generic repr
+    (a few dozen per registration)."""
+    path, where = item
+    if type(where) is Location:
+        return f"({path!r}, Location(line={where.line!r}, col={where.col!r}))"
+    return repr(item)
 
 
 def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any) -> ModuleFacts:

@@ -935,15 +935,40 @@ def _certainly_truthy(expr: ast.AST) -> bool:
 # --- one function ---------------------------------------------------------------------------
 
 
-def _scope_walk(node: ast.AST) -> Iterator[Tuple[ast.AST, ast.AST]]:
-    """(child, parent) pairs in ``node``'s own scope; nested defs/lambdas/classes not entered."""
+def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
+    """(child, parent) pairs in ``node``'s own scope; nested defs/lambdas/classes not entered.
+
+    A list built in one loop (children in ``ast.iter_child_nodes`` order): the generator over
+    ``iter_child_nodes`` it replaces was the largest single cost of analysing a handler.
+    """
+    pairs: List[Tuple[ast.AST, ast.AST]] = []
+    append = pairs.append
+    node_type = ast.AST
     todo = [node]
     while todo:
         parent = todo.pop()
-        for child in ast.iter_child_nodes(parent):
-            yield child, parent
-            if not isinstance(child, _SCOPE_NODES):
-                todo.append(child)
+        for name in parent._fields:
+            value = getattr(parent, name, None)
+            if isinstance(value, node_type):
+                children = (value,)
+            elif isinstance(value, list):
+                children = value
+            else:
+                continue
+            for child in children:
+                if isinstance(child, node_type):
+                    append((child, parent))
+                    if not isinstance(child, _SCOPE_NODES):
+                        todo.append(child)
+    return pairs
+
+
+# Every node kind ``_bindings`` looks at; any other is skipped with one test.
+_BINDING_NODES = (
+    ast.Assign, ast.AnnAssign, ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+    ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.ExceptHandler,
+    ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+)
 
 
 def _bindings(
@@ -962,7 +987,7 @@ def _bindings(
         id(n) for child, _ in pairs if isinstance(child, ast.comprehension) for n in ast.walk(child.target)
     }
     for child, parent in pairs:
-        if id(child) in hidden:
+        if not isinstance(child, _BINDING_NODES) or id(child) in hidden:
             continue
         if isinstance(child, ast.Assign) or (isinstance(child, ast.AnnAssign) and child.value is not None):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]

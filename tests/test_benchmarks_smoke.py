@@ -1,0 +1,78 @@
+"""The benchmark tools work (nothing here is timed): the generated corpus is clean under
+`hermes-lint check`, deterministic, shaped as documented, and the harness starts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hermes_lint.config import Config
+from hermes_lint.runner import run_project
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from gen_corpus import MAX_LINES, MIN_LINES, generate  # noqa: E402
+
+
+def test_generated_corpus_is_clean(tmp_path):
+    written = generate(5, tmp_path, seed=3)
+    assert len(written) == 5
+    for path in written:
+        assert MIN_LINES <= len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+    assert run_project(tmp_path, Config()) == []
+    completed = subprocess.run(
+        [sys.executable, "-m", "hermes_lint.cli", "check", "--root", str(tmp_path), "--no-cache"],
+        capture_output=True,
+        text=True,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout == ""
+
+
+def test_generation_is_deterministic(tmp_path):
+    first = generate(5, tmp_path / "a", seed=7)
+    second = generate(5, tmp_path / "b", seed=7)
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+    assert (tmp_path / "a" / "toolsets.py").read_bytes() == (tmp_path / "b" / "toolsets.py").read_bytes()
+    other = generate(5, tmp_path / "c", seed=8)
+    assert [p.read_bytes() for p in other] != [p.read_bytes() for p in first]
+
+
+def test_warm_and_edited_runs_report_what_a_cold_run_does(tmp_path):
+    # The benchmark's warm and "one file edited" cases rely on the cache's reuse being exact.
+    written = generate(5, tmp_path, seed=1)
+    assert run_project(tmp_path, Config(), use_cache=True) == []
+    assert run_project(tmp_path, Config(), use_cache=True) == []  # reused as a whole
+    edited = written[2]
+    source = edited.read_text(encoding="utf-8")
+    edited.write_text(source.replace("check_fn=", "check_func="), encoding="utf-8")
+    found = run_project(tmp_path, Config(), use_cache=True)
+    assert {d.code for d in found} >= {"HRM004"}
+    assert found == run_project(tmp_path, Config())
+    assert run_project(tmp_path, Config(), use_cache=True) == found
+    edited.write_text(source, encoding="utf-8")
+    assert run_project(tmp_path, Config(), use_cache=True) == []
+
+
+def test_toolsets_edit_invalidates_the_reused_result(tmp_path):
+    generate(3, tmp_path, seed=2)
+    assert run_project(tmp_path, Config(), use_cache=True) == []
+    toolsets = tmp_path / "toolsets.py"
+    toolsets.write_text(toolsets.read_text(encoding="utf-8").replace('"tools": [\n', '"tools": [\n            "ghost_tool",\n', 1), encoding="utf-8")
+    found = run_project(tmp_path, Config(), use_cache=True)
+    assert [d.code for d in found] == ["HRM403"]
+    assert found == run_project(tmp_path, Config())
+
+
+def test_harness_help():
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_check.py"), "--help"], capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "--sizes" in completed.stdout and "--rounds" in completed.stdout
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "gen_corpus.py"), "--help"], capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr
