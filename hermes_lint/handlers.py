@@ -173,6 +173,8 @@ class HandlerAnalyzer:
         self.imports = ctx.index.imports
         self.functions = self._unique_functions()
         self._facts: Dict[str, Optional[FunctionFacts]] = {}
+        # ``yield`` is a keyword: a module that never spells it has no generator.
+        self.mentions_yield = "yield" in ctx.text
         # Cheap prefilter: most tool files never start an event loop, so HRM106 need not follow
         # every helper a handler calls.
         self.mentions_event_loops = any(
@@ -963,6 +965,7 @@ def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
     return pairs
 
 
+_FACT_NODES = (ast.Return, ast.Raise, ast.Call)
 # Every node kind ``_bindings`` looks at; any other is skipped with one test.
 _BINDING_NODES = (
     ast.Assign, ast.AnnAssign, ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
@@ -1026,7 +1029,7 @@ def _targets(stmt: ast.AST) -> List[ast.AST]:
 
 
 def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> FunctionFacts:
-    pairs = list(_scope_walk(node))  # one walk, shared by everything below
+    pairs = _scope_walk(node)  # one walk (a fresh list), shared by everything below
     parents = {id(child): parent for child, parent in pairs}
     is_lambda = isinstance(node, ast.Lambda)
     facts = FunctionFacts(
@@ -1034,7 +1037,7 @@ def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> Fu
         node=node,
         is_async=isinstance(node, ast.AsyncFunctionDef),
         decorated=bool(getattr(node, "decorator_list", None)),
-        is_generator=any(isinstance(c, (ast.Yield, ast.YieldFrom)) for c, _ in pairs),
+        is_generator=analyzer.mentions_yield and any(isinstance(c, (ast.Yield, ast.YieldFrom)) for c, _ in pairs),
         returns=[],
         falls_off_line=None,
         uncaught_raises=[],
@@ -1051,6 +1054,8 @@ def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> Fu
         if _completes(node.body, analyzer, facts):
             facts.falls_off_line = node.body[-1].end_lineno or node.body[-1].lineno
     for child, _ in pairs:
+        if not isinstance(child, _FACT_NODES):
+            continue  # the only kinds tested below, in one test
         if isinstance(child, ast.Return) and not is_lambda:
             handlers = [p for p in _ancestors(child, parents) if isinstance(p, ast.ExceptHandler)]
             names = tuple(h.name for h in handlers if h.name)
