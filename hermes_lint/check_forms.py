@@ -37,6 +37,7 @@ from typing import FrozenSet, Optional, Tuple, Union
 from hermes_lint.callables import callable_node, register_argument
 from hermes_lint.context import ModuleContext
 from hermes_lint.env_access import EnvAccessIndex
+from hermes_lint.extract import source_segment
 
 # How deep `return _other_check()` chains are followed.
 MAX_DEPTH = 4
@@ -255,6 +256,6 @@ def _root_name(node: ast.expr) -> Optional[str]:
 
 
 def _source(ctx: ModuleContext, node: ast.AST) -> str:
-    text = ast.get_source_segment(ctx.text, node) or ast.dump(node)
+    text = source_segment(ctx.lines, node)
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."

@@ -14,39 +14,9 @@ from click.testing import CliRunner
 
 from hermes_lint.cli import main
 
-GOOD_TOOL = '''\
-"""Echo tool."""
-import json
-
-from tools.registry import registry
-
-
-def check_echo() -> bool:
-    return True
-
-
-def _handle_echo(args, **kwargs):
-    return json.dumps({"text": args.get("text", "")})
-
-
-ECHO_SCHEMA = {
-    "name": "echo",
-    "description": "Repeat the given text.",
-    "parameters": {
-        "type": "object",
-        "properties": {"text": {"type": "string", "description": "Text to repeat."}},
-        "required": [],
-    },
-}
-
-registry.register(
-    name="echo",
-    toolset="demo",
-    schema=ECHO_SCHEMA,
-    handler=_handle_echo,
-    check_fn=check_echo,
-)
-'''
+# The clean tool file the integration tests (flake8, pre-commit) use too: one copy, so a rule
+# change that makes it unclean fails everywhere at once.
+GOOD_TOOL = (Path(__file__).parent / "fixtures" / "integrations" / "tools" / "echo_tool.py").read_text()
 
 TOOLSETS = '''\
 TOOLSETS = {

@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 from hermes_lint.callables import plain_functions, register_argument
 from hermes_lint.context import ModuleContext
 from hermes_lint.env_access import EnvAccessIndex
+from hermes_lint.extract import source_segment
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 # Builtins whose result is never callable: `check_fn=bool(...)` is a value, not a check.
@@ -147,7 +148,7 @@ class CheckFnNotCallable(Rule):
 
     def _call_message(self, ctx: ModuleContext, node: ast.Call) -> Optional[str]:
         func = node.func
-        callee = ast.get_source_segment(ctx.text, func) or "..."
+        callee = source_segment(ctx.lines, func) or "..."
         shown = f"{callee}({'...' if node.args or node.keywords else ''})"
         function = plain_functions(ctx).get(func.id) if isinstance(func, ast.Name) else None
         if function is not None and _returns_plain_values(function):
