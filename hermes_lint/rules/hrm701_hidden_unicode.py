@@ -24,8 +24,17 @@ class ModelText(NamedTuple):
     location: Location
 
 
-def model_texts(registration: Registration, ctx: Any) -> Iterator[ModelText]:
-    """The tool's name and description(s) and every parameter's name and description."""
+def model_texts(registration: Registration, ctx: Any) -> Tuple[ModelText, ...]:
+    """The tool's name and description(s) and every parameter's name and description.
+
+    Computed once per registration and module run (HRM701 and HRM702 both read them)."""
+    key = ("model_texts", id(registration))
+    if key not in ctx.memo:
+        ctx.memo[key] = tuple(_model_texts(registration, ctx))
+    return ctx.memo[key]
+
+
+def _model_texts(registration: Registration, ctx: Any) -> Iterator[ModelText]:
     name = registration.name
     tool = f"tool `{name}`" if isinstance(name, str) else "the tool"
     if isinstance(name, str):
@@ -70,6 +79,8 @@ def _joins_script(text: str, index: int) -> bool:
 
 def hidden_characters(text: str) -> List[Tuple[int, str, str]]:
     """(index, character, kind) of every hidden character that is not a legitimate use."""
+    if text.isascii():
+        return []  # every character looked for is outside ASCII; most texts are all ASCII
     found: List[Tuple[int, str, str]] = []
     index = 0
     while index < len(text):
@@ -97,6 +108,8 @@ def hidden_characters(text: str) -> List[Tuple[int, str, str]]:
 
 def strip_hidden(text: str) -> str:
     """``text`` without the characters ``hidden_characters`` reports (for phrase matching)."""
+    if text.isascii():
+        return text
     hidden = {index for index, _, _ in hidden_characters(text)}
     return "".join(ch for i, ch in enumerate(text) if i not in hidden)
 
