@@ -20,14 +20,32 @@ def char_col(lines: List[str], line: int, byte_col: int) -> int:
     return byte_col + 1
 
 
+def child_fields(cls: type) -> Tuple[str, ...]:
+    """The fields of a node class that may hold child nodes, without ``ctx``.
+
+    Expression contexts (``Load``/``Store``/``Del``, a quarter of all nodes) are read through
+    ``.ctx`` only, never looked for in a walk: leaving them out makes every walk shorter.
+    """
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(name for name in cls._fields if name != "ctx")
+    return fields
+
+
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
 def walk(node: ast.AST) -> List[ast.AST]:
-    """Every node under ``node``, itself first, in exactly ``ast.walk``'s (breadth-first) order,
-    as a list. About twice as fast as ``ast.walk``: no generator frames, no ``iter_fields``."""
+    """Every node under ``node``, itself first, in ``ast.walk``'s (breadth-first) order but
+    without expression contexts (``child_fields``), as a list. About twice as fast as
+    ``ast.walk``: no generator frames, no ``iter_fields``."""
     nodes = [node]
     append = nodes.append
     node_type = ast.AST
+    fields_of = _CHILD_FIELDS.get
     for current in nodes:  # the list grows while it is iterated: breadth-first
-        for name in current._fields:
+        cls = current.__class__
+        for name in fields_of(cls) or child_fields(cls):
             value = getattr(current, name, None)
             if isinstance(value, node_type):
                 append(value)

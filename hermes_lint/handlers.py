@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
+from hermes_lint.context import _CHILD_FIELDS, child_fields
 from hermes_lint.extract import REGISTER_PARAMETERS
 from hermes_lint.model import Registration
 
@@ -940,16 +941,19 @@ def _certainly_truthy(expr: ast.AST) -> bool:
 def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
     """(child, parent) pairs in ``node``'s own scope; nested defs/lambdas/classes not entered.
 
-    A list built in one loop (children in ``ast.iter_child_nodes`` order): the generator over
-    ``iter_child_nodes`` it replaces was the largest single cost of analysing a handler.
+    A list built in one loop (children in ``ast.iter_child_nodes`` order, expression contexts
+    left out as ``context.walk`` does): the generator over ``iter_child_nodes`` it replaces was
+    the largest single cost of analysing a handler.
     """
     pairs: List[Tuple[ast.AST, ast.AST]] = []
     append = pairs.append
     node_type = ast.AST
     todo = [node]
+    fields_of = _CHILD_FIELDS.get
     while todo:
         parent = todo.pop()
-        for name in parent._fields:
+        cls = parent.__class__
+        for name in fields_of(cls) or child_fields(cls):
             value = getattr(parent, name, None)
             if isinstance(value, node_type):
                 children = (value,)
