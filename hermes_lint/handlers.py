@@ -964,18 +964,23 @@ def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
             for child in children:
                 if isinstance(child, node_type):
                     append((child, parent))
-                    if not isinstance(child, _SCOPE_NODES):
+                    if child.__class__ not in _SCOPE_CLASSES:
                         todo.append(child)
     return pairs
 
 
-_FACT_NODES = (ast.Return, ast.Raise, ast.Call)
+# Node kinds are tested by exact class (``ast.parse`` makes no subclasses): a set lookup, where
+# ``isinstance`` against a tuple tries every entry for each of the many nodes that match none.
+_SCOPE_CLASSES = frozenset(_SCOPE_NODES)
+_COMPREHENSION_CLASSES = frozenset(_COMPREHENSIONS)
+_FUNCTION_CLASSES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+_FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
 # Every node kind ``_bindings`` looks at; any other is skipped with one test.
-_BINDING_NODES = (
+_BINDING_CLASSES = frozenset({
     ast.Assign, ast.AnnAssign, ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
     ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.ExceptHandler,
     ast.MatchAs, ast.MatchStar, ast.MatchMapping,
-)
+})
 
 
 def _bindings(
@@ -990,11 +995,11 @@ def _bindings(
     if pairs is None:
         pairs = list(_scope_walk(fn))
     # Comprehension targets live in the comprehension's own scope.
-    hidden = {
-        id(n) for child, _ in pairs if isinstance(child, ast.comprehension) for n in ast.walk(child.target)
-    }
+    comprehension = ast.comprehension
+    hidden = {id(n) for child, _ in pairs if child.__class__ is comprehension for n in ast.walk(child.target)}
+    kinds = _BINDING_CLASSES
     for child, parent in pairs:
-        if not isinstance(child, _BINDING_NODES) or id(child) in hidden:
+        if child.__class__ not in kinds or id(child) in hidden:
             continue
         if isinstance(child, ast.Assign) or (isinstance(child, ast.AnnAssign) and child.value is not None):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
@@ -1058,7 +1063,7 @@ def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> Fu
         if _completes(node.body, analyzer, facts):
             facts.falls_off_line = node.body[-1].end_lineno or node.body[-1].lineno
     for child, _ in pairs:
-        if not isinstance(child, _FACT_NODES):
+        if child.__class__ not in _FACT_CLASSES:
             continue  # the only kinds tested below, in one test
         if isinstance(child, ast.Return) and not is_lambda:
             handlers = [p for p in _ancestors(child, parents) if isinstance(p, ast.ExceptHandler)]
@@ -1275,15 +1280,18 @@ def _uses_of(fn: FunctionFacts, param: str) -> Iterator[Tuple[ast.Name, ast.AST,
     """
     shadowing = [
         child for child, _ in fn.pairs
-        if isinstance(child, _COMPREHENSIONS)
+        if child.__class__ in _COMPREHENSION_CLASSES
         and any(isinstance(n, ast.Name) and n.id == param for g in child.generators for n in ast.walk(g.target))
     ]
+    name_class = ast.Name
     for child, parent in fn.pairs:
-        if isinstance(child, ast.Name) and child.id == param and isinstance(child.ctx, ast.Load):
-            if shadowing and any(a in shadowing for a in _ancestors(child, fn.parents)):
-                continue  # ``[args for args in ...]``: another variable
-            yield child, parent, fn.parents.get(id(parent))
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        cls = child.__class__
+        if cls is name_class:
+            if child.id == param and isinstance(child.ctx, ast.Load):
+                if shadowing and any(a in shadowing for a in _ancestors(child, fn.parents)):
+                    continue  # ``[args for args in ...]``: another variable
+                yield child, parent, fn.parents.get(id(parent))
+        elif cls in _FUNCTION_CLASSES:
             if param not in _params(child) and param not in _bindings(child):
                 yield from _closure_uses(child, param)
 
