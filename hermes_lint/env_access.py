@@ -28,7 +28,9 @@ class EnvAccess:
     negated: bool = False
 
 
-_ACCESS_NODES = (ast.Call, ast.Subscript, ast.Compare)
+# Tested by exact class (``ast.parse`` makes no subclasses): one set lookup per node.
+_ACCESS_CLASSES = frozenset({ast.Call, ast.Subscript, ast.Compare})
+_REFERENCE_CLASSES = frozenset({ast.Name, ast.Attribute})
 
 
 class EnvAccessIndex:
@@ -101,7 +103,7 @@ class EnvAccessIndex:
             return
         access = self.access
         for node in self.ctx.index.walk(root):
-            if isinstance(node, _ACCESS_NODES):  # what ``access`` can recognise, tested once
+            if node.__class__ in _ACCESS_CLASSES:  # what ``access`` can recognise, tested once
                 found = access(node)
                 if found is not None:
                     yield found
@@ -119,11 +121,12 @@ class EnvAccessIndex:
         # Statement by statement (order does not matter here): extraction already walked each
         # top-level statement of a module that may access the environment, the whole tree not.
         walk = self.ctx.index.walk
+        kinds = _REFERENCE_CLASSES
         references = [
             node
             for stmt in (self.ctx.tree.body if self.may_access else ())
             for node in walk(stmt)
-            if isinstance(node, (ast.Name, ast.Attribute)) and (self.is_environ(node) or self.is_getenv(node))
+            if node.__class__ in kinds and (self.is_environ(node) or self.is_getenv(node))
         ]
         if not references:
             self.ctx.memo["env_unnamed_access"] = False

@@ -388,8 +388,8 @@ class _Extractor:
 
         def visit(node: ast.AST, function: Optional[str]) -> None:
             for child in self.index.walk(node):
-                if not isinstance(child, _ENV_READ_NODES):
-                    continue  # the only kinds tested below, in one test
+                if child.__class__ not in _ENV_READ_CLASSES:
+                    continue  # the only kinds tested below, in one set lookup
                 name = None
                 required = False
                 location_node = child
@@ -422,7 +422,7 @@ class _Extractor:
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
-_ENV_READ_NODES = (ast.Call, ast.Subscript, ast.Compare)
+_ENV_READ_CLASSES = frozenset({ast.Call, ast.Subscript, ast.Compare})  # ast.parse makes no subclasses
 
 
 def _repr_key(item: Tuple[Any, Any]) -> str:
