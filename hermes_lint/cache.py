@@ -9,7 +9,9 @@ index (which grows with the project: ~5 KB per tool module).
 
 Entries are JSON, decoded only into the toolkit's own data classes (an allow-list): a cache
 directory that arrives with a repository is data, never code, so it is never unpickled. A
-corrupt or tampered entry is dropped and the file is checked afresh.
+corrupt or tampered entry is dropped and the file is checked afresh. An entry keeps the
+registrations' schemas (most of a module's facts) apart from the rest, so that the project phase
+after an edit decodes only what its rules read (``Rule.needs_schemas``).
 
 Encoding: a dataclass is ``{"$c": name, "f": [fields]}``, a tuple ``{"$t": [...]}`` (a tuple of
 ``(path, Location)`` pairs, as ``schema_locations``, ``{"$L": [[*path, line, col], ...]}``), a set
@@ -31,7 +33,8 @@ from hermes_lint import __version__, model
 from hermes_lint.noqa import NoqaComment
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
-INDEX_NAME = "results-v2.json"
+INDEX_NAME = "results-v3.json"
+_OLD_INDEX_NAMES = ("results-v2.json",)  # removed when the index is written
 PROJECT_NAME = "project-v2.json"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -145,6 +148,37 @@ def _toolkit_fingerprint() -> str:
     return "\n".join(parts)
 
 
+# What a registration's ``schema`` is when its facts were decoded without schemas.
+SCHEMA_NOT_LOADED = model.Unresolved("schema not loaded from the cache (the project rules run need none)")
+
+
+def _split_schemas(facts: model.ModuleFacts) -> Tuple[model.ModuleFacts, Tuple]:
+    """(the facts without each registration's schema and schema locations, those per registration).
+
+    They are most of a module's facts and only some rules read them, so an entry keeps them
+    apart: a project phase whose rules need no schema decodes the rest only."""
+    if not facts.registrations:
+        return facts, ()
+    schemas = tuple((r.schema, r.schema_locations) for r in facts.registrations)
+    slim = tuple(dataclasses.replace(r, schema=None, schema_locations=()) for r in facts.registrations)
+    return dataclasses.replace(facts, registrations=slim), schemas
+
+
+def _with_schemas(facts: model.ModuleFacts, schemas: Optional[Tuple]) -> model.ModuleFacts:
+    """``_split_schemas`` undone; with ``schemas`` None, the schemas say ``SCHEMA_NOT_LOADED``."""
+    if not facts.registrations:
+        return facts
+    if schemas is None:
+        schemas = ((SCHEMA_NOT_LOADED, ()),) * len(facts.registrations)
+    elif not isinstance(schemas, tuple) or len(schemas) != len(facts.registrations):
+        raise ValueError("schemas do not match the registrations")
+    registrations = tuple(
+        dataclasses.replace(r, schema=schema, schema_locations=locations)
+        for r, (schema, locations) in zip(facts.registrations, schemas)
+    )
+    return dataclasses.replace(facts, registrations=registrations)
+
+
 class ResultCache:
     """Load once (on first use), look up per file, store once."""
 
@@ -178,8 +212,12 @@ class ResultCache:
             return {}  # another version or configuration: start afresh
         return data["files"]
 
-    def lookup(self, path: str, stat: Tuple[int, int], read_bytes) -> Tuple[Optional[Any], Optional[bytes]]:
-        """(cached ModuleResult or None, the file's bytes if they had to be read)."""
+    def lookup(
+        self, path: str, stat: Tuple[int, int], read_bytes, *, schemas: bool = True
+    ) -> Tuple[Optional[Any], Optional[bytes]]:
+        """(cached ModuleResult or None, the file's bytes if they had to be read).
+
+        ``schemas=False``: the facts come without their schemas (``SCHEMA_NOT_LOADED``)."""
         entry = self.entries.get(path)
         data = None
         if not isinstance(entry, dict):
@@ -191,13 +229,14 @@ class ResultCache:
         try:
             from hermes_lint.engine import ModuleResult
 
-            payload = entry["result"]
-            if _sha256(payload.encode()) != entry.get("check"):
+            payload, schema_payload = entry["result"], entry["schemas"]
+            if _sha256(f"{payload}\0{schema_payload}".encode()) != entry.get("check"):
                 raise ValueError("checksum mismatch")
             facts, diagnostics, noqa = loads(payload)
-            result = ModuleResult(facts, tuple(diagnostics), tuple(noqa))
-            if not isinstance(result.facts, model.ModuleFacts):
+            if not isinstance(facts, model.ModuleFacts):
                 raise ValueError("not module facts")
+            facts = _with_schemas(facts, loads(schema_payload) if schemas else None)
+            result = ModuleResult(facts, tuple(diagnostics), tuple(noqa))
         except Exception:  # corrupt or tampered: discard, never trust
             self.entries.pop(path, None)
             self.changed = True
@@ -208,12 +247,15 @@ class ResultCache:
         return result, data
 
     def store(self, path: str, stat: Tuple[int, int], result: Any) -> None:
-        payload = json.dumps(encode((result.facts, result.diagnostics, result.noqa)), separators=(",", ":"))
+        facts, schemas = _split_schemas(result.facts)
+        payload = json.dumps(encode((facts, result.diagnostics, result.noqa)), separators=(",", ":"))
+        schema_payload = json.dumps(encode(schemas), separators=(",", ":"))
         self.entries[path] = {
             "stat": list(stat),
             "sha256": result.facts.sha256,
-            "check": _sha256(payload.encode()),
+            "check": _sha256(f"{payload}\0{schema_payload}".encode()),
             "result": payload,
+            "schemas": schema_payload,
         }
         self.changed = True
 
@@ -227,6 +269,11 @@ class ResultCache:
             return
         text = json.dumps({"key": self.key, "files": self.entries}, separators=(",", ":"))
         self._write(INDEX_NAME, text)
+        for old in _OLD_INDEX_NAMES:  # an earlier version's index: megabytes nothing reads
+            try:
+                (self.directory / old).unlink()
+            except OSError:
+                pass
 
     # --- the whole project's diagnostics -------------------------------------------------
 

@@ -215,7 +215,7 @@ def module_results(
     plugin memoises per file across a run)."""
     cache = _open_cache(root, config) if use_cache else None
     with _freezing():
-        return _module_results(root, config, _Listing(root, config), cache, jobs, check)
+        return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=True)
 
 
 def _open_cache(root: Path, config: Config) -> "ResultCache":
@@ -231,7 +231,10 @@ def _module_results(
     cache: Optional["ResultCache"],
     jobs: int,
     check,
+    *,
+    schemas: bool,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
+    """``schemas=False``: facts from the cache may come without schemas (``cache.lookup``)."""
     from hermes_lint.engine import SourceFile, read_source
 
     results: List[Optional[ModuleResult]] = [None] * len(listing.paths)
@@ -242,7 +245,7 @@ def _module_results(
         ):
             data = None
             if cache is not None and regular:
-                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p))
+                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), schemas=schemas)
                 if cached is not None:
                     results[position] = cached
                     continue
@@ -273,10 +276,13 @@ def run_project(root: Path, config: Config, *, jobs: int = 1, use_cache: bool = 
         reused = cache.project_diagnostics(state)
         if reused is not None:
             return reused
-    from hermes_lint.engine import ProjectSources, finish
+    from hermes_lint.engine import ProjectSources, finish, selected_rules
 
+    # The project phase is all that reads the cached modules' facts here: their schemas are
+    # decoded only for a project rule that reads them.
+    schemas = any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
     with _freezing():
-        results, toolsets = _module_results(root, config, listing, cache, jobs, None)
+        results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas)
         watched = _watched(root)
         diagnostics = finish(results, ProjectSources([], toolsets, watched), config)
     # A project rule that looked at other files of the project (HRM403 searches them for a tool

@@ -89,7 +89,8 @@ def test_a_cache_entry_naming_a_foreign_class_is_rejected(tmp_path):
     for entry in data["files"].values():
         payload = json.dumps({"$c": "Popen", "f": [["touch", str(tmp_path / "pwned")]]})
         entry["result"] = payload
-        entry["check"] = hashlib.sha256(payload.encode()).hexdigest()
+        # A valid checksum: only the allow-list of classes stands between the entry and Popen.
+        entry["check"] = hashlib.sha256(f"{payload}\0{entry['schemas']}".encode()).hexdigest()
     index.write_text(json.dumps(data))
     assert run_project(root, CONFIG, use_cache=True) == expected
     assert not (tmp_path / "pwned").exists()
@@ -100,3 +101,19 @@ def test_another_configuration_does_not_reuse_results(tmp_path):
     run_project(root, CONFIG, use_cache=True)
     only_parse_errors = Config(select=("HRM001",))
     assert {d.code for d in run_project(root, only_parse_errors, use_cache=True)} == {"HRM001"}
+
+
+def test_after_an_edit_the_project_phase_reports_the_same_with_and_without_schemas(tmp_path):
+    """With one file edited, the other files' facts come from the cache; their schemas are
+    decoded only when a selected project rule reads them (HRM601 with a provider selected)."""
+    root = make_corpus(tmp_path, 3)
+    (root / "tools" / "t000_tool.py").write_text(
+        GOOD_TOOL.replace('"echo"', '"echo0"').replace('"type": "object"', '"type": "array"')
+    )
+    with_provider = Config(providers=("openai",), select=("HRM601",))  # HRM304 would take it over
+    for config in (CONFIG, with_provider):
+        run_project(root, config, use_cache=True)
+        target = root / "tools" / "t001_tool.py"
+        target.write_text(target.read_text() + "# edited\n")
+        assert run_project(root, config, use_cache=True) == run_project(root, config)
+    assert {d.code for d in run_project(root, with_provider)} & {"HRM601"}

@@ -67,3 +67,47 @@ def test_every_rule_has_both_kinds_of_example():
         assert rule.valid_examples(), f"{rule.code} has no VALID example"
         assert rule.invalid, f"{rule.code} has no INVALID example"
         assert rule.summary and rule.rationale(), f"{rule.code} has no summary or rationale"
+
+
+def _project_cases():
+    for rule in all_rules():
+        if rule.scope == "project":
+            examples = list(rule.valid_examples()) + list(rule.invalid)
+            for number, example in enumerate(examples):
+                yield pytest.param(rule, example, id=f"{rule.code}-{number}")
+
+
+@pytest.mark.parametrize("rule, example", list(_project_cases()))
+def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, example):
+    """After an edit, the other modules' facts come from the cache without their schemas
+    unless the rule says it needs them (``Rule.needs_schemas``): the findings must not change."""
+    import json
+
+    from hermes_lint import cache
+    from hermes_lint.engine import ModuleResult, check_module, finish
+
+    if hasattr(rule, "run_example"):
+        pytest.skip("reported by another command")
+    files = {EXAMPLE_PATH: example.code, **example.files}
+    tool_files = [
+        SourceFile(path, inspect.cleandoc(text).encode() + b"\n")
+        for path, text in sorted(files.items())
+        if path != "toolsets.py"
+    ]
+    toolsets = (
+        SourceFile("toolsets.py", inspect.cleandoc(files["toolsets.py"]).encode() + b"\n")
+        if "toolsets.py" in files
+        else None
+    )
+    config = config_from_table({"select": [rule.code], **example.options})
+    results = [check_module(source, config) for source in tool_files]
+    loaded = rule.needs_schemas(config)
+    decoded = []
+    for result in results:
+        facts, schemas = cache._split_schemas(result.facts)
+        facts, schemas = cache.loads(json.dumps(cache.encode((facts, schemas))))
+        decoded.append(ModuleResult(cache._with_schemas(facts, schemas if loaded else None), result.diagnostics, result.noqa))
+        if loaded:
+            assert decoded[-1].facts == result.facts
+    sources = ProjectSources(tool_files, toolsets)
+    assert finish(decoded, sources, config) == finish(results, sources, config)

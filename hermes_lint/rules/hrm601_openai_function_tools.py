@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from hermes_lint.context import ProjectContext
-from hermes_lint.providers import project_findings, rule_doc, rule_sources
+from hermes_lint.providers import active_targets, project_findings, rule_doc, rule_sources
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 OPENAI = {"providers": ["openai"]}
@@ -60,6 +60,10 @@ class OpenAIFunctionTools(Rule):
     code = "HRM601"
     summary = "OpenAI: rejected by the API (name, tools per request, parameters root)"
     scope = "project"
+
+    @classmethod
+    def needs_schemas(cls, config) -> bool:
+        return bool(active_targets(config))  # no provider selected: the rule reads nothing
     sources = rule_sources("HRM601")
 
     valid = [

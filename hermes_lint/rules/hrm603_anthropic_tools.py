@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from hermes_lint.context import ProjectContext
-from hermes_lint.providers import project_findings, rule_doc, rule_sources
+from hermes_lint.providers import active_targets, project_findings, rule_doc, rule_sources
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 ANTHROPIC = {"providers": ["anthropic"]}
@@ -50,6 +50,10 @@ class AnthropicTools(Rule):
     code = "HRM603"
     summary = "Anthropic (and its strict mode budgets: tools, optional and union parameters)"
     scope = "project"
+
+    @classmethod
+    def needs_schemas(cls, config) -> bool:
+        return bool(active_targets(config))  # no provider selected: the rule reads nothing
     sources = rule_sources("HRM603")
 
     valid = [
