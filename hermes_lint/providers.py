@@ -562,6 +562,8 @@ def _kept(violation: Violation, config: Any, path: str) -> bool:
 
 def module_findings(code: str, ctx: Any) -> Iterator[Finding]:
     """``check`` of a module-scope provider rule."""
+    if not active_targets(ctx.config):
+        return  # no provider selected (the default): nothing to compute
     for registration in ctx.facts.registrations:
         for violation in violations(code, registration, ctx.config, ctx):
             if _kept(violation, ctx.config, ctx.path):
@@ -571,6 +573,8 @@ def module_findings(code: str, ctx: Any) -> Iterator[Finding]:
 def project_findings(code: str, ctx: Any) -> Iterator[Finding]:
     """``check`` of a project-scope provider rule: per-tool rows for every module, then the
     per-request rows (limits over the tools one request carries)."""
+    if not active_targets(ctx.config):
+        return  # no provider selected (the default): nothing to compute
     for module, registration in ctx.registrations():
         for violation in violations(code, registration, ctx.config, ctx):
             if _kept(violation, ctx.config, module.path):
