@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint import __version__, model
-from hermes_lint.noqa import NoqaComment
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
 INDEX_NAME = "results-v3.json"
@@ -42,22 +41,27 @@ CACHEDIR_TAG = (
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 
-# Only these classes may be rebuilt from a cache entry.
-_CLASSES = {
-    cls.__name__: cls
-    for cls in (
-        model.Location,
-        model.Unresolved,
-        model.Diagnostic,
-        model.CallableRef,
-        model.Keyword,
-        model.Registration,
-        model.MisplacedRegisterCall,
-        model.EnvRead,
-        model.ModuleFacts,
-        NoqaComment,
-    )
-}
+# Only these classes may be rebuilt from a cache entry (filled on first use: ``_allow``).
+_CLASSES: Dict[str, type] = {}
+
+
+def _allow() -> None:
+    if not _CLASSES:
+        from hermes_lint.noqa import NoqaComment  # not needed by a warm run: imported here
+
+        for cls in (
+            model.Location,
+            model.Unresolved,
+            model.Diagnostic,
+            model.CallableRef,
+            model.Keyword,
+            model.Registration,
+            model.MisplacedRegisterCall,
+            model.EnvRead,
+            model.ModuleFacts,
+            NoqaComment,
+        ):
+            _CLASSES[cls.__name__] = cls
 
 
 _TAGS = frozenset({"$c", "$t", "$d", "$s", "$L"})
@@ -65,23 +69,28 @@ _TAGS = frozenset({"$c", "$t", "$d", "$s", "$L"})
 
 def encode(value: Any) -> Any:
     """Plain data -> JSON-able, keeping tuples, non-string dict keys and the model's classes."""
+    _allow()
+    return _encode(value)
+
+
+def _encode(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, list):
-        return [encode(item) for item in value]
+        return [_encode(item) for item in value]
     if isinstance(value, tuple):
         if value and all(_is_located_path(item) for item in value):
             # ``Registration.schema_locations``: dozens per tool; one tag, not three per entry.
             return {"$L": [[*path, where.line, where.col] for path, where in value]}
-        return {"$t": [encode(item) for item in value]}
+        return {"$t": [_encode(item) for item in value]}
     if isinstance(value, dict):
         if all(type(key) is str for key in value) and _TAGS.isdisjoint(value):
-            return {key: encode(item) for key, item in value.items()}
-        return {"$d": [[encode(k), encode(v)] for k, v in value.items()]}
+            return {key: _encode(item) for key, item in value.items()}
+        return {"$d": [[_encode(k), _encode(v)] for k, v in value.items()]}
     if dataclasses.is_dataclass(value) and _CLASSES.get(type(value).__name__) is type(value):
-        return {"$c": type(value).__name__, "f": [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]}
+        return {"$c": type(value).__name__, "f": [_encode(getattr(value, f.name)) for f in dataclasses.fields(value)]}
     if isinstance(value, (set, frozenset)):
-        return {"$s": [encode(item) for item in value]}
+        return {"$s": [_encode(item) for item in value]}
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
@@ -120,6 +129,7 @@ def _object_hook(obj: Dict[str, Any]) -> Any:
 
 def loads(text: str) -> Any:
     """``json.loads`` of an ``encode``d value, rebuilding tuples, dicts, sets and model classes."""
+    _allow()
     return json.loads(text, object_hook=_object_hook)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import traceback
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
@@ -69,6 +68,8 @@ def run_guarded(debug: bool, action) -> None:
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # an internal error must still be one clear line
         if debug:
+            import traceback
+
             traceback.print_exc()
         click.echo(
             f"hermes-lint: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
@@ -78,7 +79,30 @@ def run_guarded(debug: bool, action) -> None:
     sys.exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose other subcommands are imported only when named (or listed by --help): each
+    lives in its own module with its own dependencies (libcst...), which ``check`` never needs.
+    The pattern of click's documentation, "Lazily Loading Subcommands"."""
+
+    lazy_commands = {
+        "new-tool": ("hermes_lint.scaffold_cli", "new_tool"),
+        "manifest": ("hermes_lint.manifest_cli", "manifest"),
+        "diff": ("hermes_lint.diff_cli", "diff"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        if name in self.lazy_commands:
+            import importlib
+
+            module_name, attribute = self.lazy_commands[name]
+            return getattr(importlib.import_module(module_name), attribute)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hermes-lint")
 def main() -> None:
     """Static checks for Hermes-style agent tool registrations."""
@@ -147,19 +171,6 @@ def explain(code: str) -> None:
         sys.exit(EXIT_ERROR)
     click.echo(rule.doc(), nl=False)
 
-
-def _attach_subcommands() -> None:
-    # Each lives in its own module and imports its heavy dependencies (libcst...) only when run.
-    from hermes_lint.diff_cli import diff
-    from hermes_lint.manifest_cli import manifest
-    from hermes_lint.scaffold_cli import new_tool
-
-    main.add_command(new_tool)
-    main.add_command(manifest)
-    main.add_command(diff)
-
-
-_attach_subcommands()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -11,11 +11,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 # Provider rules (HRM6xx) only speak when a provider is chosen; these are the known targets.
 KNOWN_PROVIDERS = ("openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp")
 
@@ -122,6 +117,11 @@ def read_pyproject_table(root: Path) -> Optional[Mapping[str, Any]]:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return None
+    # Imported here: a project without pyproject.toml (and a warm run) never pays for it.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Callable, Dict, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Sequence
 
-from hermes_lint.formats import format_github, format_sarif
-from hermes_lint.model import Diagnostic
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.model import Diagnostic
 
 
 def format_text(diagnostics: Sequence[Diagnostic]) -> str:
@@ -16,6 +16,18 @@ def format_text(diagnostics: Sequence[Diagnostic]) -> str:
 def format_json(diagnostics: Sequence[Diagnostic]) -> str:
     """A JSON array of {path, line, col, code, message}: a contract other tools parse."""
     return json.dumps([d.as_json() for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+
+
+def format_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+    from hermes_lint import formats  # imported for these two formats only (text and JSON need none of it)
+
+    return formats.format_sarif(diagnostics)
+
+
+def format_github(diagnostics: Sequence[Diagnostic]) -> str:
+    from hermes_lint import formats
+
+    return formats.format_github(diagnostics)
 
 
 FORMATTERS: Dict[str, Callable[[Sequence[Diagnostic]], str]] = {

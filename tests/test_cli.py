@@ -227,3 +227,24 @@ def test_console_script_runs_as_a_real_process(tmp_path):
     )
     assert completed.returncode == 1
     assert completed.stdout == "tools/aaa_tool.py:1:12: HRM001 syntax error: invalid syntax\n"
+
+
+def test_check_imports_none_of_the_other_commands_modules(tmp_path):
+    """``check`` (what pre-commit runs on every commit) loads neither the other subcommands'
+    modules nor what only they use: their start-up cost is not paid on every run."""
+    import subprocess
+    import sys
+
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    script = (
+        "import sys\n"
+        "from hermes_lint.cli import main\n"
+        "try:\n"
+        "    main(['check', '--root', sys.argv[1]])\n"
+        "except SystemExit as exit:\n"
+        "    loaded = {'hermes_lint.scaffold_cli', 'hermes_lint.manifest_cli', 'hermes_lint.diff_cli',\n"
+        "              'libcst', 'jsonschema', 'tomllib'} & set(sys.modules)\n"
+        "    print(exit.code, sorted(loaded))\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, text=True, check=True)
+    assert completed.stdout.split("\n")[-2] == "0 []"

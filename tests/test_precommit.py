@@ -27,7 +27,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "integrations"
 # What a run of hermes-lint or Python inside the fixture directory may have left there.
 FIXTURE_LEFTOVERS = shutil.ignore_patterns(".hermes_lint_cache", "__pycache__")
 HRM004_LINE = "tools/broken_tool.py:30:16: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)"
-HAS_MANIFEST_COMMAND = "manifest" in main.commands
+HAS_MANIFEST_COMMAND = main.get_command(None, "manifest") is not None
 
 
 def git(cwd: Path, *args: str) -> str:
