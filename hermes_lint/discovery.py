@@ -1,24 +1,23 @@
 """Which files are tool modules: the one predicate shared by the runtime and the linter.
 
-Standard library only. ``tools/registry.py`` imports this module, so everything here must stay
-cheap to import and free of third-party dependencies; ``ast`` is imported only when a file
-actually has to be parsed.
+Standard library only. ``tools/registry.py`` imports this module on every start, often with no
+``.pyc`` to load, so it imports nothing at module level: ``ast`` only when a file actually has to
+be parsed, ``pathlib`` only for the functions that return ``Path`` objects.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, List, Union
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     import ast
+    from pathlib import Path
 
 # Files in tools/ that are never tool modules: the package marker, the registry itself, and the
 # MCP bridge (it registers tools dynamically at run time, not at import).
 SKIPPED_FILE_NAMES = frozenset({"__init__.py", "registry.py", "mcp_tool.py"})
 
 
-def is_registry_register_call(node: "ast.AST") -> bool:
+def is_registry_register_call(node: ast.AST) -> bool:
     """True for a call spelled exactly ``registry.register(...)``."""
     import ast
 
@@ -31,7 +30,7 @@ def is_registry_register_call(node: "ast.AST") -> bool:
     )
 
 
-def tree_registers_tools(tree: "ast.Module") -> bool:
+def tree_registers_tools(tree: ast.Module) -> bool:
     """True when a statement of the module body is a ``registry.register(...)`` expression.
 
     Only top-level expression statements count: that is what runs on import. A call inside
@@ -44,14 +43,14 @@ def tree_registers_tools(tree: "ast.Module") -> bool:
     )
 
 
-def text_may_register_tools(text: Union[str, bytes]) -> bool:
+def text_may_register_tools(text: str | bytes) -> bool:
     """Cheap prefilter: a tool module must at least mention both words."""
     if isinstance(text, bytes):
         return b"registry" in text and b"register" in text
     return "registry" in text and "register" in text
 
 
-def source_registers_tools(text: Union[str, bytes]) -> bool:
+def source_registers_tools(text: str | bytes) -> bool:
     """The full predicate on a file's contents; unparsable text is not a tool module."""
     if not text_may_register_tools(text):
         return False
@@ -64,19 +63,39 @@ def source_registers_tools(text: Union[str, bytes]) -> bool:
     return tree_registers_tools(tree)
 
 
-def module_registers_tools(path: Union[str, Path]) -> bool:
+def module_registers_tools(path: str | Path) -> bool:
     """True when the file at ``path`` is a tool module (see ``tree_registers_tools``)."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return False
     return source_registers_tools(data)
 
 
-def candidate_tool_paths(tools_dir: Union[str, Path]) -> List[Path]:
+def candidate_tool_file_names(tools_dir: str | Path) -> list[str]:
+    """The names of ``tools_dir/*.py`` in sorted order, without the files that are never tool
+    modules: ``candidate_tool_paths`` as strings, for callers that need no ``Path``.
+
+    Like ``Path.glob``: a missing or unreadable directory has none; the order and the ``.py``
+    match follow the platform's case rules (``os.path.normcase``), as ``Path`` comparisons do.
+    """
+    import os
+
+    try:
+        names = os.listdir(tools_dir)
+    except OSError:
+        return []
+    normcase = os.path.normcase
+    candidates = (
+        name for name in names if normcase(name).endswith(".py") and name not in SKIPPED_FILE_NAMES
+    )
+    return sorted(candidates, key=normcase)
+
+
+def candidate_tool_paths(tools_dir: str | Path) -> list[Path]:
     """``tools_dir/*.py`` in sorted order, without the files that are never tool modules."""
-    return [
-        path
-        for path in sorted(Path(tools_dir).glob("*.py"))
-        if path.name not in SKIPPED_FILE_NAMES
-    ]
+    from pathlib import Path
+
+    directory = Path(tools_dir)
+    return [directory / name for name in candidate_tool_file_names(tools_dir)]

@@ -29,6 +29,33 @@ LOGGER_NAME = "tools.registry"
 PREFIX = "zzman_"
 
 
+def test_a_manifest_start_imports_no_module_it_does_not_need(repo_manifest):
+    # python -S: no site-packages .pth files, which may import pathlib, typing, threading...
+    # first and would hide them. A fresh manifest is read and every definition built; what the
+    # runtime would otherwise import at start-up costs tens of ms when no .pyc is there.
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import tools.registry as r\n"
+        "load = r.registry.load_manifest(sys.argv[1])\n"
+        "definitions = r.registry.get_definitions(r.registry.get_all_tool_names())\n"
+        "assert load.tools and not load.stale and len(definitions) > 1, (load, len(definitions))\n"
+        "print(' '.join(sorted(m for m in set(sys.modules) - before if not m.startswith('_'))))\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    completed = subprocess.run([sys.executable, "-S", "-c", script, str(repo_manifest)],
+                               cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                               env=environment)
+    assert completed.returncode == 0, completed.stderr
+    loaded = completed.stdout.split()
+
+    avoided = {"ast", "asyncio", "copy", "hashlib", "logging", "pathlib", "threading", "typing"}
+    assert [m for m in loaded if m.split(".")[0] in avoided] == []
+    assert [m for m in loaded if m.split(".")[0] in ("hermes_lint", "tools")] == [
+        "hermes_lint", "hermes_lint.discovery", "tools", "tools.registry",
+    ]
+
+
 def load_generator():
     spec = importlib.util.spec_from_file_location("gen_tools", REPO_ROOT / "benchmarks" / "gen_tools.py")
     module = importlib.util.module_from_spec(spec)

@@ -186,6 +186,7 @@ def test_discovery_logs_a_broken_module_and_imports_the_others(probe_tools_dir, 
 def test_discovery_defaults_to_the_registry_directory_and_shared_predicate(monkeypatch):
     import hermes_lint.discovery as discovery
 
+    monkeypatch.setenv("HERMES_TOOLS_MANIFEST", "0")  # import discovery, not the manifest
     scanned = []
 
     def fake_candidates(tools_dir):
@@ -534,6 +535,36 @@ def test_definitions_are_copies_callers_may_mutate():
     definition["function"]["parameters"]["properties"]["injected"] = {"type": "string"}
 
     assert reg.get_entry("a").schema == make_schema("a")
+
+
+def test_definitions_of_schemas_beyond_json_are_deep_copies_too():
+    class Marker:
+        pass
+
+    reg = ToolRegistry()
+    marker = Marker()
+    cyclic: dict = {"type": "object", "properties": {}}
+    cyclic["properties"]["self"] = cyclic
+    schema = {
+        "description": "not only JSON",
+        "parameters": {"type": "object", "properties": {}, "enum_tuple": ("a", "b")},
+        "x-marker": [marker],
+        "x-cycle": cyclic,
+    }
+    reg.register("odd", "t", schema, ok_handler)
+
+    function = reg.get_definitions(["odd"])[0]["function"]
+
+    assert function["parameters"] == schema["parameters"]
+    assert function["parameters"] is not schema["parameters"]
+    assert function["x-marker"][0] is not marker and isinstance(function["x-marker"][0], Marker)
+    copied_cycle = function["x-cycle"]
+    assert copied_cycle is not cyclic and copied_cycle["properties"]["self"] is copied_cycle
+
+
+def test_the_module_logger_is_made_on_first_use():
+    # ``logging`` is imported only when something is logged; the attribute stays available.
+    assert registry_module.logger is logging.getLogger("tools.registry")
 
 
 def test_tools_whose_check_fails_are_left_out():
