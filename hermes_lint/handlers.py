@@ -941,8 +941,8 @@ def _certainly_truthy(expr: ast.AST) -> bool:
 def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
     """(child, parent) pairs in ``node``'s own scope; nested defs/lambdas/classes not entered.
 
-    A list built in one loop (children in ``ast.iter_child_nodes`` order, expression contexts
-    left out as ``context.walk`` does): the generator over ``iter_child_nodes`` it replaces was
+    A list built in one loop (children in ``ast.iter_child_nodes`` order, without the leaves
+    ``context.walk`` leaves out): the generator over ``iter_child_nodes`` it replaces was
     the largest single cost of analysing a handler.
     """
     pairs: List[Tuple[ast.AST, ast.AST]] = []
@@ -953,7 +953,10 @@ def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
     while todo:
         parent = todo.pop()
         cls = parent.__class__
-        for name in fields_of(cls) or child_fields(cls):
+        fields = fields_of(cls)
+        if fields is None:
+            fields = child_fields(cls)
+        for name in fields:
             value = getattr(parent, name, None)
             if isinstance(value, node_type):
                 children = (value,)
