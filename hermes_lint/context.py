@@ -59,6 +59,23 @@ def _child_fields(cls: type) -> Tuple[str, ...]:
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """``ast.iter_child_nodes(node)`` as a list, without the leaves ``child_fields`` leaves out."""
+    cls = node.__class__
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = child_fields(cls)
+    children: List[ast.AST] = []
+    node_type = ast.AST
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, node_type):
+            children.append(value)
+        elif isinstance(value, list):
+            children.extend(item for item in value if isinstance(item, node_type))
+    return children
+
+
 def walk(node: ast.AST) -> List[ast.AST]:
     """Every node under ``node``, itself first, in ``ast.walk``'s (breadth-first) order but
     without the leaves no rule looks for (``child_fields``), as a list. Several times faster

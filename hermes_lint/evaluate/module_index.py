@@ -6,6 +6,8 @@ import ast
 from itertools import repeat
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
+from hermes_lint.context import child_nodes
+
 from .syntax import (
     _ANYWHERE,
     _COMPOUND_STATEMENTS,
@@ -229,7 +231,7 @@ class _ModuleIndex:
                 self._scan_call(node)
             elif cls is ast.NamedExpr and node.target.__class__ is ast.Name:
                 self._bind(node.target.id, _Binding("walrus", node, node.value), False)
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
     def _decorators(self, stmt: ast.AST) -> None:
         for decorator in stmt.decorator_list:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
+from hermes_lint.context import child_nodes
+
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
 # Methods that put their arguments inside the object they are called on.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
@@ -270,7 +272,7 @@ def _analyse_function(fdef: ast.FunctionDef) -> _FunctionInfo:
             names.add(node.name)
         elif cls is ast.MatchMapping and node.rest:
             names.add(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return _FunctionInfo(frozenset(names), problem)
 
 
