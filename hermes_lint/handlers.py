@@ -174,8 +174,6 @@ class HandlerAnalyzer:
         self.imports = ctx.index.imports
         self.functions = self._unique_functions()
         self._facts: Dict[str, Optional[FunctionFacts]] = {}
-        # ``yield`` is a keyword: a module that never spells it has no generator.
-        self.mentions_yield = "yield" in ctx.text
         # Cheap prefilter: most tool files never start an event loop, so HRM106 need not follow
         # every helper a handler calls.
         self.mentions_event_loops = any(
@@ -978,6 +976,7 @@ _SCOPE_CLASSES = frozenset(_SCOPE_NODES)
 _COMPREHENSION_CLASSES = frozenset(_COMPREHENSIONS)
 _FUNCTION_CLASSES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
 _FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
+_YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
 # Every node kind ``_bindings`` looks at; any other is skipped with one test.
 _BINDING_CLASSES = frozenset({
     ast.Assign, ast.AnnAssign, ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
@@ -987,22 +986,29 @@ _BINDING_CLASSES = frozenset({
 
 
 def _bindings(
-    fn: ast.AST, pairs: Optional[List[Tuple[ast.AST, ast.AST]]] = None
+    fn: ast.AST,
+    binding_pairs: Optional[List[Tuple[ast.AST, ast.AST]]] = None,
+    comprehensions: Sequence[ast.comprehension] = (),
 ) -> Dict[str, Optional[List[ast.expr]]]:
-    """Local names: the values of their plain ``name = value`` assignments, or None if bound otherwise."""
+    """Local names: the values of their plain ``name = value`` assignments, or None if bound otherwise.
+
+    ``binding_pairs``: the (child, parent) pairs of ``fn``'s scope whose child is of a
+    ``_BINDING_CLASSES`` kind, in walk order, with the scope's ``comprehensions``, when the
+    caller has them (``_analyse_function`` sorts its one walk once); else ``fn`` is walked.
+    """
     result: Dict[str, Optional[List[ast.expr]]] = {}
 
     def other(name: str) -> None:
         result[name] = None
 
-    if pairs is None:
-        pairs = list(_scope_walk(fn))
+    if binding_pairs is None:
+        pairs = _scope_walk(fn)
+        binding_pairs = [pair for pair in pairs if pair[0].__class__ in _BINDING_CLASSES]
+        comprehensions = [child for child, _ in pairs if child.__class__ is ast.comprehension]
     # Comprehension targets live in the comprehension's own scope.
-    comprehension = ast.comprehension
-    hidden = {id(n) for child, _ in pairs if child.__class__ is comprehension for n in ast.walk(child.target)}
-    kinds = _BINDING_CLASSES
-    for child, parent in pairs:
-        if child.__class__ not in kinds or id(child) in hidden:
+    hidden = {id(n) for child in comprehensions for n in ast.walk(child.target)}
+    for child, parent in binding_pairs:
+        if hidden and id(child) in hidden:
             continue
         if isinstance(child, ast.Assign) or (isinstance(child, ast.AnnAssign) and child.value is not None):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
@@ -1042,21 +1048,39 @@ def _targets(stmt: ast.AST) -> List[ast.AST]:
 
 def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> FunctionFacts:
     pairs = _scope_walk(node)  # one walk (a fresh list), shared by everything below
-    parents = {id(child): parent for child, parent in pairs}
+    # One pass sorts out what the rest looks at: parents, and the few kinds of node tested.
+    parents: Dict[int, ast.AST] = {}
+    binding_pairs: List[Tuple[ast.AST, ast.AST]] = []
+    fact_nodes: List[ast.AST] = []
+    comprehensions: List[ast.comprehension] = []
+    has_yield = False
+    binding_kinds, fact_kinds, yield_kinds = _BINDING_CLASSES, _FACT_CLASSES, _YIELD_CLASSES
+    for pair in pairs:
+        child = pair[0]
+        parents[id(child)] = pair[1]
+        cls = child.__class__
+        if cls in binding_kinds:
+            binding_pairs.append(pair)
+        elif cls in fact_kinds:
+            fact_nodes.append(child)
+        elif cls is ast.comprehension:
+            comprehensions.append(child)
+        elif cls in yield_kinds:
+            has_yield = True
     is_lambda = isinstance(node, ast.Lambda)
     facts = FunctionFacts(
         name=name,
         node=node,
         is_async=isinstance(node, ast.AsyncFunctionDef),
         decorated=bool(getattr(node, "decorator_list", None)),
-        is_generator=analyzer.mentions_yield and any(isinstance(c, (ast.Yield, ast.YieldFrom)) for c, _ in pairs),
+        is_generator=has_yield,
         returns=[],
         falls_off_line=None,
         uncaught_raises=[],
         event_loop_calls=[],
         called_functions=[],
         params=_params(node),
-        bindings=_bindings(node, pairs),
+        bindings=_bindings(node, binding_pairs, comprehensions),
         pairs=pairs,
         parents=parents,
     )
@@ -1065,9 +1089,7 @@ def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> Fu
     else:
         if _completes(node.body, analyzer, facts):
             facts.falls_off_line = node.body[-1].end_lineno or node.body[-1].lineno
-    for child, _ in pairs:
-        if child.__class__ not in _FACT_CLASSES:
-            continue  # the only kinds tested below, in one test
+    for child in fact_nodes:
         if isinstance(child, ast.Return) and not is_lambda:
             handlers = [p for p in _ancestors(child, parents) if isinstance(p, ast.ExceptHandler)]
             names = tuple(h.name for h in handlers if h.name)
