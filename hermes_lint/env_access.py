@@ -30,7 +30,8 @@ class EnvAccess:
 
 # Tested by exact class (``ast.parse`` makes no subclasses): one set lookup per node.
 _ACCESS_CLASSES = frozenset({ast.Call, ast.Subscript, ast.Compare})
-_REFERENCE_CLASSES = frozenset({ast.Name, ast.Attribute})
+# The attribute names ``is_environ``/``is_getenv`` can accept.
+_ENVIRONMENT_ATTRIBUTES = frozenset({"environ", "getenv", "get"})
 
 
 class EnvAccessIndex:
@@ -121,13 +122,19 @@ class EnvAccessIndex:
         # Statement by statement (order does not matter here): extraction already walked each
         # top-level statement of a module that may access the environment, the whole tree not.
         walk = self.ctx.index.walk
-        kinds = _REFERENCE_CLASSES
-        references = [
-            node
-            for stmt in (self.ctx.tree.body if self.may_access else ())
-            for node in walk(stmt)
-            if node.__class__ in kinds and (self.is_environ(node) or self.is_getenv(node))
-        ]
+        # ``is_environ(node) or is_getenv(node)``, spelled out for the many names and attributes
+        # of a module that are neither: a set lookup each instead of two method calls.
+        names = self.environ_names | self.getenv_names
+        references = []
+        for stmt in self.ctx.tree.body if self.may_access else ():
+            for node in walk(stmt):
+                cls = node.__class__
+                if cls is ast.Name:
+                    if node.id in names:
+                        references.append(node)
+                elif cls is ast.Attribute and node.attr in _ENVIRONMENT_ATTRIBUTES:
+                    if self.is_environ(node) or self.is_getenv(node):
+                        references.append(node)
         if not references:
             self.ctx.memo["env_unnamed_access"] = False
             return False

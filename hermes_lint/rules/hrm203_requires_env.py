@@ -80,6 +80,19 @@ class RequiresEnvMismatch(Rule):
         registry.register(name="terminal", toolset="terminal", schema={}, handler=lambda a, **k: "",
                           check_fn=check_terminal)
         """,
+        # `environ` imported by name and read whole: any variable may be read, by any name
+        """
+        from os import environ
+        from tools.registry import registry
+
+        SETTINGS = dict(environ)
+
+        def check_mail():
+            return "MAIL_HOST" in environ
+
+        registry.register(name="mail", toolset="mail", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_mail, requires_env=["MAIL_HOST", "MAIL_TOKEN"])
+        """,
         # shared checks imported from another module: the other module may test the variable
         """
         from tools.registry import registry
