@@ -114,8 +114,9 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: int) -> L
         # Import every rule (and what the rules import) before forking: otherwise each worker
         # imports them again on its first file.
         selected_rules(config, "module")
-        # A few chunks per worker balance uneven files without paying per-file pickling overhead.
-        chunk_count = jobs * 4
+        # Many chunks per worker (of at least ~16 files: not per-file pickling overhead), so
+        # that the last one to finish, while the other workers idle, is short.
+        chunk_count = max(jobs, min(jobs * 16, len(sources) // 16))
         chunks = [list(sources[i::chunk_count]) for i in range(chunk_count)]
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         # Frozen before forking, the imported toolkit stays out of every collection, in the
