@@ -15,11 +15,10 @@ from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import EXAMPLE_PATH, Invalid
 
 
-def run_example(rule, example):
-    if hasattr(rule, "run_example"):  # findings produced by another command (HRM501: manifest --check)
-        return rule.run_example(example)
+def example_sources(example) -> ProjectSources:
+    """The example's module (and its other files, toolsets.py among them) as a project."""
     files = {EXAMPLE_PATH: example.code, **example.files}
-    sources = ProjectSources(
+    return ProjectSources(
         tool_files=[
             SourceFile(path, inspect.cleandoc(text).encode() + b"\n")
             for path, text in sorted(files.items())
@@ -31,8 +30,13 @@ def run_example(rule, example):
             else None
         ),
     )
+
+
+def run_example(rule, example):
+    if hasattr(rule, "run_example"):  # findings produced by another command (HRM501: manifest --check)
+        return rule.run_example(example)
     config = config_from_table({"select": [rule.code], **example.options})
-    return [d for d in check_sources(sources, config) if d.code == rule.code]
+    return [d for d in check_sources(example_sources(example), config) if d.code == rule.code]
 
 
 def _cases(kind):
@@ -88,19 +92,9 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
 
     if hasattr(rule, "run_example"):
         pytest.skip("reported by another command")
-    files = {EXAMPLE_PATH: example.code, **example.files}
-    tool_files = [
-        SourceFile(path, inspect.cleandoc(text).encode() + b"\n")
-        for path, text in sorted(files.items())
-        if path != "toolsets.py"
-    ]
-    toolsets = (
-        SourceFile("toolsets.py", inspect.cleandoc(files["toolsets.py"]).encode() + b"\n")
-        if "toolsets.py" in files
-        else None
-    )
+    sources = example_sources(example)
     config = config_from_table({"select": [rule.code], **example.options})
-    results = [check_module(source, config) for source in tool_files]
+    results = [check_module(source, config) for source in sources.tool_files]
     loaded = rule.needs_schemas(config)
     decoded = []
     for result in results:
@@ -109,5 +103,4 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
         decoded.append(ModuleResult(cache._with_schemas(facts, schemas if loaded else None), result.diagnostics, result.noqa))
         if loaded:
             assert decoded[-1].facts == result.facts
-    sources = ProjectSources(tool_files, toolsets)
     assert finish(decoded, sources, config) == finish(results, sources, config)
