@@ -1,6 +1,6 @@
 """``hermes-lint manifest``: write, check or diff the frozen tool manifest (DESIGN §5).
 
-The ``main`` group attaches this command (``main.add_command(manifest)`` in ``cli.py``).
+The ``main`` group of ``cli.py`` loads this module when the command is named (``_LazyGroup``).
 Exit codes as everywhere: 0 fine, 1 findings (errors that block generation; a stale manifest
 under ``--check``/``--diff``), 2 usage or internal error.
 """

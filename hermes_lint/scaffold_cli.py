@@ -1,10 +1,9 @@
 """``hermes-lint new-tool``: the click command over ``hermes_lint.scaffold``.
 
-A command object of its own, attached to the ``hermes-lint`` group by ``cli.py``
-(``main.add_command(new_tool)``). Importing this module costs only click: ``hermes_lint.scaffold``
-(which loads libcst, ~0.8 s cold) and ``hermes_lint.cli`` are imported when the command runs,
-so ``hermes-lint check`` does not pay for them and ``cli.py`` can import this module at its top
-without an import cycle.
+A command object of its own, which the ``hermes-lint`` group of ``cli.py`` loads when the command
+is named (``_LazyGroup``). Importing this module costs only click: ``hermes_lint.scaffold``
+(which loads libcst, ~0.8 s cold) and ``hermes_lint.cli`` are imported when the command runs, so
+``hermes-lint check`` does not pay for them.
 """
 
 from __future__ import annotations
