@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from hermes_lint.model import Location, ModuleFacts, Registration
-from hermes_lint.rules.base import Finding
+from hermes_lint.rules.base import Finding, Rule
 from hermes_lint.schema_walk import (
     JsonPath,
     SubSchema,
@@ -588,6 +588,28 @@ def project_findings(code: str, ctx: Any) -> Iterator[Finding]:
                 if text is not None:
                     finding_text = f"{request.label} {text} ({constraint.target}: {constraint.effect})"
                     yield Finding(request.location, finding_text, request.path)
+
+
+
+class ProviderModuleRule(Rule):
+    """A module-scope provider rule (HRM602, HRM604-606): its rows of the table, per module."""
+
+    def check(self, ctx: Any) -> Iterator[Finding]:
+        yield from module_findings(self.code, ctx)
+
+
+class ProviderProjectRule(Rule):
+    """A project-scope provider rule (HRM601, HRM603): its rows over every module's facts,
+    schemas included, and the per-request limits over each toolset."""
+
+    scope = "project"
+
+    @classmethod
+    def needs_schemas(cls, config: Any) -> bool:
+        return bool(active_targets(config))  # no provider selected: the rule reads nothing
+
+    def check(self, ctx: Any) -> Iterator[Finding]:
+        yield from project_findings(self.code, ctx)
 
 
 # --------------------------------------------------------------------------- requests

@@ -1,10 +1,7 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from hermes_lint.context import ProjectContext
-from hermes_lint.providers import active_targets, project_findings, rule_doc, rule_sources
-from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.providers import ProviderProjectRule, rule_doc, rule_sources
+from hermes_lint.rules.base import Invalid, Valid
 
 OPENAI = {"providers": ["openai"]}
 
@@ -38,7 +35,7 @@ def _tools_module(names) -> str:
 _MANY = [f"tool_{i:03d}" for i in range(129)]
 
 
-class OpenAIFunctionTools(Rule):
+class OpenAIFunctionTools(ProviderProjectRule):
     __doc__ = rule_doc(
         """OpenAI (`providers = ["openai"]`, also implied by `"openai-strict"`): what the API
     rejects in function tools — a tool name outside ``^[a-zA-Z0-9_-]{1,64}$``, a ``parameters``
@@ -59,11 +56,6 @@ class OpenAIFunctionTools(Rule):
 
     code = "HRM601"
     summary = "OpenAI: rejected by the API (name, tools per request, parameters root)"
-    scope = "project"
-
-    @classmethod
-    def needs_schemas(cls, config) -> bool:
-        return bool(active_targets(config))  # no provider selected: the rule reads nothing
     sources = rule_sources("HRM601")
 
     valid = [
@@ -143,6 +135,3 @@ class OpenAIFunctionTools(Rule):
             options={"providers": ["openai-strict"], "select": ["HRM601"]},
         ),
     ]
-
-    def check(self, ctx: ProjectContext) -> Iterator[Finding]:
-        yield from project_findings(self.code, ctx)

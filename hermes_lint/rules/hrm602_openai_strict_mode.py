@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from hermes_lint.context import ModuleContext
-from hermes_lint.providers import module_findings, rule_doc, rule_sources
-from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.providers import ProviderModuleRule, rule_doc, rule_sources
+from hermes_lint.rules.base import Invalid, Valid
 
 STRICT = {"providers": ["openai-strict"]}
 
 
-class OpenAIStrictMode(Rule):
+class OpenAIStrictMode(ProviderModuleRule):
     __doc__ = rule_doc(
         """OpenAI strict mode (`providers = ["openai-strict"]`: tools sent with ``"strict": true``,
         or Structured Outputs): the schema must sit in the documented subset, or the request is
@@ -153,6 +150,3 @@ class OpenAIStrictMode(Rule):
             options=STRICT,
         ),
     ]
-
-    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        yield from module_findings(self.code, ctx)

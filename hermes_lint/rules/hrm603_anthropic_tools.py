@@ -1,10 +1,7 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from hermes_lint.context import ProjectContext
-from hermes_lint.providers import active_targets, project_findings, rule_doc, rule_sources
-from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.providers import ProviderProjectRule, rule_doc, rule_sources
+from hermes_lint.rules.base import Invalid, Valid
 
 ANTHROPIC = {"providers": ["anthropic"]}
 STRICT = {"providers": ["anthropic-strict"]}
@@ -23,7 +20,7 @@ def _strict_tools(count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-class AnthropicTools(Rule):
+class AnthropicTools(ProviderProjectRule):
     __doc__ = rule_doc(
         """Anthropic (`providers = ["anthropic"]`) and its strict tool use
         (`"anthropic-strict"`: tools sent with ``"strict": true``, which implies the former).
@@ -49,11 +46,6 @@ class AnthropicTools(Rule):
 
     code = "HRM603"
     summary = "Anthropic (and its strict mode budgets: tools, optional and union parameters)"
-    scope = "project"
-
-    @classmethod
-    def needs_schemas(cls, config) -> bool:
-        return bool(active_targets(config))  # no provider selected: the rule reads nothing
     sources = rule_sources("HRM603")
 
     valid = [
@@ -208,6 +200,3 @@ class AnthropicTools(Rule):
             options=STRICT,
         ),
     ]
-
-    def check(self, ctx: ProjectContext) -> Iterator[Finding]:
-        yield from project_findings(self.code, ctx)

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from hermes_lint.context import ModuleContext
-from hermes_lint.providers import module_findings, rule_doc, rule_sources
-from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.providers import ProviderModuleRule, rule_doc, rule_sources
+from hermes_lint.rules.base import Invalid, Valid
 
 GEMINI = {"providers": ["gemini"]}
 
 
-class GeminiSchemaSubset(Rule):
+class GeminiSchemaSubset(ProviderModuleRule):
     __doc__ = rule_doc(
         """Gemini (`providers = ["gemini"]`): a function declaration's ``parameters`` is Gemini's
         ``Schema`` — a subset of OpenAPI 3.0, not JSON Schema — and Hermes sends it through its
@@ -158,6 +155,3 @@ class GeminiSchemaSubset(Rule):
             options=GEMINI,
         ),
     ]
-
-    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        yield from module_findings(self.code, ctx)

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from hermes_lint.context import ModuleContext
-from hermes_lint.providers import module_findings, rule_doc, rule_sources
-from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.providers import ProviderModuleRule, rule_doc, rule_sources
+from hermes_lint.rules.base import Invalid, Valid
 
 MOONSHOT = {"providers": ["moonshot"]}
 
 
-class MoonshotSchema(Rule):
+class MoonshotSchema(ProviderModuleRule):
     __doc__ = rule_doc(
         """Moonshot / Kimi (`providers = ["moonshot"]`): the API validates tool parameters as
         "moonshot flavored json schema" and rejects the whole request (HTTP 400, "tools.function.
@@ -125,6 +122,3 @@ class MoonshotSchema(Rule):
             options=MOONSHOT,
         ),
     ]
-
-    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        yield from module_findings(self.code, ctx)

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from hermes_lint.context import ModuleContext
-from hermes_lint.providers import module_findings, rule_doc, rule_sources
-from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.providers import ProviderModuleRule, rule_doc, rule_sources
+from hermes_lint.rules.base import Invalid, Valid
 
 MCP = {"providers": ["mcp"]}
 
 
-class MCPToolDefinition(Rule):
+class MCPToolDefinition(ProviderModuleRule):
     __doc__ = rule_doc(
         """MCP (`providers = ["mcp"]`, for tools also served over the Model Context Protocol,
         spec 2025-11-25): a tool name SHOULD be 1–128 characters of ``A-Z a-z 0-9 _ - .``, and
@@ -85,6 +82,3 @@ class MCPToolDefinition(Rule):
             options=MCP,
         ),
     ]
-
-    def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        yield from module_findings(self.code, ctx)
