@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
-from hermes_lint.context import _CHILD_FIELDS, child_fields
+from hermes_lint.context import CHILD_FIELDS
 from hermes_lint.extract import REGISTER_PARAMETERS
 from hermes_lint.model import Registration
 
@@ -947,14 +947,10 @@ def _scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
     append = pairs.append
     node_type = ast.AST
     todo = [node]
-    fields_of = _CHILD_FIELDS.get
+    fields_of = CHILD_FIELDS
     while todo:
         parent = todo.pop()
-        cls = parent.__class__
-        fields = fields_of(cls)
-        if fields is None:
-            fields = child_fields(cls)
-        for name in fields:
+        for name in fields_of[parent.__class__]:
             value = getattr(parent, name, None)
             if isinstance(value, node_type):
                 children = (value,)
