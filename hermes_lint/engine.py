@@ -17,7 +17,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Type
 from hermes_lint.config import Config
 from hermes_lint.context import ModuleContext, ModuleIndex, ProjectContext
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.extract import ParsedModule, extract_facts, parse_module
+from hermes_lint.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.noqa import NoqaComment, find_noqa_comments
 from hermes_lint.rules import all_rules
@@ -84,11 +84,18 @@ def _selected_rules(config: Config, scope: str) -> Tuple[Type[Rule], ...]:
 
 def build_module_context(parsed: ParsedModule, config: Config) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
     from hermes_lint.evaluate import ModuleEvaluator
+    from hermes_lint.evaluate.project import project_modules
 
     if parsed.tree is None:
         return extract_facts(parsed, None, None), None
     index = ModuleIndex(parsed.tree)
-    evaluator = ModuleEvaluator(parsed.tree, parsed.lines)
+    evaluator = ModuleEvaluator(
+        parsed.tree,
+        parsed.lines,
+        module=module_name(parsed.path),
+        is_package=parsed.path.endswith("__init__.py"),
+        project=project_modules(config.project_root) if config.project_root else None,
+    )
     facts = extract_facts(parsed, index, evaluator)
     ctx = ModuleContext(
         path=parsed.path,
