@@ -244,3 +244,7 @@ class ModuleFacts:
     # Register calls in a discovered module that are not top-level statements (inside `if`,
     # `try`, a function...): they may register names static analysis does not see.
     unread_register_calls: Tuple[Location, ...] = ()
+    # Other files of the project whose syntax values were read from (cross-module evaluation),
+    # with the sha256 they had: (("tools/shared/schema.py", "ab12..."), ...). Facts and findings
+    # of this module are stale when one of them changes.
+    read_modules: Tuple[Tuple[str, str], ...] = ()

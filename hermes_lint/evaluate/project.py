@@ -27,8 +27,11 @@ MAX_MODULE_BYTES = 2_000_000  # larger files are not read for their values
 class ProjectModules:
     """Maps dotted module names to files under ``root`` and parses them on demand."""
 
-    def __init__(self, root: str):
-        self.root = os.path.realpath(root)
+    def __init__(self, root: str, files: Optional[Dict[str, bytes]] = None):
+        """``files``: relative path -> content of files given in memory (an editor's buffer, a
+        rule's example); they are looked up before the disk (without a root, only they are)."""
+        self.root = os.path.realpath(root) if root else ""
+        self._files = dict(files or {})
         self._paths: Dict[str, Optional[str]] = {}
         self._parsed: Dict[str, Tuple[Tuple[int, int], Optional[ParsedProjectModule]]] = {}
 
@@ -41,13 +44,20 @@ class ProjectModules:
         if module and all(part.isidentifier() for part in parts):
             base = "/".join(parts)
             for relative in (base + ".py", base + "/__init__.py"):
-                if _regular_file(os.path.join(self.root, relative)):
+                if relative in self._files or (self.root and _regular_file(os.path.join(self.root, relative))):
                     found = relative
                     break
         self._paths[module] = found
         return found
 
     def parsed(self, relative: str) -> Optional[ParsedProjectModule]:
+        if relative in self._files:
+            cached = self._parsed.get(relative)
+            if cached is None:
+                cached = self._parsed[relative] = ((-1, -1), _parse_data(relative, self._files[relative]))
+            return cached[1]
+        if not self.root:
+            return None
         full = os.path.join(self.root, relative)
         try:
             info = os.stat(full)
@@ -72,12 +82,18 @@ def _regular_file(path: str) -> bool:
 
 
 def _parse(relative: str, full: str) -> Optional[ParsedProjectModule]:
-    from hermes_lint.extract import parse_module  # the one way files are decoded and parsed
-
     try:
         with open(full, "rb") as handle:
             data = handle.read(MAX_MODULE_BYTES + 1)
     except OSError:
+        return None
+    return _parse_data(relative, data)
+
+
+def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
+    from hermes_lint.extract import parse_module  # the one way files are decoded and parsed
+
+    if len(data) > MAX_MODULE_BYTES:
         return None
     parsed = parse_module(relative, data)
     if parsed.tree is None:
