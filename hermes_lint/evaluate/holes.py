@@ -47,6 +47,8 @@ class _Holes:
         reason = refusal.reason
         if refusal.function is not None:
             reason = f"{reason} (in {refusal.function})"
+        if not self._located and "(in module " not in reason:  # a module read for another file
+            reason = f"{reason} (in module {self._module})"
         location = refusal.location if refusal.location is not None else self._location(
             refusal.node if refusal.node is not None else node
         )
