@@ -82,7 +82,7 @@ def test_editing_an_imported_module_outside_tools_invalidates_the_cache(tmp_path
     assert check(root) == []
     assert check(root) == []  # warm: the whole-project result is reused
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
-    expected = ["tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice"]
+    expected = ['tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice']
     assert check(root, "--no-cache") == expected
     assert check(root) == expected  # the cached facts depended on agent/options.py
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "9:16"]\n')
