@@ -536,10 +536,6 @@ class _LazyOverrides:
         return overrides() if overrides is not None else {}
 
 
-def _always_available() -> bool:
-    return True
-
-
 class _EnvCheck:
     """``{"kind": "env"}``: every ``all`` variable set and non-empty (``bool(os.getenv(X))``),
     every ``present`` variable set (``X in os.environ``)."""
@@ -576,8 +572,10 @@ def _lazy_entry(registry: ToolRegistry, tool: dict, schema: dict,
     lazy = _LazyTool(registry, tool, schema_needs_import)
     check = tool["check"]
     kind = check["kind"]
+    check_fn: Callable[[], object] | None
     if kind == "always":
-        check_fn: Callable[[], object] = _always_available
+        # Mostly "no check_fn": then upstream records no toolset check either.
+        check_fn = None
     elif kind == "env":
         check_fn = _EnvCheck(check.get("all", []), check.get("present", []))
     elif kind == "module":
