@@ -99,7 +99,6 @@ class _Compiler:
         if unknown:
             raise ValueError(f"JSON Schema keyword {sorted(unknown)[0]!r} is not understood by "
                              "tools.manifest_schema")
-        description = schema.get("description")
         checks = [self._keyword(key, schema[key], schema)
                   for key in schema if key not in _ANNOTATIONS]
         checks = [check for check in checks if check is not None]
@@ -108,8 +107,6 @@ class _Compiler:
             for check in checks:
                 failure = check(value)
                 if failure is not None:
-                    if description and not failure.path and "(" not in failure.message:
-                        failure.message += f" ({description})"
                     return failure
             return None
 
@@ -143,8 +140,10 @@ class _Compiler:
         import re
 
         search = re.compile(arg).search
+        # A regular expression says little to a reader: the schema's description says more.
+        meaning = f" ({schema['description']})" if "description" in schema else ""
         return lambda value: None if type(value) is not str or search(value) else _Failure(
-            f"{_short(value)} does not match {arg!r}")
+            f"{_short(value)} does not match {arg!r}{meaning}")
 
     def _k_minLength(self, arg, schema):
         return lambda value: None if type(value) is not str or len(value) >= arg else _Failure(
