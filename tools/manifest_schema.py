@@ -90,7 +90,7 @@ class _Compiler:
 
     def compile(self, schema: object) -> Callable[[object], _Failure | None]:
         if schema is True or schema == {}:
-            return lambda value: None
+            return _always_valid
         if schema is False:
             return lambda value: _Failure("is not allowed here")
         if not isinstance(schema, dict):
@@ -102,6 +102,16 @@ class _Compiler:
         checks = [self._keyword(key, schema[key], schema)
                   for key in schema if key not in _ANNOTATIONS]
         checks = [check for check in checks if check is not None]
+        if not checks:
+            return _always_valid
+        if len(checks) == 1:
+            return checks[0]
+        if len(checks) == 2:
+            first, second = checks
+            return lambda value: first(value) or second(value)
+        if len(checks) == 3:
+            first, second, third = checks
+            return lambda value: first(value) or second(value) or third(value)
 
         def validate(value: object) -> _Failure | None:
             for check in checks:
@@ -118,17 +128,28 @@ class _Compiler:
 
     def _k_type(self, arg, schema):
         names = [arg] if isinstance(arg, str) else list(arg)
-        tests = [_TYPES[name] for name in names]
+        for name in names:
+            _TYPES[name]  # noqa: B018 - an unknown type name is a KeyError at compile time
         expected = " or ".join(names)
+        # Exact Python types that pass; a float with an integral value is also a JSON integer.
+        exact = frozenset(kind for kind, name in _TYPE_NAMES.items()
+                          if name in names or (name == "integer" and "number" in names))
+        integral_float = "integer" in names and float not in exact
 
         def check(value):
-            if not any(test(value) for test in tests):
-                return _Failure(f"{_short(value)} is not of type {expected}")
-            return None
+            kind = type(value)
+            if kind in exact or (integral_float and kind is float and value.is_integer()):
+                return None
+            return _Failure(f"{_short(value)} is not of type {expected}")
 
+        if not integral_float:
+            check.exact_types = exact  # lets a parent test the type inline (see _k_properties)
         return check
 
     def _k_const(self, arg, schema):
+        if type(arg) is str:  # the common case, without the general JSON comparison
+            return lambda value: None if type(value) is str and value == arg else _Failure(
+                f"{_short(value)} is not {arg!r}")
         return lambda value: None if _same_json(value, arg) else _Failure(
             f"{_short(value)} is not {arg!r}")
 
@@ -201,12 +222,20 @@ class _Compiler:
 
     def _k_properties(self, arg, schema):
         compiled = [(name, self.compile(sub)) for name, sub in arg.items()]
+        compiled = [(name, sub) for name, sub in compiled if sub is not _always_valid]
+        if not compiled:
+            return None
+        # A property whose schema is only a type is tested inline: most manifest fields are.
+        plain = [(name, getattr(sub, "exact_types", None), sub) for name, sub in compiled]
 
         def check(value):
             if type(value) is dict:
-                for name, sub in compiled:
+                for name, exact, sub in plain:
                     if name in value:
-                        failure = sub(value[name])
+                        item = value[name]
+                        if exact is not None and type(item) in exact:
+                            continue
+                        failure = sub(item)
                         if failure is not None:
                             return failure.at(name)
             return None
@@ -217,10 +246,9 @@ class _Compiler:
         known = frozenset(schema.get("properties", ()))
         if arg is False:
             def forbid(value):
-                if type(value) is dict:
+                if type(value) is dict and not known.issuperset(value):
                     extra = [key for key in value if key not in known]
-                    if extra:
-                        return _Failure(f"has the unknown key {extra[0]!r}")
+                    return _Failure(f"has the unknown key {extra[0]!r}")
                 return None
 
             return forbid
@@ -238,11 +266,12 @@ class _Compiler:
         return check
 
     def _k_required(self, arg, schema):
+        names = frozenset(arg)
+
         def check(value):
-            if type(value) is dict:
-                for name in arg:
-                    if name not in value:
-                        return _Failure(f"{name!r} is missing")
+            if type(value) is dict and not names.issubset(value):
+                missing = [name for name in arg if name not in value]
+                return _Failure(f"{missing[0]!r} is missing")
             return None
 
         return check
@@ -263,6 +292,8 @@ class _Compiler:
     def _k_oneOf(self, arg, schema):
         alternatives = [self.compile(sub) for sub in arg]
         discriminator = _discriminator(arg)
+        if discriminator is not None:
+            return self._tagged_union(discriminator, alternatives)
 
         def check(value):
             failures = [alternative(value) for alternative in alternatives]
@@ -271,16 +302,31 @@ class _Compiler:
                 return None
             if passed > 1:
                 return _Failure("matches more than one of the allowed forms")
-            if discriminator is not None and type(value) is dict:
-                key, options = discriminator
-                if value.get(key) in options:  # the form it claims: its own complaint
-                    return failures[options.index(value[key])]
-                return _Failure(f"has an unknown {key} {_short(value.get(key))}")
             # The form it got furthest into is the one it most likely means.
             deepest = max(failures, key=lambda failure: len(failure.path))
             if deepest.path:
                 return deepest
             return _Failure(f"{_short(value)} matches none of the allowed forms")
+
+        return check
+
+    @staticmethod
+    def _tagged_union(discriminator, alternatives):
+        """oneOf whose alternatives each require one property to be a different constant: only
+        the alternative a value names can match, so only that one is tried."""
+        key, options = discriminator
+        by_tag = dict(zip(options, alternatives))
+
+        def check(value):
+            if type(value) is not dict:
+                return _Failure(f"{_short(value)} is not of type object")
+            tag = value.get(key, _MISSING)
+            alternative = by_tag.get(tag) if type(tag) is str else None
+            if alternative is None:
+                if tag is _MISSING:
+                    return _Failure(f"{key!r} is missing")
+                return _Failure(f"has an unknown {key} {_short(tag)}")
+            return alternative(value)
 
         return check
 
@@ -304,11 +350,22 @@ class _Compiler:
             for part in arg[2:].split("/"):
                 target = target[part]
             cell[0] = self.compile(target)
-        return lambda value: cell[0](value)
+            return cell[0]
+        if cell[0] is not None:
+            return cell[0]
+        return lambda value: cell[0](value)  # a recursive reference, compiled by now when called
+
+
+def _always_valid(value: object) -> None:
+    return None
+
+
+_MISSING = object()
 
 
 def _discriminator(alternatives: list) -> tuple[str, list] | None:
-    """``(key, values)`` when every alternative pins one shared property with ``const``."""
+    """``(key, values)`` when every alternative requires one shared property to be a distinct
+    string ``const``, and fixes its type to object."""
     if not all(isinstance(sub, dict) for sub in alternatives):
         return None
     shared = None
@@ -316,10 +373,13 @@ def _discriminator(alternatives: list) -> tuple[str, list] | None:
         pinned = {name for name, prop in sub.get("properties", {}).items()
                   if isinstance(prop, dict) and "const" in prop and name in sub.get("required", ())}
         shared = pinned if shared is None else shared & pinned
-    if not shared:
+    if not shared or not all(sub.get("type") == "object" for sub in alternatives):
         return None
     key = sorted(shared)[0]
-    return key, [sub["properties"][key]["const"] for sub in alternatives]
+    values = [sub["properties"][key]["const"] for sub in alternatives]
+    if not all(isinstance(v, str) for v in values) or len(set(values)) != len(values):
+        return None
+    return key, values
 
 
 def _short(value: object) -> str:
