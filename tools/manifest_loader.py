@@ -289,6 +289,10 @@ class _ManifestPlan:
         """What the schema cannot say: names and paths that must agree with each other."""
         from hermes_lint.discovery import SKIPPED_FILE_NAMES
 
+        for module, record in self.modules.items():
+            unrecorded = [read for read in record.get("reads", ()) if read not in self.sources]
+            if unrecorded:
+                self._corrupt(f"module {module!r} reads {unrecorded[0]!r}, which has no source hash")
         for key, records in (("modules", self.modules), ("import_only", self.import_only)):
             for module, record in records.items():
                 stem = module[len(self.package) + 1:]
@@ -382,7 +386,31 @@ class _ManifestPlan:
             else:
                 stale.append((name, "changed"))
         stale.extend((name, "removed") for name in sorted(recorded))
+        stale.extend(self._stale_reads(files, {name for name, _ in stale}, sha256))
         return stale, fresh
+
+    def _stale_reads(self, files, already: set[str], sha256) -> list[tuple[str, str]]:
+        """A frozen module whose values came from other project files (``reads``) is stale
+        when one of them changed: its frozen schemas may no longer be what it registers."""
+        root = os.path.dirname(files[0][0]) if files else "."
+        for _ in self.tools_dir.split("/"):
+            root = os.path.dirname(root)
+        digests: dict[str, str | None] = {}
+        stale = []
+        for module, record in self.modules.items():
+            if record["path"] in already:
+                continue
+            for read in record.get("reads", ()):
+                if read not in digests:
+                    try:
+                        data = _read_regular(os.path.join(root, *read.split("/")))
+                        digests[read] = sha256(data).hexdigest()
+                    except OSError:
+                        digests[read] = None
+                if digests[read] != self.sources.get(read):
+                    stale.append((record["path"], f"{read} changed"))
+                    break
+        return stale
 
     def check_import_only(self, files, contents: dict[str, bytes], stale: set[str]) -> None:
         """Refuse an ``import_only`` module whose (fresh) source is not a tool module: the

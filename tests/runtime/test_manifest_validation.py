@@ -391,3 +391,45 @@ def test_a_manifest_that_is_a_fifo_is_a_manifest_error(project):
 
     with pytest.raises(ManifestError, match="cannot be read: .*not a regular file"):
         reg.load_manifest(fifo, tools_dir=root / "tools")
+
+
+# ===================================================================== values read from other files
+
+
+def with_reads(root: Path, path: Path, reads: list[str]) -> None:
+    import hashlib
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for read in reads:
+        data["sources"][read] = hashlib.sha256((root / read).read_bytes()).hexdigest()
+    data["modules"][f"tools.{PREFIX}a"]["reads"] = reads
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_a_module_whose_read_file_changed_is_imported_instead(project, caplog):
+    root, reg = project
+    (root / "agent").mkdir()
+    (root / "agent" / "consts.py").write_text("LIMIT = 3\n", encoding="utf-8")
+    path = write_project(root)
+    with_reads(root, path, ["agent/consts.py"])
+
+    assert reg.load_manifest(path, tools_dir=root / "tools").imported == []
+
+    (root / "agent" / "consts.py").write_text("LIMIT = 4\n", encoding="utf-8")
+    fresh = ToolRegistry()
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        loaded = fresh.load_manifest(path, tools_dir=root / "tools")
+
+    assert loaded.stale == [f"tools/{PREFIX}a.py"] and loaded.imported == [f"tools.{PREFIX}a"]
+    assert f"tools/{PREFIX}a.py (agent/consts.py changed)" in caplog.text
+
+
+def test_a_read_file_without_a_source_hash_is_corrupt(project):
+    root, reg = project
+    path = write_project(root)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["modules"][f"tools.{PREFIX}a"]["reads"] = ["agent/consts.py"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    with pytest.raises(ManifestError, match="reads 'agent/consts.py', which has no source hash"):
+        reg.load_manifest(path, tools_dir=root / "tools")
