@@ -432,3 +432,38 @@ def test_malformed_holes_refuse_the_whole_manifest(holes_project, tmp_path, case
 
     assert message in str(raised.value)
     assert reg.get_all_tool_names() == []
+
+
+@pytest.fixture(scope="module")
+def generated_project(tmp_path_factory):
+    from hermes_lint.config import Config
+    from hermes_lint.manifest import generate_for_root
+
+    root = tmp_path_factory.mktemp("holes-generated")
+    tools_dir = root / "tools"
+    tools_dir.mkdir()
+    for stem, text in (("zzhole_timeout", TIMEOUT_MODULE), ("zzhole_limit", LIMIT_MODULE),
+                       ("zzhole_home", HOME_MODULE)):
+        (tools_dir / f"{stem}.py").write_text(text, encoding="utf-8")
+    generated = generate_for_root(root, Config())
+    assert generated.ok, generated.problems
+    (tools_dir / "manifest.json").write_bytes(generated.text)
+    return tools_dir, generated.data
+
+
+def test_the_generator_writes_the_template_shape_the_runtime_reads(generated_project):
+    _, data = generated_project
+    hand = hand_written_manifest(generated_project[0])
+    assert data["format_version"] == 2
+    assert data["tools"]["zzh_run"]["holes"] == hand["tools"]["zzh_run"]["holes"]
+    assert data["tools"]["zzh_notes"]["import_for_definitions"] is True
+
+
+@pytest.mark.parametrize("environ", list(ENVIRONMENTS))
+def test_the_generators_manifest_loads_equal_to_import_discovery(generated_project, environ):
+    tools_dir, _ = generated_project
+    by_import = snapshot("import", tools_dir, ENVIRONMENTS[environ])
+    by_manifest = snapshot("manifest", tools_dir, ENVIRONMENTS[environ])
+
+    assert by_manifest["definitions"] == by_import["definitions"]
+    assert by_manifest["after_load"] == []
