@@ -38,11 +38,19 @@ SCHEMA_PATH = None  # set on first use: hermes_lint/data/manifest.schema.json
 
 
 class _Failure:
-    __slots__ = ("path", "message")
+    """Where and why a value fails. The message is made only when asked for: a ``oneOf`` tries
+    forms that fail as a matter of course, and formatting each of those would cost more than
+    the validation itself."""
 
-    def __init__(self, message: str) -> None:
+    __slots__ = ("path", "_message")
+
+    def __init__(self, message: Callable[[], str]) -> None:
         self.path: list[object] = []  # innermost key first
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        return self._message()
 
     def at(self, key: object) -> _Failure:
         self.path.append(key)
@@ -92,7 +100,7 @@ class _Compiler:
         if schema is True or schema == {}:
             return _always_valid
         if schema is False:
-            return lambda value: _Failure("is not allowed here")
+            return lambda value: _Failure(lambda: "is not allowed here")
         if not isinstance(schema, dict):
             raise ValueError(f"not a schema: {schema!r}")
         unknown = set(schema) - KEYWORDS
@@ -140,7 +148,7 @@ class _Compiler:
             kind = type(value)
             if kind in exact or (integral_float and kind is float and value.is_integer()):
                 return None
-            return _Failure(f"{_short(value)} is not of type {expected}")
+            return _Failure(lambda: f"{_short(value)} is not of type {expected}")
 
         if not integral_float:
             check.exact_types = exact  # lets a parent test the type inline (see _k_properties)
@@ -148,13 +156,13 @@ class _Compiler:
 
     def _k_const(self, arg, schema):
         if type(arg) is str:  # the common case, without the general JSON comparison
-            return lambda value: None if type(value) is str and value == arg else _Failure(
+            return lambda value: None if type(value) is str and value == arg else _Failure(lambda:
                 f"{_short(value)} is not {arg!r}")
-        return lambda value: None if _same_json(value, arg) else _Failure(
+        return lambda value: None if _same_json(value, arg) else _Failure(lambda:
             f"{_short(value)} is not {arg!r}")
 
     def _k_enum(self, arg, schema):
-        return lambda value: None if any(_same_json(value, option) for option in arg) else _Failure(
+        return lambda value: None if any(_same_json(value, option) for option in arg) else _Failure(lambda:
             f"{_short(value)} is not one of {arg!r}")
 
     def _k_pattern(self, arg, schema):
@@ -163,35 +171,35 @@ class _Compiler:
         search = re.compile(arg).search
         # A regular expression says little to a reader: the schema's description says more.
         meaning = f" ({schema['description']})" if "description" in schema else ""
-        return lambda value: None if type(value) is not str or search(value) else _Failure(
+        return lambda value: None if type(value) is not str or search(value) else _Failure(lambda:
             f"{_short(value)} does not match {arg!r}{meaning}")
 
     def _k_minLength(self, arg, schema):
-        return lambda value: None if type(value) is not str or len(value) >= arg else _Failure(
+        return lambda value: None if type(value) is not str or len(value) >= arg else _Failure(lambda:
             f"{_short(value)} is shorter than {arg}")
 
     def _k_maxLength(self, arg, schema):
-        return lambda value: None if type(value) is not str or len(value) <= arg else _Failure(
+        return lambda value: None if type(value) is not str or len(value) <= arg else _Failure(lambda:
             f"{_short(value)} is longer than {arg}")
 
     def _k_minimum(self, arg, schema):
-        return lambda value: None if not _TYPES["number"](value) or value >= arg else _Failure(
+        return lambda value: None if not _TYPES["number"](value) or value >= arg else _Failure(lambda:
             f"{_short(value)} is less than {arg}")
 
     def _k_maximum(self, arg, schema):
-        return lambda value: None if not _TYPES["number"](value) or value <= arg else _Failure(
+        return lambda value: None if not _TYPES["number"](value) or value <= arg else _Failure(lambda:
             f"{_short(value)} is greater than {arg}")
 
     def _k_exclusiveMinimum(self, arg, schema):
-        return lambda value: None if not _TYPES["number"](value) or value > arg else _Failure(
+        return lambda value: None if not _TYPES["number"](value) or value > arg else _Failure(lambda:
             f"{_short(value)} is not greater than {arg}")
 
     def _k_minItems(self, arg, schema):
-        return lambda value: None if type(value) is not list or len(value) >= arg else _Failure(
+        return lambda value: None if type(value) is not list or len(value) >= arg else _Failure(lambda:
             f"has fewer than {arg} items")
 
     def _k_maxItems(self, arg, schema):
-        return lambda value: None if type(value) is not list or len(value) <= arg else _Failure(
+        return lambda value: None if type(value) is not list or len(value) <= arg else _Failure(lambda:
             f"has more than {arg} items")
 
     def _k_uniqueItems(self, arg, schema):
@@ -202,7 +210,7 @@ class _Compiler:
             if type(value) is list:
                 for i, item in enumerate(value):
                     if any(_same_json(item, other) for other in value[:i]):
-                        return _Failure(f"has the item {_short(item)} twice")
+                        return _Failure(lambda: f"has the item {_short(item)} twice")
             return None
 
         return check
@@ -248,7 +256,7 @@ class _Compiler:
             def forbid(value):
                 if type(value) is dict and not known.issuperset(value):
                     extra = [key for key in value if key not in known]
-                    return _Failure(f"has the unknown key {extra[0]!r}")
+                    return _Failure(lambda: f"has the unknown key {extra[0]!r}")
                 return None
 
             return forbid
@@ -271,7 +279,7 @@ class _Compiler:
         def check(value):
             if type(value) is dict and not names.issubset(value):
                 missing = [name for name in arg if name not in value]
-                return _Failure(f"{missing[0]!r} is missing")
+                return _Failure(lambda: f"{missing[0]!r} is missing")
             return None
 
         return check
@@ -284,7 +292,7 @@ class _Compiler:
                 for key in value:
                     failure = sub(key)
                     if failure is not None:
-                        return _Failure(f"has the key {key!r}, which {failure.message}")
+                        return _Failure(lambda: f"has the key {key!r}, which {failure.message}")
             return None
 
         return check
@@ -301,12 +309,12 @@ class _Compiler:
             if passed == 1:
                 return None
             if passed > 1:
-                return _Failure("matches more than one of the allowed forms")
+                return _Failure(lambda: "matches more than one of the allowed forms")
             # The form it got furthest into is the one it most likely means.
             deepest = max(failures, key=lambda failure: len(failure.path))
             if deepest.path:
                 return deepest
-            return _Failure(f"{_short(value)} matches none of the allowed forms")
+            return _Failure(lambda: f"{_short(value)} matches none of the allowed forms")
 
         return check
 
@@ -319,13 +327,13 @@ class _Compiler:
 
         def check(value):
             if type(value) is not dict:
-                return _Failure(f"{_short(value)} is not of type object")
+                return _Failure(lambda: f"{_short(value)} is not of type object")
             tag = value.get(key, _MISSING)
             alternative = by_tag.get(tag) if type(tag) is str else None
             if alternative is None:
                 if tag is _MISSING:
-                    return _Failure(f"{key!r} is missing")
-                return _Failure(f"has an unknown {key} {_short(tag)}")
+                    return _Failure(lambda: f"{key!r} is missing")
+                return _Failure(lambda: f"has an unknown {key} {_short(tag)}")
             return alternative(value)
 
         return check
@@ -336,7 +344,7 @@ class _Compiler:
         def check(value):
             if any(alternative(value) is None for alternative in alternatives):
                 return None
-            return _Failure(f"{_short(value)} matches none of the allowed forms")
+            return _Failure(lambda: f"{_short(value)} matches none of the allowed forms")
 
         return check
 
