@@ -768,6 +768,11 @@ def invalidate_check_fn_cache() -> None:
     registry.invalidate_check_fn_cache()
 
 
+def _check_fn_cached(fn: Callable[[], object]) -> bool:
+    """``bool(fn())`` through the module-level registry's check cache (upstream's function)."""
+    return registry._check_fn_cached(fn)
+
+
 # --------------------------------------------------------------------- helpers
 
 

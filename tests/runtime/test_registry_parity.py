@@ -109,6 +109,31 @@ def test_module_level_names_upstream_callers_use():
     assert all(hasattr(registry_module, name) for name in registry_module.__all__)
 
 
+def test_module_level_check_cache_functions_use_the_singleton(monkeypatch):
+    fresh = ToolRegistry()
+    monkeypatch.setattr(registry_module, "registry", fresh)
+    calls = []
+
+    def probe():
+        calls.append(1)
+        return True
+
+    assert registry_module._check_fn_cached(probe) is True
+    assert registry_module._check_fn_cached(probe) is True
+    assert len(calls) == 1
+    registry_module.invalidate_check_fn_cache()
+    assert registry_module._check_fn_cached(probe) is True
+    assert len(calls) == 2
+
+
+def test_the_register_statement_predicate_under_upstreams_name():
+    import ast
+
+    module = ast.parse("registry.register(name='x')\nx = registry.register()\nother.register()\n")
+    assert [registry_module._is_registry_register_call(stmt) for stmt in module.body] == [
+        True, False, False]
+
+
 def test_tool_entry_takes_upstream_positional_arguments():
     entry = registry_module.ToolEntry("t", "s", schema("t"), ok, None, ["KEY"], False, "d", "🔥")
     assert (entry.name, entry.requires_env, entry.description, entry.emoji) == ("t", ["KEY"], "d", "🔥")
