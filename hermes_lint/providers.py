@@ -110,6 +110,11 @@ OPENAI_ROOT_ERROR = Source(
     "OpenAI API error text \"Invalid schema for function 'x': schema must be a JSON Schema of "
     "'type: \\\"object\\\"', got 'type: \\\"None\\\"'\""
 )
+OPENAI_ROOT_COMBINATOR = Source(
+    "OpenAI API error text \"Invalid schema for function 'x': schema must have type 'object' and not have "
+    "'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level\" (code `invalid_function_parameters`, without "
+    "strict mode)"
+)
 OPENAI_STRICT_ERRORS = Source(
     "OpenAI API error texts \"'additionalProperties' is required to be supplied and to be false\", "
     "\"'required' is required to be supplied and to be an array including every key in properties\", "
@@ -204,6 +209,8 @@ ANTHROPIC_STRICT_UNSUPPORTED = frozenset({
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
     "minLength", "maxLength", "maxItems", "uniqueItems", "contains", "minContains", "maxContains",
 })
+# What OpenAI refuses at the `parameters` root, strict mode or not.
+OPENAI_ROOT_REJECTED = frozenset({"oneOf", "anyOf", "allOf", "enum", "not"})
 TOOL_NAME = r"[a-zA-Z0-9_-]{1,64}"  # HRM308's pattern
 MCP_NAME = r"[A-Za-z0-9_.-]{1,128}"
 
@@ -216,19 +223,20 @@ CONSTRAINTS: Tuple[Constraint, ...] = (
        (OPENAI_ROOT_ERROR,), defer_to="HRM304"),
     _C("HRM601", "openai", "tools_per_request", REJECTED, "at most 128 tools in one request",
        (OPENAI_CHAT,), arg=128),
+    _C("HRM601", "openai", "root_keyword", REJECTED, "no oneOf, anyOf, allOf, enum or not at the `parameters` root",
+       (OPENAI_ROOT_COMBINATOR,), arg=OPENAI_ROOT_REJECTED),
     # OpenAI strict mode (`strict: true`)
     _C("HRM602", "openai-strict", "object_flag", REJECTED, "every object sets `additionalProperties: false`",
        (OPENAI_STRUCTURED, OPENAI_STRICT_ERRORS), arg=("additionalProperties", False, True)),
     _C("HRM602", "openai-strict", "all_required", REJECTED,
        'every property is in `required` (an optional one as "type": [T, "null"])',
        (OPENAI_STRUCTURED, OPENAI_STRICT_ERRORS)),
-    _C("HRM602", "openai-strict", "keyword", REJECTED,
+    _C("HRM602", "openai-strict", "strict_keyword", REJECTED,
        "no allOf, not, dependentRequired, dependentSchemas, if, then, else", (OPENAI_STRUCTURED,),
-       arg=frozenset({"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"})),
+       arg=frozenset({"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}),
+       defer_to="HRM601"),
     _C("HRM602", "openai-strict", "keyword", REJECTED, "no `default`", (OPENAI_STRICT_ERRORS,),
        arg=frozenset({"default"})),
-    _C("HRM602", "openai-strict", "root_keyword", REJECTED, "the root is not an anyOf", (OPENAI_STRUCTURED,),
-       arg=frozenset({"anyOf"})),
     _C("HRM602", "openai-strict", "string_format", REJECTED,
        "string formats only " + ", ".join(sorted(OPENAI_STRICT_FORMATS)), (OPENAI_STRUCTURED,),
        arg=OPENAI_STRICT_FORMATS),
@@ -347,6 +355,12 @@ def _check_keyword(node, constraint):
 def _check_root_keyword(node, constraint):
     if node.via == "parameters":
         yield from _check_keyword(node, constraint)
+
+
+def _check_strict_keyword(node, constraint):
+    # At the root, allOf/not are what HRM601 reports for every OpenAI request: one fact, one finding.
+    for path, text in _check_keyword(node, constraint):
+        yield path, text, node.via == "parameters" and path[-1] in OPENAI_ROOT_REJECTED
 
 
 def _check_outside_keys(node, constraint):
@@ -480,6 +494,7 @@ def _check_root_type(node, constraint):
 _NODE_CHECKS: Dict[str, Callable] = {
     "keyword": _check_keyword,
     "root_keyword": _check_root_keyword,
+    "strict_keyword": _check_strict_keyword,
     "outside_keys": _check_outside_keys,
     "object_flag": _check_object_flag,
     "all_required": _check_all_required,
