@@ -191,6 +191,22 @@ MCP_SCHEMA = Source(
     "https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2025-11-25/schema.ts",
 )
 
+LLAMACPP_ERROR = Source(
+    "llama.cpp server error text \"HTTP 400: Unable to generate parser for this template. Automatic parser "
+    "generation failed: JSON schema conversion failed: Unrecognized schema: \\\"object\\\"\" for an "
+    "`\"type\": \"object\"` node with no `properties`, quoted by NousResearch/hermes-agent "
+    "tools/schema_sanitizer.py (which injects `properties: {}` into such nodes before every request)"
+)
+HERMES_FREE_OBJECT = Source(
+    "NousResearch/hermes-agent issue #96734: with `properties: {}` injected into a free-form object "
+    "parameter, models reliably send `{}` for it"
+)
+PERPLEXITY_ERROR = Source(
+    "Perplexity Chat Completions: \"any object-typed parameter that omits `properties` is rejected with "
+    "HTTP 400\" (verified against the live API in NousResearch/hermes-agent pull request #81308; no vendor "
+    "page states it)"
+)
+
 # --------------------------------------------------------------------------- the table
 
 # Keys sanitize_gemini_schema keeps (verbatim from the source above); everything else is dropped.
@@ -289,6 +305,11 @@ CONSTRAINTS: Tuple[Constraint, ...] = (
        defer_to="HRM313"),
     _C("HRM605", "moonshot", "type_beside", KIMI, "with anyOf, `type` is on the branches, never the parent",
        (HERMES_MOONSHOT, MOONSHOT_ERRORS), arg="anyOf"),
+    # Servers that refuse a free-form object parameter (off unless the target is selected)
+    _C("HRM607", "llamacpp", "free_object", REJECTED, "every object below the root lists its `properties`",
+       (LLAMACPP_ERROR, HERMES_FREE_OBJECT)),
+    _C("HRM607", "perplexity", "free_object", REJECTED, "every object below the root lists its `properties`",
+       (PERPLEXITY_ERROR,)),
     # MCP (spec 2025-11-25)
     _C("HRM606", "mcp", "name_pattern", ADVISED, "tool names match [A-Za-z0-9_.-]{1,128}",
        (MCP_TOOLS,), arg=MCP_NAME, defer_to="HRM308"),
@@ -491,6 +512,16 @@ def _check_root_type(node, constraint):
         yield node.path + ("type",), '`parameters` is not "type": "object"'
 
 
+def _check_free_object(node, constraint):
+    # The root is HRM304's; a typed map (`additionalProperties` holding a schema) states its values.
+    types = node.types()
+    if node.via == "parameters" or not types or "object" not in types:
+        return
+    if "properties" in node.schema or isinstance(node.schema.get("additionalProperties"), dict):
+        return
+    yield node.path + ("type",), f"object {_label(node)} has no `properties` (a free-form object)"
+
+
 _NODE_CHECKS: Dict[str, Callable] = {
     "keyword": _check_keyword,
     "root_keyword": _check_root_keyword,
@@ -507,6 +538,7 @@ _NODE_CHECKS: Dict[str, Callable] = {
     "enum_complex": _check_enum_complex,
     "ref": _check_ref,
     "root_type": _check_root_type,
+    "free_object": _check_free_object,
 }
 
 
