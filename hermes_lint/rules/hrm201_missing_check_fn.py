@@ -159,6 +159,8 @@ def _returns_true(body) -> bool:
 
 
 def _suggested_name(registration) -> str:
-    name = registration.name if isinstance(registration.name, str) else None
-    stem = name if name and name.isidentifier() else "tool"
-    return f"check_{stem}_requirements"
+    # Named after the toolset: the tools of one module usually share one check.
+    for stem in (registration.toolset, registration.name):
+        if isinstance(stem, str) and stem.isidentifier():
+            return f"check_{stem}_requirements"
+    return "check_requirements"
