@@ -342,7 +342,7 @@ def rule_table(code: str) -> str:
     """The rows of a rule as documentation: target, requirement, what a violation does."""
     lines = ["What is checked (target: requirement — what a violation does):", ""]
     for c in constraints_of(code):
-        deferred = f" (not repeated while {c.defer_to} is selected)" if c.defer_to else ""
+        deferred = f" (left to {c.defer_to} where that rule, selected, reports the same fact)" if c.defer_to else ""
         lines.append(f"- {c.target}: {c.says} — {c.effect}{deferred}")
     return "\n".join(lines)
 
