@@ -25,8 +25,9 @@ class ArgsSplattedIntoFixedSignature(Rule):
     function of this module. Not reported: a callee with ``**kwargs``; a callee that is not a
     module function (a class, an import, an attribute, a name the handler binds itself); a
     decorated callee (the decorator may change the signature); an ``args`` the handler rebinds
-    anywhere (``args = {k: v for k, v in args.items() if k in ALLOWED}``), since it may be
-    filtered first.
+    anywhere (``args = {k: v for k, v in args.items() if k in ALLOWED}``) or whose keys it
+    inspects (``set(args) - ALLOWED``, ``args.keys()``, ``for key in args``), since it may be
+    filtered or validated first.
     """
 
     code = "HRM109"
@@ -81,6 +82,22 @@ class ArgsSplattedIntoFixedSignature(Rule):
         registry.register(name="read", toolset="file", schema={}, handler=_handle, check_fn=lambda: True)
         registry.register(name="cat", toolset="file", schema={},
                           handler=lambda args, **kw: _cached_read(**args), check_fn=lambda: True)
+        """,
+        # unknown keys rejected before the splat
+        """
+        import json
+        from tools.registry import registry
+
+        def _resize(width, height):
+            return f"{width}x{height}"
+
+        def _handle(args, **kw):
+            unknown = set(args) - {"width", "height"}
+            if unknown:
+                return json.dumps({"error": f"unknown arguments: {sorted(unknown)}"})
+            return _resize(**args)
+
+        registry.register(name="resize", toolset="image", schema={}, handler=_handle, check_fn=lambda: True)
         """,
     ]
     invalid = [
@@ -138,7 +155,7 @@ class ArgsSplattedIntoFixedSignature(Rule):
                 continue
             param = positional[0].arg
             body = _own_scope(entry)
-            if _rebinds(body, param):
+            if _rebinds(body, param) or _inspects_keys(body, param):
                 continue
             local = {n.id for n in body if n.__class__ is ast.Name and not isinstance(n.ctx, ast.Load)}
             local.update(a.arg for a in ast.walk(entry.args) if isinstance(a, ast.arg))
@@ -179,6 +196,27 @@ def _rebinds(body: List[ast.AST], name: str) -> bool:
         if isinstance(node, ast.ExceptHandler) and node.name == name:
             return True
     return False
+
+
+def _inspects_keys(body: List[ast.AST], name: str) -> bool:
+    """``set(args)``, ``args.keys()``/``items()``, ``for k in args``: the keys may be checked
+    against what the callee takes before the call."""
+    for node in body:
+        if node.__class__ is ast.Call:
+            func = node.func
+            if (func.__class__ is ast.Attribute and func.attr in ("keys", "items")
+                    and _is_name(func.value, name)):
+                return True
+            if (func.__class__ is ast.Name and func.id in ("set", "frozenset", "sorted", "list")
+                    and node.args and _is_name(node.args[0], name)):
+                return True
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and _is_name(node.iter, name):
+            return True
+    return False
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return node.__class__ is ast.Name and node.id == name
 
 
 def _splat_of(call: ast.Call, param: str) -> Optional[ast.keyword]:
