@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
 # Provider rules (HRM6xx) only speak when a provider is chosen; these are the known targets.
-KNOWN_PROVIDERS = ("openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp")
+KNOWN_PROVIDERS = (
+    "openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp", "llamacpp", "perplexity",
+)
 
 
 class ConfigError(Exception):

@@ -1418,6 +1418,10 @@ def error_shape(ret: ReturnFact, analyzer: HandlerAnalyzer, fn: FunctionFacts) -
     if ret.in_except and "message" in keys and _looks_like_failure(payload, keys, ret.except_names):
         return keys["message"], ("under `message` in an `except` block; return "
                                  "`{\"error\": ...}` (e.g. `tool_error(...)`)")
+    flag = _failure_flag(payload, keys) if ret.in_except else None
+    if flag is not None:
+        return keys[flag], (f"flagged only by `{flag}: {_FAILURE_TEXT[flag]}` in an `except` block, "
+                            "with no `error` key; return `{\"error\": ...}` (e.g. `tool_error(...)`)")
     return None
 
 
@@ -1441,12 +1445,22 @@ def _returned_dict(value: ast.AST, analyzer: HandlerAnalyzer, fn: FunctionFacts)
     return None
 
 
-def _looks_like_failure(payload: ast.Dict, keys: Dict[str, ast.AST], except_names: Tuple[str, ...]) -> bool:
-    """A ``message`` that reports the caught exception, or a payload flagged as a failure."""
+_FAILURE_TEXT = {"success": "False", "ok": "False", "status": '"error"'}
+
+
+def _failure_flag(payload: ast.Dict, keys: Dict[str, ast.AST]) -> Optional[str]:
+    """The key of a literal failure flag (``"status": "error"``, ``"success": False``...), if any."""
     for key, expected in _FAILURE_FLAGS.items():
         if key in keys:
             value = payload.values[payload.keys.index(keys[key])]
-            if isinstance(value, ast.Constant) and value.value == expected:
-                return True
+            if isinstance(value, ast.Constant) and type(value.value) is type(expected) and value.value == expected:
+                return key
+    return None
+
+
+def _looks_like_failure(payload: ast.Dict, keys: Dict[str, ast.AST], except_names: Tuple[str, ...]) -> bool:
+    """A ``message`` that reports the caught exception, or a payload flagged as a failure."""
+    if _failure_flag(payload, keys) is not None:
+        return True
     message = payload.values[payload.keys.index(keys["message"])]
     return any(isinstance(n, ast.Name) and n.id in except_names for n in ast.walk(message))
