@@ -483,10 +483,14 @@ def check_manifest(root: Path, config: Config, target: Path) -> List[Diagnostic]
 def summary(data: dict) -> str:
     frozen = len(data["modules"])
     imported = len(data["import_only"])
-    text = f"{len(data['tools'])} tools from {frozen} frozen modules"
+    text = f"{_count(len(data['tools']), 'tool')} from {_count(frozen, 'frozen module')}"
     if imported:
         text += f"; {imported} import-only: {', '.join(sorted(data['import_only']))}"
     return text
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 __all__: Sequence[str] = (

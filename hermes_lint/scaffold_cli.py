@@ -50,7 +50,9 @@ def new_tool(
 
     Refuses (exit 2, nothing written) an invalid or already registered NAME, an existing file,
     and a toolsets.py it cannot edit safely. Never overwrites a file; both writes are atomic.
-    If tools/manifest.json exists, it is regenerated.
+    If tools/manifest.json exists, it is regenerated as `hermes-lint manifest` does; when errors
+    elsewhere in the project keep it from being written, the tool stays, they are listed and the
+    exit status is 1.
     """
     from hermes_lint.cli import UsageError, resolve_root, run_guarded
     from hermes_lint.config import load_config
@@ -84,19 +86,40 @@ def new_tool(
         except ScaffoldError as exc:
             raise UsageError(str(exc)) from None
         if plan.manifest_path is not None:
-            try:
-                click.echo(regenerate_manifest(project_root, config))
-            except Exception as exc:  # the tool exists now; say so rather than hide it
-                raise UsageError(
-                    f"{plan.relative(plan.tool_path)} was created, but regenerating "
-                    f"{config.manifest} failed: {type(exc).__name__}: {exc}"
-                ) from None
+            if not _regenerate(project_root, config, plan):
+                return 1
         click.echo(
             f"next: replace the TODOs in {plan.relative(plan.tool_path)}, then run `hermes-lint check`"
         )
         return 0
 
     run_guarded(debug, action)
+
+
+def _regenerate(project_root, config, plan) -> bool:
+    """Regenerate the existing manifest; False (after saying why) when it could not be."""
+    from hermes_lint.cli import UsageError
+    from hermes_lint.report import format_text
+    from hermes_lint.scaffold import regenerate_manifest
+
+    created = plan.relative(plan.tool_path)
+    try:
+        outcome = regenerate_manifest(project_root, config)
+    except Exception as exc:  # the tool exists now; say so rather than hide it
+        raise UsageError(
+            f"{created} was created, but regenerating {config.manifest} failed: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    if outcome.problems:
+        click.echo(format_text(outcome.problems), nl=False)
+        click.echo(
+            f"hermes-lint: {created} was created, but {config.manifest} was not regenerated: "
+            "fix the errors above, then run `hermes-lint manifest`",
+            err=True,
+        )
+        return False
+    click.echo(outcome.message)
+    return True
 
 
 def _template_name(template: Optional[str], is_async: bool) -> str:

@@ -411,7 +411,7 @@ def test_writes_then_reports_up_to_date_without_rewriting(project):
     result = run("--root", str(project))
     assert result.exit_code == 0, result.stderr
     target = project / "tools" / "manifest.json"
-    assert "wrote tools/manifest.json (1 tools from 1 frozen modules)" in result.stderr
+    assert "wrote tools/manifest.json (1 tool from 1 frozen module)" in result.stderr
     first = target.read_bytes()
     mtime = target.stat().st_mtime_ns
 
@@ -474,7 +474,7 @@ def test_refuses_to_write_and_says_which_errors(project):
 
     assert result.exit_code == 1
     assert result.stdout.startswith("tools/probe_tool.py:") and " HRM401 tool `probe` is already registered" in result.stdout
-    assert "not written: 1 error(s) above would make it wrong" in result.stderr
+    assert "not written: 1 error above would make it wrong" in result.stderr
     assert (project / "tools" / "manifest.json").read_bytes() == before
     assert run("--root", str(project), "--check").exit_code == 1
 
