@@ -19,6 +19,7 @@ class UsageError(Exception):
 
 
 def _split_codes(values: Sequence[str]) -> Optional[List[str]]:
+    """``--x A --x B,C`` -> ["A", "B", "C"]; None when the option was not given."""
     if not values:
         return None
     return [code.strip() for value in values for code in value.split(",") if code.strip()]
@@ -113,13 +114,14 @@ def main() -> None:
 @click.option("--root", type=click.Path(), help="Project root (default: nearest parent with toolsets.py or [tool.hermes-lint]).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
 @click.option("--select", multiple=True, help="Codes or prefixes to enable (comma-separated).")
+@click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection (comma-separated).")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable (comma-separated).")
-@click.option("--provider", "providers", multiple=True, type=click.Choice(KNOWN_PROVIDERS), help="Provider targets for HRM6xx.")
+@click.option("--provider", "providers", multiple=True, metavar="NAME[,NAME...]", help=f"Provider targets for HRM6xx: {', '.join(KNOWN_PROVIDERS)}.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the per-file phase (default: number of cores).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
-def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
+def check(paths, root, output_format, select, extend_select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
     """Check the project's tool modules and toolsets.py.
 
     With PATHS, only diagnostics located in those files are reported; project rules still see
@@ -134,8 +136,9 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
         config = load_config(
             project_root,
             select=_split_codes(select),
+            extend_select=_split_codes(extend_select),
             ignore=_split_codes(ignore),
-            providers=list(providers) or None,
+            providers=_split_codes(providers),
         )
         wanted = relative_paths(project_root, paths) if paths else None
         diagnostics = run_project(
