@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 import click
 
@@ -25,31 +25,52 @@ def _split_codes(values: Sequence[str]) -> Optional[List[str]]:
     return [code.strip() for value in values for code in value.split(",") if code.strip()]
 
 
-def resolve_root(root: Optional[str]) -> Path:
+def resolve_root(root: Optional[str], paths: Sequence[str] = ()) -> Path:
+    """``--root``; else the project of the PATHS given (as ruff and flake8 find the
+    configuration from the file); else the project around the current directory."""
     if root is not None:
         path = Path(root)
         if not path.is_dir():
             raise UsageError(f"--root {root}: not a directory")
         return path.resolve()
+    roots = {}
+    for given in paths:
+        start = Path(given)
+        if not start.exists():
+            raise UsageError(f"{given}: no such file or directory")
+        found = find_root(start if start.is_dir() else start.parent)
+        if found is not None:
+            roots.setdefault(found, given)
+    if len(roots) > 1:
+        (first, first_path), (second, second_path) = list(roots.items())[:2]
+        raise UsageError(
+            f"{first_path} and {second_path} belong to different projects ({first} and {second}): "
+            "check each project on its own"
+        )
+    if roots:
+        return next(iter(roots))
     found = find_root(Path.cwd())
     if found is None:
         raise UsageError(
             "no project found: no toolsets.py or [tool.hermes-lint] in this directory or its "
-            "parents; pass --root DIR"
+            "parents; pass --root DIR (or run `hermes-lint init` to start one)"
         )
     return found
 
 
-def relative_paths(root: Path, paths: Sequence[str]) -> Tuple[str, ...]:
+def relative_paths(root: Path, paths: Sequence[str], outside_ok: bool = False) -> Tuple[str, ...]:
     result = []
     for given in paths:
         path = Path(given)
         if not path.exists():
+            if outside_ok:
+                continue
             raise UsageError(f"{given}: no such file or directory")
         try:
             result.append(path.resolve().relative_to(root).as_posix())
         except ValueError:
-            raise UsageError(f"{given}: is outside the project root {root}") from None
+            if not outside_ok:
+                raise UsageError(f"{given}: is outside the project root {root}") from None
     return tuple(result)
 
 
@@ -58,6 +79,14 @@ def _in_paths(diagnostic_path: str, wanted: Tuple[str, ...]) -> bool:
         diagnostic_path == path or diagnostic_path.startswith(path.rstrip("/") + "/") or path == "."
         for path in wanted
     )
+
+
+def _project_rule_codes() -> FrozenSet[str]:
+    """Codes of the rules that look at the whole project: a change anywhere (a tool deleted, a
+    name removed from toolsets.py) can make them report in a file the change did not touch."""
+    from hermes_lint.rules import all_rules
+
+    return frozenset(rule.code for rule in all_rules() if rule.scope == "project")
 
 
 def run_guarded(debug: bool, action) -> None:
@@ -117,11 +146,12 @@ def main() -> None:
 @click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection (comma-separated).")
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable (comma-separated).")
 @click.option("--provider", "providers", multiple=True, metavar="NAME[,NAME...]", help=f"Provider targets for HRM6xx: {', '.join(KNOWN_PROVIDERS)}.")
+@click.option("--changed", is_flag=True, help="PATHS are the files a change touches (the pre-commit hook passes them): report the findings located in them and every project rule's finding (HRM003, HRM4xx...) wherever it is; with no PATHS, only the latter. Paths outside the project are ignored.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the per-file phase (default: number of cores).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
-def check(paths, root, output_format, select, extend_select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
+def check(paths, root, output_format, select, extend_select, ignore, providers, changed, exit_zero, jobs, no_cache, debug) -> None:
     """Check the project's tool modules and toolsets.py.
 
     With PATHS, only diagnostics located in those files are reported; project rules still see
@@ -132,7 +162,8 @@ def check(paths, root, output_format, select, extend_select, ignore, providers, 
         from hermes_lint.report import FORMATTERS
         from hermes_lint.runner import default_jobs, run_project
 
-        project_root = resolve_root(root)
+        given = [path for path in paths if Path(path).exists()] if changed else paths
+        project_root = resolve_root(root, given)
         config = load_config(
             project_root,
             select=_split_codes(select),
@@ -140,11 +171,16 @@ def check(paths, root, output_format, select, extend_select, ignore, providers, 
             ignore=_split_codes(ignore),
             providers=_split_codes(providers),
         )
-        wanted = relative_paths(project_root, paths) if paths else None
+        wanted = relative_paths(project_root, given, outside_ok=changed) if paths else None
         diagnostics = run_project(
             project_root, config, jobs=jobs or default_jobs(), use_cache=not no_cache
         )
-        if wanted is not None:
+        if changed:
+            everywhere = _project_rule_codes()
+            diagnostics = [
+                d for d in diagnostics if d.code in everywhere or (wanted and _in_paths(d.path, wanted))
+            ]
+        elif wanted is not None:
             diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
         sys.stdout.write(FORMATTERS[output_format](diagnostics))
         return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
