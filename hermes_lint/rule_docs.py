@@ -7,9 +7,11 @@ output, and a test fails when they are stale (regenerate with ``python -m hermes
 from __future__ import annotations
 
 import inspect
+import re
 import sys
+import unicodedata
 from pathlib import Path
-from typing import Dict, Type
+from typing import Dict, List, Type
 
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Invalid, Rule
@@ -31,11 +33,42 @@ def render_rule_page(rule: Type[Rule]) -> str:
                 )
             lines += [heading, ""]
             if isinstance(example, Invalid) and example.message:
-                lines += [f"Message: `{example.message}`", ""]
-            lines += ["```python", inspect.cleandoc(example.code), "```", ""]
+                lines += [f"Message: {code_span(example.message)}", ""]
+            lines += code_block(example.code)
             for path, text in sorted(example.files.items()):
-                lines += [f"`{path}`:", "", "```python", inspect.cleandoc(text), "```", ""]
+                lines += [f"`{path}`:", ""] + code_block(text)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, whatever backticks it holds (CommonMark: a fence of
+    more backticks than any run inside, padded with a space when the text touches one)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padding = " " if longest else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+def code_block(code: str) -> List[str]:
+    """A fenced Python block; control and invisible characters (a NUL byte, a bidi override)
+    are shown as ``\\xNN``/``\\uNNNN`` escapes, with a note, so the page stays text and shows
+    what is there."""
+    text = inspect.cleandoc(code)
+    shown = "".join(_visible(char) for char in text)
+    lines = ["```python", shown, "```", ""]
+    if shown != text:
+        lines += ["(Escapes such as `\\x00` above stand for the raw character in the file.)", ""]
+    return lines
+
+
+def _visible(char: str) -> str:
+    if char in "\n\t" or unicodedata.category(char) not in _ESCAPED_CATEGORIES:
+        return char
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+# Controls, format characters (zero-width, bidi), line and paragraph separators.
+_ESCAPED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}
 
 
 def render_index() -> str:

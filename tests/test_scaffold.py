@@ -257,7 +257,7 @@ def test_block_placeholders_take_the_line_indentation_or_vanish():
 def test_templates_are_found_when_installed_from_a_wheel(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO_ROOT / name, source / name)
     shutil.copytree(REPO_ROOT / "hermes_lint", source / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
     built = subprocess.run(
