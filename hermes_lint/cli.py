@@ -118,6 +118,7 @@ class _LazyGroup(click.Group):
         "new-tool": ("hermes_lint.scaffold_cli", "new_tool"),
         "manifest": ("hermes_lint.manifest_cli", "manifest"),
         "diff": ("hermes_lint.diff_cli", "diff"),
+        "init": ("hermes_lint.init_cli", "init"),
     }
 
     def list_commands(self, ctx: click.Context) -> List[str]:

@@ -330,7 +330,7 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
     template = load_template(spec.template)
     tools_dir = root / config.tools_dir
     if not tools_dir.is_dir():
-        raise ScaffoldError(f"no tools directory at {tools_dir}")
+        raise ScaffoldError(f"no tools directory at {tools_dir} (`hermes-lint init` creates one)")
     registered = registered_tool_names(root, config)
     if spec.name in registered:
         raise ScaffoldError(
@@ -345,7 +345,8 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
         toolsets_old = toolsets_path.read_bytes()
     except FileNotFoundError:
         raise ScaffoldError(
-            f"no {config.toolsets_file} in {root}: the new tool must be listed in a toolset"
+            f"no {config.toolsets_file} in {root}: the new tool must be listed in a toolset "
+            "(`hermes-lint init` creates one)"
         ) from None
     except OSError as exc:
         raise ScaffoldError(f"cannot read {config.toolsets_file}: {exc.strerror or exc}") from None

@@ -14,10 +14,11 @@ import click
 
 # Kept equal to hermes_lint.scaffold's (not imported from there: see the module docstring).
 DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
+TOOL_SUFFIX = "_tool"
 
 
 @click.command("new-tool")
-@click.argument("name")
+@click.argument("tool_name", metavar="NAME")
 @click.option("--toolset", default=None, metavar="TS",
               help="Toolset to list the tool in (default: NAME); created when toolsets.py has none.")
 @click.option("--description", default=None, metavar="TEXT",
@@ -35,7 +36,7 @@ DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
 @click.option("--dry-run", is_flag=True, help="Print the new file and the toolsets.py diff; write nothing.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
 def new_tool(
-    name: str,
+    tool_name: str,
     toolset: Optional[str],
     description: Optional[str],
     is_async: bool,
@@ -67,6 +68,7 @@ def new_tool(
     )
 
     def action() -> int:
+        name = _without_suffix(tool_name)
         try:
             project_root = resolve_root(root)
             config = load_config(project_root)
@@ -120,6 +122,20 @@ def _regenerate(project_root, config, plan) -> bool:
         return False
     click.echo(outcome.message)
     return True
+
+
+def _without_suffix(name: str) -> str:
+    """``weather_tool`` -> ``weather``: the file is NAME_tool.py, so a name ending in ``_tool``
+    would make ``weather_tool_tool.py``; the suffix is dropped, and said so."""
+    if name.endswith(TOOL_SUFFIX) and len(name) > len(TOOL_SUFFIX):
+        stripped = name[: -len(TOOL_SUFFIX)]
+        click.echo(
+            f"note: the tool is named {stripped!r}, its file {stripped}{TOOL_SUFFIX}.py "
+            f"(the {TOOL_SUFFIX!r} suffix belongs to the file name)",
+            err=True,
+        )
+        return stripped
+    return name
 
 
 def _template_name(template: Optional[str], is_async: bool) -> str:

@@ -228,3 +228,21 @@ def test_readme_snippet_runs_the_project_rules_on_every_change(snippet_project, 
     assert [line for line in printed.splitlines() if "HRM" in line] == [
         "toolsets.py:2:53: HRM403 tool `echo` is listed in toolset 'demo' but no tool module registers it"
     ]
+
+
+def test_init_pre_commit_config_runs_with_real_pre_commit(tmp_path):
+    project = tmp_path / "agent"
+    project.mkdir()
+    for args in (["init", "--pre-commit"], ["new-tool", "weather"]):
+        subprocess.run([sys.executable, "-m", "hermes_lint", *args], cwd=project, check=True, capture_output=True)
+    git_init(project)
+    completed, output = run_hooks(project, tmp_path / "home")
+    assert completed.returncode == 0, output
+    assert hook_report(completed.stdout, "hermes-lint")[0] == "Passed"
+    # The tool removed from toolsets.py: the commit is refused.
+    toolsets = project / "toolsets.py"
+    toolsets.write_text(toolsets.read_text().replace('"weather",\n', ""))
+    git(project, "add", "toolsets.py")
+    completed, output = run_hooks(project, tmp_path / "home")
+    status, printed = hook_report(completed.stdout, "hermes-lint")
+    assert status == "Failed" and "HRM404 tool `weather` is registered but no toolset" in printed, output
