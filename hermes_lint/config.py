@@ -33,6 +33,8 @@ class Config:
     providers: Tuple[str, ...] = ()
     max_description_length: int = 1024
     manifest: str = "tools/manifest.json"
+    # Each rule's documentation page ({code}, {version} filled in): report.DOCS_URL by default.
+    docs_url: str = ""
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
@@ -70,6 +72,7 @@ _KEYS = {
     "providers": "providers",
     "max-description-length": "max_description_length",
     "manifest": "manifest",
+    "docs-url": "docs_url",
 }
 
 
@@ -179,25 +182,51 @@ def read_pyproject_table(root: Path) -> Optional[Mapping[str, Any]]:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return None
+    return _tool_table(_read_toml(pyproject), pyproject)
+
+
+def _read_toml(path: Path) -> Mapping[str, Any]:
     # Imported here: a project without pyproject.toml (and a warm run) never pays for it.
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc
-    table = data.get("tool", {}).get("hermes-lint")
+        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+
+
+def _tool_table(data: Mapping[str, Any], path: Path) -> Optional[Mapping[str, Any]]:
+    tool = data.get("tool", {})
+    table = tool.get("hermes-lint") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
-        raise ConfigError(f"{pyproject}: [tool.hermes-lint] must be a table")
+        raise ConfigError(f"{path}: [tool.hermes-lint] must be a table")
     return table
 
 
-def load_config(root: Path, **overrides: Any) -> Config:
-    """The project's configuration with command-line ``overrides`` (None values ignored)."""
-    table = read_pyproject_table(root)
-    config = config_from_table(table) if table else Config()
+def read_config_file(path: Path) -> Mapping[str, Any]:
+    """``--config PATH``: the ``[tool.hermes-lint]`` table of a pyproject.toml, or the top-level
+    keys of any other TOML file (a ``hermes-lint.toml``)."""
+    if not path.is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    data = _read_toml(path)
+    table = _tool_table(data, path)
+    if table is not None:
+        return table
+    if path.name == "pyproject.toml":
+        raise ConfigError(f"--config {path}: it has no [tool.hermes-lint] table")
+    return data
+
+
+def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any) -> Config:
+    """The project's configuration (or ``config_file``'s, for ``--config``) with command-line
+    ``overrides`` (None values ignored)."""
+    if config_file is not None:
+        config = config_from_table(read_config_file(config_file), where=str(config_file))
+    else:
+        table = read_pyproject_table(root)
+        config = config_from_table(table) if table else Config()
     changes = {key: value for key, value in overrides.items() if value is not None}
     extend_select = config.extend_select
     if "select" in changes:

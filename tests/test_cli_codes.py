@@ -54,8 +54,8 @@ def test_unknown_code_on_the_command_line_is_exit_2_with_a_suggestion(tmp_path, 
         ('extend-select = ["XYZ"]', "[tool.hermes-lint] extend-select: unknown rule code or prefix 'XYZ' (see `hermes-lint rules`)"),
         ('per-file-ignores = { "tools/a_tool.py" = ["HRM1O1"] }',
          "[tool.hermes-lint] per-file-ignores \"tools/a_tool.py\": unknown rule code or prefix 'HRM1O1' (did you mean 'HRM101'?)"),
-        ('selct = ["HRM"]', "[tool.hermes-lint]: unknown key 'selct' (did you mean 'select'? known: extend-select, "
-                            "ignore, known-dynamic-tools, manifest, max-description-length, per-file-ignores, "
+        ('selct = ["HRM"]', "[tool.hermes-lint]: unknown key 'selct' (did you mean 'select'? known: docs-url, "
+                            "extend-select, ignore, known-dynamic-tools, manifest, max-description-length, per-file-ignores, "
                             "providers, select, tools-dir, toolsets-file)"),
     ],
     ids=["select", "select-empty", "ignore", "extend-select", "per-file-ignores", "key"],

@@ -67,7 +67,7 @@ def test_changed_ignores_paths_outside_the_project(tmp_path):
     project = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL})
     (tmp_path / "setup.py").write_text("x = 1\n")
     result = run(["check", "--changed", "setup.py", "project/tools/echo_tool.py", "gone.py"], tmp_path)
-    assert (result.exit_code, result.output) == (0, "")
+    assert (result.exit_code, result.stdout) == (0, "")
     result = run(["check", str(tmp_path / "setup.py")], project)
     assert result.exit_code == 2
     assert f"is outside the project root {project.resolve()}" in result.stderr

@@ -156,4 +156,4 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
     monkeypatch.chdir(PROJECT)
     result = CliRunner().invoke(main, ["check", "--select", "HRM001,HRM004", "--format", name])
     assert result.exit_code == 1
-    assert result.output == formatter(fixture_diagnostics())
+    assert result.stdout == formatter(fixture_diagnostics())

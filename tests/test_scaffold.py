@@ -110,7 +110,7 @@ def test_scaffolded_tool_passes_check_with_zero_findings(tmp_path, variant):
     result = new_tool_cli(root, "weather", "--description", "Get the current weather.", *VARIANTS[variant][0])
     assert result.exit_code == 0, result.output
     checked = lint(root)
-    assert (checked.exit_code, checked.output) == (0, "")
+    assert (checked.exit_code, checked.stdout) == (0, "")
 
 
 def test_scaffolded_tool_adds_no_findings_to_a_copy_of_this_repo(tmp_path):
