@@ -330,7 +330,8 @@ def list_rules() -> None:
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:
-    """Print a rule's documentation with its examples."""
+    """Print a rule's documentation page: what it finds, why, an example and its fix."""
+    from hermes_lint.rule_docs import render_rule_page
     from hermes_lint.rules import rule_by_code
 
     try:
@@ -338,7 +339,7 @@ def explain(code: str) -> None:
     except KeyError:
         click.echo(f"hermes-lint: error: unknown rule code {code!r} (see `hermes-lint rules`)", err=True)
         sys.exit(EXIT_ERROR)
-    click.echo(rule.doc(), nl=False)
+    click.echo(render_rule_page(rule), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

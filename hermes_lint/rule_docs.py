@@ -14,30 +14,69 @@ from pathlib import Path
 from typing import Dict, List, Type
 
 from hermes_lint.rules import all_rules
-from hermes_lint.rules.base import Invalid, Rule
+from hermes_lint.rules.base import EXAMPLE_PATH, Invalid, Rule
 
 DOCS_DIR = Path("docs") / "rules"
 
 
+# The settings a rule's examples set (``options=``), explained on its page.
+OPTION_DOCS = {
+    "providers": "the provider targets whose rules run (`--provider NAME[,NAME...]` on the command line)",
+    "max-description-length": "the longest description allowed, in characters (default 1,024)",
+    "known-dynamic-tools": "tool names registered at run time (MCP...), which toolsets may list",
+}
+
+
 def render_rule_page(rule: Type[Rule]) -> str:
-    lines = [f"# {rule.code}: {rule.summary}", "", rule.rationale(), ""]
+    """The page (and ``hermes-lint explain``), as ruff's are: what the rule finds, why that
+    matters, one invalid example and its fix, then notes, options and sources; the other
+    examples (which are the rule's tests) last."""
+    paragraphs = rule.rationale().split("\n\n")
+    lines = [f"# {rule.code}: {rule.summary}", "", "## What it does", "", paragraphs[0], ""]
+    if len(paragraphs) > 1:
+        lines += ["## Why is this bad?", "", paragraphs[1], ""]
+    first = rule.invalid[0]
+    lines += ["## Example", ""] + _example(first)
+    if first.fix:
+        fixed = first.fixed()
+        lines += ["## Use instead", ""]
+        if fixed.code != inspect.cleandoc(first.code):
+            lines += code_block(fixed.code)
+        for path, text in sorted(fixed.files.items()):
+            if inspect.cleandoc(first.files.get(path, "")) != text:
+                lines += [f"`{path}`:", ""] + code_block(text)
+    if len(paragraphs) > 2:
+        lines += ["## Notes", "", "\n\n".join(paragraphs[2:]), ""]
+    options = sorted({key for ex in (*rule.invalid, *rule.valid_examples()) for key in ex.options} & set(OPTION_DOCS))
+    if options:
+        lines += ["## Options", ""] + [f"- `{key}`: {OPTION_DOCS[key]}" for key in options] + [""]
     if rule.sources:
         lines += ["## Sources", ""] + [f"- {source}" for source in rule.sources] + [""]
-    for title, examples in (("Valid", rule.valid_examples()), ("Invalid", rule.invalid)):
-        for number, example in enumerate(examples):
-            heading = f"## {title} example {number + 1}"
-            if isinstance(example, Invalid):
-                where = f"line {example.line}" + (f", column {example.col}" if example.col else "")
-                heading += f" (reported at {where}" + (
-                    f" of `{example.path}`)" if example.path != "tools/example_tool.py" else ")"
-                )
-            lines += [heading, ""]
-            if isinstance(example, Invalid) and example.message:
-                lines += [f"Message: {code_span(example.message)}", ""]
-            lines += code_block(example.code)
-            for path, text in sorted(example.files.items()):
-                lines += [f"`{path}`:", ""] + code_block(text)
+    more = [("Invalid", number, example) for number, example in enumerate(rule.invalid) if number]
+    more += [("Valid", number, example) for number, example in enumerate(rule.valid_examples())]
+    if more:
+        lines += ["## More examples", ""]
+    for title, number, example in more:
+        heading = f"### {title} example {number + 1}"
+        if isinstance(example, Invalid):
+            heading += f" ({_where(example)})"
+        lines += [heading, ""] + _example(example)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _where(example: Invalid) -> str:
+    where = f"reported at line {example.line}" + (f", column {example.col}" if example.col else "")
+    return where + (f" of `{example.path}`" if example.path != EXAMPLE_PATH else "")
+
+
+def _example(example) -> List[str]:
+    lines = code_block(example.code)
+    for path, text in sorted(example.files.items()):
+        lines += [f"`{path}`:", ""] + code_block(text)
+    if isinstance(example, Invalid):
+        said = f": {code_span(example.message)}" if example.message else ""
+        lines += [f"{_where(example)[0].upper()}{_where(example)[1:]}{said}", ""]
+    return lines
 
 
 def code_span(text: str) -> str:

@@ -104,3 +104,25 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
         if loaded:
             assert decoded[-1].facts == result.facts
     assert finish(decoded, sources, config) == finish(results, sources, config)
+
+
+def _fix_cases():
+    for rule in all_rules():
+        yield pytest.param(rule, id=f"{rule.code}-FIX")
+
+
+# Fixed by another command, not by editing code: its page says which.
+NO_FIX = {"HRM501"}
+
+
+@pytest.mark.parametrize("rule", list(_fix_cases()))
+def test_first_invalid_example_has_a_fix_that_the_rule_accepts(rule):
+    """The docs' "Use instead": the first INVALID example with its ``fix`` applied."""
+    example = rule.invalid[0]
+    if rule.code in NO_FIX:
+        assert not example.fix
+        return
+    assert example.fix, f"{rule.code}: the first INVALID example has no fix"
+    fixed = example.fixed()
+    assert inspect.cleandoc(fixed.code) != inspect.cleandoc(example.code) or fixed.files != example.files
+    assert run_example(rule, fixed) == []

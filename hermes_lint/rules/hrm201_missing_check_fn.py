@@ -69,6 +69,7 @@ class MissingCheckFn(Rule):
             line=3,
             col=1,
             message="tool `weather` has no `check_fn`: it is offered to the model even where it cannot run",
+            fix=(('registry.register(\n', 'def check_weather():\n    return True\n\nregistry.register(\n'), ('    handler=lambda a, **k: "",\n)', '    handler=lambda a, **k: "",\n    check_fn=check_weather,\n)')),
         ),
         Invalid(
             """

@@ -68,6 +68,7 @@ class NameInTwoToolsets(Rule):
             col=10,
             message="tool `search` is also registered in toolset 'browser' at tools/browser_tool.py:2: "
             "the registry rejects this registration",
+            fix=(('    name="search",\n', '    name="web_search",\n'),),
         ),
         Invalid(
             """

@@ -54,6 +54,7 @@ class NameTwiceInToolset(Rule):
             col=24,
             message="tool `read_file` is registered again in toolset 'file' (first at "
             "tools/example_tool.py:2): this registration silently replaces it",
+            fix=(('"")\nregistry.register(name="read_file"', '"")\nregistry.register(name="write_file"'),),
         ),
         Invalid(
             """
