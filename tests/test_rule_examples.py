@@ -55,8 +55,9 @@ def test_valid_example_has_no_finding(rule, example):
 def test_invalid_example_is_reported_exactly(rule, example: Invalid):
     found = run_example(rule, example)
     with_col = example.col is not None
+    also = [(example.path, *place) if len(place) == 2 else place for place in example.also]
     expected = [(example.path, example.line, example.col)] + [
-        (example.path, line, col if with_col else None) for line, col in example.also
+        (path, line, col if with_col else None) for path, line, col in also
     ]
     got = [(d.path, d.line, d.col if with_col else None) for d in found]
     assert sorted(got) == sorted(expected), [d.as_text() for d in found]
