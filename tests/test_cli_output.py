@@ -209,3 +209,14 @@ def test_progress_draws_on_a_terminal_after_the_delay_and_erases_itself():
     with Progress(10, stream=piped, delay=0.0, interval=0.01):
         time.sleep(0.05)
     assert piped.getvalue() == ""
+
+
+def test_the_readme_documents_every_check_option_and_setting():
+    from hermes_lint.cli import check
+    from hermes_lint.config import _KEYS
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    options = [name for param in check.params for name in param.opts if name.startswith("--")]
+    missing = [name for name in options if name not in readme]
+    assert not missing
+    assert [key for key in _KEYS if f"{key} =" not in readme] == []

@@ -93,3 +93,22 @@ def test_new_tool_drops_a_tool_suffix_and_says_so(tmp_path):
     assert not (tmp_path / "tools" / "weather_tool_tool.py").exists()
     assert "note: the tool is named 'weather', its file weather_tool.py" in result.stderr
     assert 'name="weather"' in (tmp_path / "tools" / "weather_tool.py").read_text()
+
+
+def test_the_readme_quick_start_runs_as_written(tmp_path):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```\n(.*?)```", readme, re.S) if b.startswith("hermes-lint init\n")]
+    commands = [line.split("#")[0].split() for line in block.splitlines()]
+    for command in commands:
+        assert command[0] == "hermes-lint"
+        completed = subprocess.run(
+            [sys.executable, "-m", "hermes_lint", *command[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )
+        assert completed.returncode == 0, (command, completed.stdout, completed.stderr)
+    assert completed.stdout == "" and completed.stderr == "All checks passed\n"
+    assert (tmp_path / "tools" / "weather_tool.py").is_file()
