@@ -35,6 +35,9 @@ class Config:
     manifest: str = "tools/manifest.json"
     # Each rule's documentation page ({code}, {version} filled in): report.DOCS_URL by default.
     docs_url: str = ""
+    # The project's root directory: names imported from its own modules are evaluated from
+    # their files (never imported). Empty: every import stays unknown.
+    project_root: str = ""
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
@@ -244,6 +247,7 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
     if "providers" in changes:
         config_from_table({"providers": list(changes["providers"])}, where="--provider")
         changes["providers"] = tuple(changes["providers"])
+    changes.setdefault("project_root", str(root))
     return replace(config, **changes)
 
 

@@ -96,7 +96,7 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     ``manifest`` setting under ``root``) when its bytes change: what ``hermes-lint manifest``
     does, and what ``new-tool`` calls after adding a tool."""
     from hermes_lint.atomic import write_atomic
-    from hermes_lint.manifest import generate_for_root, is_fresh, read_current, summary
+    from hermes_lint.manifest import generate_for_root, import_lines, is_fresh, read_current, summary
 
     if target is None:
         target = root / config.manifest
@@ -107,7 +107,8 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     if is_fresh(read_current(target), generated):
         return WriteOutcome(False, f"{shown} is up to date ({summary(generated.data)})", [])
     write_atomic(target, generated.text)
-    return WriteOutcome(True, f"wrote {shown} ({summary(generated.data)})", [])
+    lines = [*import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
+    return WriteOutcome(True, "\n".join(lines), [])
 
 
 def _refusal(shown: str, generated, verb: str) -> str:

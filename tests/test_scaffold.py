@@ -453,7 +453,7 @@ def test_existing_manifest_is_regenerated_with_the_new_tool_and_is_fresh(tmp_pat
     assert hermes_lint_cli(root, "manifest").exit_code == 0
     result = new_tool_cli(root, "weather", "--env", "WEATHER_API_KEY")
     assert result.exit_code == 0, result.output
-    assert "wrote tools/manifest.json (2 tools from 2 frozen modules)" in result.stdout
+    assert "wrote tools/manifest.json (2 tools: 2 frozen, 0 resolved at import)" in result.stdout
     manifest = json.loads((root / "tools" / "manifest.json").read_text())
     assert sorted(manifest["tools"]) == ["echo", "weather"]
     assert manifest["tools"]["weather"]["check"] == {"kind": "env", "all": ["WEATHER_API_KEY"]}
