@@ -31,10 +31,11 @@ def render_rule_page(rule: Type[Rule]) -> str:
     """The page (and ``hermes-lint explain``), as ruff's are: what the rule finds, why that
     matters, one invalid example and its fix, then notes, options and sources; the other
     examples (which are the rule's tests) last."""
-    paragraphs = rule.rationale().split("\n\n")
+    paragraphs = _joined(rule.rationale().split("\n\n"))
     lines = [f"# {rule.code}: {rule.summary}", "", "## What it does", "", paragraphs[0], ""]
-    if len(paragraphs) > 1:
-        lines += ["## Why is this bad?", "", paragraphs[1], ""]
+    notes = paragraphs[1:]
+    if notes and not notes[0].startswith(_NOTE_OPENINGS):
+        lines += ["## Why is this bad?", "", notes.pop(0), ""]
     first = rule.invalid[0]
     lines += ["## Example", ""] + _example(first)
     if first.fix:
@@ -45,8 +46,8 @@ def render_rule_page(rule: Type[Rule]) -> str:
         for path, text in sorted(fixed.files.items()):
             if inspect.cleandoc(first.files.get(path, "")) != text:
                 lines += [f"`{path}`:", ""] + code_block(text)
-    if len(paragraphs) > 2:
-        lines += ["## Notes", "", "\n\n".join(paragraphs[2:]), ""]
+    if notes:
+        lines += ["## Notes", "", "\n\n".join(notes), ""]
     options = sorted({key for ex in (*rule.invalid, *rule.valid_examples()) for key in ex.options} & set(OPTION_DOCS))
     if options:
         lines += ["## Options", ""] + [f"- `{key}`: {OPTION_DOCS[key]}" for key in options] + [""]
@@ -62,6 +63,22 @@ def render_rule_page(rule: Type[Rule]) -> str:
             heading += f" ({_where(example)})"
         lines += [heading, ""] + _example(example)
     return "\n".join(lines).rstrip() + "\n"
+
+
+# A rationale's second paragraph is its "why" unless it opens as one of these notes on scope
+# (then the first paragraph has said why too).
+_NOTE_OPENINGS = ("Not reported", "Not repeated", "Only ", "Reported ", "Checked:", "Deliberately")
+
+
+def _joined(paragraphs: List[str]) -> List[str]:
+    """A paragraph ending in ':' stays with the one it introduces (a list, usually)."""
+    joined: List[str] = []
+    for paragraph in paragraphs:
+        if joined and joined[-1].endswith(":"):
+            joined[-1] += "\n\n" + paragraph
+        else:
+            joined.append(paragraph)
+    return joined
 
 
 def _where(example: Invalid) -> str:
