@@ -220,3 +220,42 @@ def test_the_readme_documents_every_check_option_and_setting():
     missing = [name for name in options if name not in readme]
     assert not missing
     assert [key for key in _KEYS if f"{key} =" not in readme] == []
+
+
+def _run_on_a_terminal(args, cwd):
+    """Run ``python -m hermes_lint ARGS`` with stderr on a pseudo-terminal (stdout a pipe)."""
+    controller, terminal = pty.openpty()
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "hermes_lint", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=terminal,
+            env={k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}, timeout=300,
+        )
+        os.close(terminal)
+        terminal = None
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        if terminal is not None:
+            os.close(terminal)
+        os.close(controller)
+    return completed, shown.decode("utf-8")
+
+
+@pytest.mark.slow
+def test_a_long_run_shows_progress_on_a_terminal_and_erases_it(tmp_path):
+    repo = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, str(repo / "benchmarks" / "gen_corpus.py"), "600", str(tmp_path / "big")],
+                   check=True, capture_output=True, timeout=300)
+    completed, shown = _run_on_a_terminal(["check", "--no-cache", "-j", "1"], tmp_path / "big")
+    assert completed.returncode == 0 and completed.stdout == b""
+    assert "\rhermes-lint: checking 600 files… " in shown
+    assert shown.endswith("\r\x1b[K" + "All checks passed\r\n")
+    quiet, shown = _run_on_a_terminal(["check", "--no-cache", "-j", "1", "-q"], tmp_path / "big")
+    assert quiet.returncode == 0 and shown == ""
