@@ -19,6 +19,7 @@ SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/s
 
 def _sarif_rule(code: str, docs_url: str) -> dict:
     from hermes_lint.report import rule_url
+    from hermes_lint.rule_docs import render_rule_page
     from hermes_lint.rules import rule_by_code
 
     try:
@@ -31,7 +32,8 @@ def _sarif_rule(code: str, docs_url: str) -> dict:
         "name": rule.__name__,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale() or rule.summary},
-        "help": {"text": rule.doc()},
+        # The rule's page: code scanning shows the Markdown, other viewers the text.
+        "help": {"text": rule.doc(), "markdown": render_rule_page(rule)},
         "defaultConfiguration": {"level": "error"},
     }
 

@@ -140,11 +140,15 @@ def rendered_pages() -> Dict[str, str]:
 
 
 def write_rule_docs(directory: Path) -> None:
+    from hermes_lint.atomic import write_atomic
+
     directory.mkdir(parents=True, exist_ok=True)
+    pages = rendered_pages()
     for stale in directory.glob("HRM*.md"):
-        stale.unlink()
-    for name, text in rendered_pages().items():
-        (directory / name).write_text(text, encoding="utf-8")
+        if stale.name not in pages:  # a rule that no longer exists
+            stale.unlink()
+    for name, text in pages.items():
+        write_atomic(directory / name, text.encode("utf-8"))
 
 
 if __name__ == "__main__":  # pragma: no cover
