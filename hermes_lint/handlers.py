@@ -673,10 +673,11 @@ def declared_properties(registration: Registration) -> Optional[dict]:
 
 
 def schema_is_fixed(registration: Registration) -> bool:
-    """No run-time schema overrides: the properties seen here are the ones the model gets."""
+    """The properties seen here are the ones the model gets: no run-time overrides, or
+    overrides that never replace ``parameters`` (a description that names the active backend)."""
     overrides_position = REGISTER_PARAMETERS.index("dynamic_schema_overrides")
     return (
-        registration.keyword("dynamic_schema_overrides") is None
+        not registration.overrides_may_change("parameters")
         and registration.positional_args <= overrides_position
         and not registration.has_star_args
     )

@@ -26,6 +26,25 @@ class UnreadSchemaProperty(Rule):
     summary = "schema declares a property that the handler never reads"
 
     valid = [
+        # overrides that may replace the parameters: the properties the model gets are unknown
+        """
+        from tools.registry import registry
+
+        SCHEMA = {"name": "render", "description": "Render an image.", "parameters": {
+            "type": "object", "properties": {
+                "prompt": {"type": "string", "description": "What to draw."},
+                "size": {"type": "string", "description": "Image size."},
+            }}}
+
+        def _backend_schema():
+            return {"parameters": backend_parameters()}
+
+        def render(args, **kw):
+            return args.get("prompt", "")
+
+        registry.register(name="render", toolset="image", schema=SCHEMA, handler=render,
+                          check_fn=lambda: True, dynamic_schema_overrides=_backend_schema)
+        """,
         SEED_001_HANDLERS,
         # args escapes: a dispatch dict, another module's helper, iteration, a variable key
         """
@@ -54,6 +73,31 @@ class UnreadSchemaProperty(Rule):
         """,
     ]
     invalid = [
+        # overrides that only rewrite the description leave the properties as declared
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"name": "render", "description": "Render an image.", "parameters": {
+                "type": "object", "properties": {
+                    "prompt": {"type": "string", "description": "What to draw."},
+                    "size": {"type": "string", "description": "Image size."},
+                }}}
+
+            def _describe_backend():
+                if backend_ready():
+                    return {"description": "Render an image with the configured backend."}
+                return {"description": "No backend is configured."}
+
+            def render(args, **kw):
+                return args.get("prompt", "")
+
+            registry.register(name="render", toolset="image", schema=SCHEMA, handler=render,
+                              check_fn=lambda: True, dynamic_schema_overrides=_describe_backend)
+            """,
+            line=6,
+            message="schema property `size` of tool `render` is never read by handler `render`",
+        ),
         # a schema whose description calls a function of another package: its properties are known
         Invalid(
             """
