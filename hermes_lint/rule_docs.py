@@ -36,7 +36,7 @@ def render_rule_page(rule: Type[Rule]) -> str:
     notes = paragraphs[1:]
     if notes and not notes[0].startswith(_NOTE_OPENINGS):
         lines += ["## Why is this bad?", "", notes.pop(0), ""]
-    first = rule.invalid[0]
+    first = headline_example(rule)
     lines += ["## Example", ""] + _example(first)
     if first.fix:
         fixed = first.fixed()
@@ -53,7 +53,7 @@ def render_rule_page(rule: Type[Rule]) -> str:
         lines += ["## Options", ""] + [f"- `{key}`: {OPTION_DOCS[key]}" for key in options] + [""]
     if rule.sources:
         lines += ["## Sources", ""] + [f"- {source}" for source in rule.sources] + [""]
-    more = [("Invalid", number, example) for number, example in enumerate(rule.invalid) if number]
+    more = [("Invalid", number, example) for number, example in enumerate(rule.invalid) if example is not first]
     more += [("Valid", number, example) for number, example in enumerate(rule.valid_examples())]
     if more:
         lines += ["## More examples", ""]
@@ -68,6 +68,11 @@ def render_rule_page(rule: Type[Rule]) -> str:
 # A rationale's second paragraph is its "why" unless it opens as one of these notes on scope
 # (then the first paragraph has said why too).
 _NOTE_OPENINGS = ("Not reported", "Not repeated", "Only ", "Reported ", "Checked:", "Deliberately")
+
+
+def headline_example(rule: Type[Rule]) -> Invalid:
+    """The page's Example: the first INVALID example that shows its fix (else the first)."""
+    return next((example for example in rule.invalid if example.fix), rule.invalid[0])
 
 
 def _joined(paragraphs: List[str]) -> List[str]:

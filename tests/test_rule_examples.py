@@ -109,21 +109,23 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
 
 def _fix_cases():
     for rule in all_rules():
-        yield pytest.param(rule, id=f"{rule.code}-FIX")
+        for number, example in enumerate(rule.invalid):
+            if example.fix:
+                yield pytest.param(rule, example, id=f"{rule.code}-FIX-{number}")
+
+
+@pytest.mark.parametrize("rule, example", list(_fix_cases()))
+def test_a_fix_is_accepted_by_its_rule(rule, example):
+    """The docs' "Use instead": an INVALID example with its ``fix`` applied must pass."""
+    fixed = example.fixed()
+    assert inspect.cleandoc(fixed.code) != inspect.cleandoc(example.code) or fixed.files != example.files
+    assert run_example(rule, fixed) == []
 
 
 # Fixed by another command, not by editing code: its page says which.
 NO_FIX = {"HRM501"}
 
 
-@pytest.mark.parametrize("rule", list(_fix_cases()))
-def test_first_invalid_example_has_a_fix_that_the_rule_accepts(rule):
-    """The docs' "Use instead": the first INVALID example with its ``fix`` applied."""
-    example = rule.invalid[0]
-    if rule.code in NO_FIX:
-        assert not example.fix
-        return
-    assert example.fix, f"{rule.code}: the first INVALID example has no fix"
-    fixed = example.fixed()
-    assert inspect.cleandoc(fixed.code) != inspect.cleandoc(example.code) or fixed.files != example.files
-    assert run_example(rule, fixed) == []
+def test_every_rule_shows_a_fix():
+    without = [rule.code for rule in all_rules() if not any(example.fix for example in rule.invalid)]
+    assert without == sorted(NO_FIX), "give one INVALID example a fix= (the page's Use instead)"

@@ -120,7 +120,6 @@ class UnreadSchemaProperty(Rule):
             """,
             line=9,
             message="schema property `script` of tool `jobs` is never read by handler `jobs`",
-            fix=(('return args.get("action", "")', 'return args.get("action", "") + args.get("script", "")'),),
         ),
         Invalid(
             """

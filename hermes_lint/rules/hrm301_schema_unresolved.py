@@ -223,7 +223,6 @@ class SchemaUnresolved(Rule):
             col=52,
             message="schema cannot be evaluated statically: imported name MODE_TYPE (vendor_sdk.MODE_TYPE) "
             "(at `parameters.properties.mode.type`)",
-            fix=(('from vendor_sdk import MODE_TYPE\n', ''), ('"type": MODE_TYPE', '"type": "string"')),
         ),
         Invalid(
             """

@@ -87,7 +87,6 @@ class ArrayWithoutItems(Rule):
             """,
             line=8,
             message="array `files` has no `items`",
-            fix=(('"files": {"type": "array", "description"', '"files": {"type": "array", "items": {"type": "string"}, "description"'),),
         ),
         Invalid(
             """
