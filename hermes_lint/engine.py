@@ -145,7 +145,7 @@ def check_module(source: SourceFile, config: Config) -> ModuleResult:
             # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
             # more often). Broken here, everything is freed as soon as this function returns.
             ctx.memo.clear()
-    noqa = tuple(find_noqa_comments(parsed.text).values()) if parsed.text else ()
+    noqa = tuple(find_noqa_comments(parsed.text, parsed.tree).values()) if parsed.text else ()
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
 
