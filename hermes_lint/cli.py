@@ -116,7 +116,7 @@ def main() -> None:
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable (comma-separated).")
 @click.option("--provider", "providers", multiple=True, type=click.Choice(KNOWN_PROVIDERS), help="Provider targets for HRM6xx.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the per-file phase (default: number of cores).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="At most N worker processes for the per-file phase (default: as many as the amount of work and the cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
 def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
@@ -128,7 +128,7 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
 
     def action() -> int:
         from hermes_lint.report import FORMATTERS
-        from hermes_lint.runner import default_jobs, run_project
+        from hermes_lint.runner import run_project
 
         project_root = resolve_root(root)
         config = load_config(
@@ -139,7 +139,7 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
         )
         wanted = relative_paths(project_root, paths) if paths else None
         diagnostics = run_project(
-            project_root, config, jobs=jobs or default_jobs(), use_cache=not no_cache
+            project_root, config, jobs=jobs, use_cache=not no_cache
         )
         if wanted is not None:
             diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
