@@ -36,10 +36,15 @@ class NoqaComment:
     codes: Optional[Tuple[str, ...]]  # None: a bare `# noqa`, suppressing every code
 
 
+def may_have_noqa(text: str) -> bool:
+    """False when ``text`` certainly holds no noqa comment (one regular-expression search)."""
+    return _NOQA.search(text) is not None
+
+
 def find_noqa_comments(text: str, tree: Optional[ast.Module] = None) -> Dict[int, NoqaComment]:
     """Line number -> the noqa comment on that line. ``tree``: ``text`` parsed (``ast.parse``);
     with it, only the string literals around ``# noqa``-looking text are tokenized."""
-    if _NOQA.search(text) is None:
+    if not may_have_noqa(text):
         return {}  # the common case: no search beyond this one
     if tree is None:
         return _tokenized(text)
