@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hermes_lint.config import Config
 from hermes_lint.runner import run_project
 
@@ -106,3 +108,14 @@ def test_real_project_benchmark_reads_only_copies(tmp_path):
     assert "hermes-lint reports 0 findings (exit 0), cold and warm alike" in completed.stdout
     assert "x ruff" in completed.stdout
     assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "project").rglob("*")) == before
+
+
+@pytest.mark.slow  # runs git and pre-commit
+def test_precommit_benchmark_runs_the_published_hook_entry(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_precommit.py"), "--tools", "4", "--rounds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "the hook on a commit of 1-3 tool files <= 0.3 s" in completed.stdout
+    assert [line.split()[0] for line in completed.stdout.splitlines()[2:5]] == ["1", "2", "3"]
