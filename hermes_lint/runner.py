@@ -27,9 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstrin
     from hermes_lint.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
-# Forking workers and collecting their results costs ~30 ms of CPU however little they do, while
-# checking costs ~0.2 ms (real tool modules, much of them plain code) to ~1 ms (dense tool
-# modules) per KB of source: each worker must be given at least this much source to pay off.
+# A worker costs CPU however little it does (~30 ms to fork and stop, then the pages it touches
+# copied and its results pickled back: ~0.05 ms per KB of source), while checking costs ~0.2 ms
+# (real tool modules, much of them plain code) to ~1 ms (dense tool modules) per KB: each
+# process must be given at least this much source to pay off.
 BYTES_PER_WORKER = 256 * 1024
 
 
@@ -41,9 +42,20 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def idle_cpus(cpus: int) -> int:
+    """Of ``cpus``, those the last minute's load average leaves idle (at least one), as ``make
+    -l`` judges it: on a machine whose cores are busy, more processes only share the same time
+    and add the cost of forking and collecting them."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not available here: assume idle
+        return cpus
+    return max(1, min(cpus, cpus - int(load)))
+
+
 def worker_count(work_bytes: int, files: int, jobs: Optional[int], cpus: int) -> int:
     """Processes for checking ``files`` files of ``work_bytes`` in all: as many as the work can
-    keep busy, no more than the CPUs, nor than ``jobs`` when the user gave ``--jobs``."""
+    keep busy, no more than ``cpus``, nor than ``jobs`` when the user gave ``--jobs``."""
     limit = cpus if jobs is None else min(jobs, cpus)
     return max(1, min(limit, files, work_bytes // BYTES_PER_WORKER))
 
@@ -114,7 +126,9 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[
     from hermes_lint.engine import check_module, selected_rules
 
     work = sum(len(source.data) for source in sources if source.data is not None)
-    jobs = worker_count(work, len(sources), jobs, available_cpus())
+    # --jobs: the user's choice, up to every CPU; by default, only those the load leaves idle.
+    cpus = available_cpus() if jobs is not None else idle_cpus(available_cpus())
+    jobs = worker_count(work, len(sources), jobs, cpus)
     with _freezing():
         if jobs == 1:
             results = []
@@ -130,9 +144,9 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[
         # Import every rule (and what the rules import) before forking: otherwise each worker
         # imports them again on its first file.
         selected_rules(config, "module")
-        # Many chunks per worker (of at least ~32 KB: not per-file pickling overhead), so that
-        # the last one to finish, while the other workers idle, is short; dealt out largest
-        # file first, so that chunks are alike although files differ in size a hundredfold.
+        # Many chunks per process (of at least ~32 KB: not per-file pickling overhead), so that
+        # the last one to finish, while the others idle, is short; dealt out largest file
+        # first, so that chunks are alike although files differ in size a hundredfold.
         chunk_count = max(jobs, min(jobs * 16, len(sources), work // max(1, BYTES_PER_WORKER // 8)))
         by_size = sorted(sources, key=lambda source: -len(source.data or b""))
         chunks = [by_size[i::chunk_count] for i in range(chunk_count)]
@@ -140,12 +154,38 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[
         # Frozen before forking, the imported toolkit stays out of every collection, in the
         # workers too, whose memory pages then stay shared with this process's.
         _settle()
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_gc) as pool:
-            with _gc_paused():  # here: only unpickling the workers' results
-                chunk_results = list(pool.map(_check_chunk, [(chunk, config) for chunk in chunks]))
-                _settle()
-        by_path = {result.facts.path: result for results in chunk_results for result in results}
+        by_path = {}
+        with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context, initializer=_worker_gc) as pool:
+            for results in _share_chunks(pool, jobs - 1, chunks, config):
+                by_path.update((result.facts.path, result) for result in results)
+            _settle()
         return [by_path[source.path] for source in sources]
+
+
+def _share_chunks(pool, workers: int, chunks: List[List[SourceFile]], config: Config):
+    """Every chunk's results: ``workers`` processes and this one check them together.
+
+    This process is one of the ``jobs``, not an idle coordinator: it checks a chunk whenever the
+    workers have enough queued, so it needs one worker fewer (one fork, one share of results
+    to pickle fewer), and on a machine whose other cores are busy it does the work itself."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from hermes_lint.engine import check_module
+
+    queue = list(reversed(chunks))  # popped from the end: in the order given
+    running = set()
+    with _gc_threshold():
+        while queue or running:
+            while queue and len(running) < 2 * workers:
+                running.add(pool.submit(_check_chunk, (queue.pop(), config)))
+            if queue:
+                yield [check_module(source, config) for source in queue.pop()]
+                finished = {future for future in running if future.done()}
+            else:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            running -= finished
+            for future in finished:
+                yield future.result()
 
 
 # --- garbage collection ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from hermes_lint.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.config import Config
 import pytest
 
-from hermes_lint import runner
+from hermes_lint import engine, runner
 from hermes_lint.runner import BYTES_PER_WORKER, run_project, worker_count
 from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project, run
 
@@ -34,8 +34,9 @@ CONFIG = Config()
 
 @pytest.fixture
 def pools(monkeypatch):
-    """The size of every process pool started, on a machine of 2 CPUs where the work each
-    worker must be given is ``runner.BYTES_PER_WORKER`` (tests lower it for their small files)."""
+    """The number of worker processes of every pool started (besides this process), on a machine
+    of 2 CPUs where the work each process must be given is ``runner.BYTES_PER_WORKER`` (tests
+    lower it for their small files)."""
     import concurrent.futures
 
     started = []
@@ -47,6 +48,7 @@ def pools(monkeypatch):
 
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
     monkeypatch.setattr(runner, "available_cpus", lambda: 2)
+    monkeypatch.setattr(runner, "idle_cpus", lambda cpus: cpus)
     return started
 
 
@@ -55,8 +57,12 @@ def test_parallel_and_sequential_runs_report_the_same(tmp_path, monkeypatch, poo
     sequential = run_project(root, CONFIG, jobs=1)
     assert pools == []
     monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1024)
+    here = []  # the files this process checked (a forked worker appends to its own copy)
+    real = engine.check_module
+    monkeypatch.setattr(engine, "check_module", lambda source, config: here.append(source.path) or real(source, config))
     parallel = run_project(root, CONFIG, jobs=2)
-    assert pools == [2]
+    assert pools == [1]  # this process is the second
+    assert 0 < len(here) < 41  # both checked some of the 41 files
     assert parallel == sequential
     assert {d.code for d in sequential} >= {"HRM001", "HRM004"}
 
@@ -82,11 +88,28 @@ def test_worker_count_follows_the_work_the_cpus_and_jobs(work, files, jobs, cpus
     assert worker_count(work, files, jobs, cpus) == expected
 
 
+@pytest.mark.parametrize("load, expected", [(0.0, 4), (0.99, 4), (1.0, 3), (2.5, 2), (3.99, 1), (9.0, 1)])
+def test_idle_cpus_follow_the_load_average(monkeypatch, load, expected):
+    monkeypatch.setattr(runner.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert runner.idle_cpus(4) == expected
+
+
 def test_jobs_beyond_the_cpus_start_no_more_processes(tmp_path, monkeypatch, pools):
     root = make_corpus(tmp_path, 6)
     monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1)
     assert run_project(root, CONFIG, jobs=10**20) == run_project(root, CONFIG, jobs=1)
-    assert pools == [2]
+    assert pools == [1]  # two processes: this one and one worker
+
+
+def test_the_default_leaves_busy_cpus_alone_and_jobs_does_not(tmp_path, monkeypatch, pools):
+    root = make_corpus(tmp_path, 6)
+    monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1)
+    monkeypatch.setattr(runner, "idle_cpus", lambda cpus: 1)  # the other CPU is busy
+    expected = run_project(root, CONFIG, jobs=1)
+    assert run_project(root, CONFIG, jobs=None) == expected
+    assert pools == []
+    assert run_project(root, CONFIG, jobs=2) == expected
+    assert pools == [1]
 
 
 def test_the_default_checks_little_work_in_this_process(tmp_path, pools):
