@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List
 
+from ..model import HoleUsed
 from .syntax import _STATEMENT_WORDS
 from .values import (
     _BREAK,
@@ -37,6 +38,8 @@ class _Statements:
                 raise
             except RecursionError:
                 raise
+            except HoleUsed as error:
+                raise self._hole_used(error, stmt) from None
             except _PYTHON_ERRORS as error:
                 raise _Refusal(_raises(error), stmt) from None
             if outcome is not None:
@@ -116,6 +119,20 @@ class _Statements:
             if outcome is not None:
                 return outcome
         return self._execute(stmt.orelse)
+
+    def _exec_try(self, stmt: ast.Try) -> Any:
+        """``try``: known only when its body certainly raises nothing.
+
+        The evaluator computes supported operations exactly, so a body it evaluates to the end
+        raises nothing in Python either: then ``else`` and ``finally`` run, and the handlers never
+        do. A body it cannot evaluate (an I/O call, a raise) may or may not reach a handler, so the
+        statement is refused with the body's own reason (never a guess at which handler runs).
+        """
+        outcome = self._execute(stmt.body)
+        if outcome is None:
+            outcome = self._execute(stmt.orelse)
+        final = self._execute(stmt.finalbody)
+        return final if final is not None else outcome
 
     def _exec_assert(self, stmt: ast.Assert) -> None:
         if not self._truth(self._eval(stmt.test)):
@@ -208,5 +225,6 @@ _STATEMENTS: Dict[type, Callable] = {
     ast.If: _Statements._exec_if,
     ast.For: _Statements._exec_for,
     ast.Assert: _Statements._exec_assert,
+    ast.Try: _Statements._exec_try,
 }
 
