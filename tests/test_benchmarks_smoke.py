@@ -119,3 +119,12 @@ def test_precommit_benchmark_runs_the_published_hook_entry(tmp_path):
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "the hook on a commit of 1-3 tool files <= 0.3 s" in completed.stdout
     assert [line.split()[0] for line in completed.stdout.splitlines()[2:5]] == ["1", "2", "3"]
+
+
+def test_noqa_benchmark_finds_the_same_comments_both_ways():
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_noqa.py"), str(Path(__file__).parent), "--rounds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "results differ in 0 (must be 0)" in completed.stdout
