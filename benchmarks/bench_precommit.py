@@ -106,14 +106,19 @@ def main(argv: List[str] = None) -> None:
                             times["cpu"].append(run.cpu)
             hook, run, noop, cpu = (statistics.median(times[name]) for name in ("hook", "run", "noop", "cpu"))
             print(f"  {count:<22} {hook:8.3f} {cpu:11.3f} {run:17.3f} {noop:13.3f} {run - noop:12.3f}")
-            verdicts.append(max(hook, run - noop))
+            verdicts.append((max(hook, run - noop), cpu))
         for path, text in originals.items():
             path.write_text(text, encoding="utf-8")
         warm = statistics.median(measure([hermes, "check"], root, env).wall for _ in range(options.rounds))
         print(f"  {'nothing changed':<22} {warm:8.3f}")
-        worst = max(verdicts)
+        worst = max(wall for wall, _ in verdicts)
+        worst_cpu = max(cpu for _, cpu in verdicts)
         print(f"{'MET    ' if worst <= 0.3 else 'NOT MET'} the hook on a commit of 1-3 tool files <= 0.3 s: "
-              f"at most {worst:.3f} s")
+              f"at most {worst:.3f} s wall")
+        # One process: on an idle core its wall time is its CPU time; on a loaded machine the
+        # wall time above also counts the time other processes had the cores.
+        print(f"{'MET    ' if worst_cpu <= 0.3 else 'NOT MET'} ... in CPU time (the wall time of an idle "
+              f"machine): at most {worst_cpu:.3f} s; load average now {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
