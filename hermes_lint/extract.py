@@ -202,7 +202,20 @@ class _Extractor:
             schema_locations=schema_locations,
             positional_args=len(call.args),
             has_star_args=has_star,
+            override_keys=None if has_star else self.override_keys(arguments.get("dynamic_schema_overrides")),
         )
+
+    def override_keys(self, node: Optional[ast.expr]) -> Optional[Tuple[str, ...]]:
+        """See ``Registration.override_keys``."""
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return ()
+        if isinstance(node, ast.Lambda):
+            return _returned_keys([node.body])
+        if isinstance(node, ast.Name) and node.id in self.index.functions and node.id not in self.index.assigned:
+            function = self.index.functions[node.id]
+            returns = [stmt.value for stmt in _own_returns(function)]
+            return _returned_keys(returns)
+        return None
 
     def _keyword_location(self, kw: ast.keyword) -> Location:
         # ast.keyword carries its own position since Python 3.9.
@@ -467,3 +480,31 @@ def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator:
         unread_register_calls=extractor.unread_register_calls(discovered),
         env_reads=extractor.env_reads(),
     )
+
+
+def _own_returns(function: ast.AST) -> List[ast.Return]:
+    """The ``return`` statements of ``function`` itself (not of functions nested in it)."""
+    found: List[ast.Return] = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _returned_keys(values: List[Optional[ast.expr]]) -> Optional[Tuple[str, ...]]:
+    """The keys of dict displays with constant string keys (``None`` returns add none), or None."""
+    keys: set = set()
+    for value in values:
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            continue
+        if not isinstance(value, ast.Dict):
+            return None
+        for key in value.keys:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None  # `**spread` or a computed key
+            keys.add(key.value)
+    return tuple(sorted(keys))
