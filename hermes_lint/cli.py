@@ -116,7 +116,7 @@ def main() -> None:
 @click.option("--ignore", multiple=True, help="Codes or prefixes to disable (comma-separated).")
 @click.option("--provider", "providers", multiple=True, type=click.Choice(KNOWN_PROVIDERS), help="Provider targets for HRM6xx.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="At most N worker processes for the per-file phase (default: as many as the amount of work and the cores make worthwhile).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
 def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
