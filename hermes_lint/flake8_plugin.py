@@ -9,8 +9,9 @@ The rest of the project is read once per flake8 run (``parse_options`` marks a n
 snapshot that every file of a ``flake8 tools/`` run reuses, project-rule findings included. Its
 per-file results come from ``.hermes_lint_cache/``, the cache ``hermes-lint check`` keeps (keyed
 by file stat, then content hash), so an editor's flake8 process re-checks only changed files.
-A file saved as it is (no ``# noqa`` in it) of a project unchanged since the last ``hermes-lint
-check`` gets that run's stored diagnostics, without the checking machinery even being imported.
+A file saved as it is (no ``# noqa`` in it) gets the diagnostics of ``hermes-lint check``: of a
+project unchanged since the last run, those it stored, without the checking machinery even being
+imported.
 
 flake8 applies ``# noqa`` itself (``--disable-noqa``, its own per-file-ignores): the plugin reports
 its diagnostics before any suppression, and never HRM900. ``[tool.hermes-lint]`` select, ignore
@@ -44,7 +45,7 @@ _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated 
 _configs: Dict[str, Tuple[Optional[Tuple[int, int]], Config]] = {}  # root -> (pyproject stat, config)
 _modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result)
 _snapshots: Dict[str, "ProjectSnapshot"] = {}  # root -> the project as this run read it
-_stored: Dict[str, Tuple[int, Optional[Dict[str, List[Diagnostic]]]]] = {}  # root -> (run, by path)
+_stored: Dict[str, Tuple[int, Dict[str, List[Diagnostic]]]] = {}  # root -> (run, check's diagnostics by path)
 
 
 def new_run() -> None:
@@ -253,13 +254,13 @@ def check_buffer(
 
 
 def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List[Diagnostic]]:
-    """This file's diagnostics as the last ``hermes-lint check`` of the unchanged project stored
-    them, when they are what the plugin would compute: ``text`` is the file on disk and holds no
-    ``# noqa`` (they are stored after suppression; flake8 suppresses by itself). Else None.
+    """This file's diagnostics as ``hermes-lint check`` reports them, when they are what the
+    plugin would compute: ``text`` is the file on disk and holds no ``# noqa`` (``check``'s
+    diagnostics are after suppression; flake8 suppresses by itself). Else None.
 
-    The editor's case, each save a new flake8 process: this needs neither the checking machinery
-    nor any file's facts. The first file of a run that finds nothing stored checks the project
-    as ``hermes-lint check`` does, which stores them for the next process."""
+    The editor's case, each save a new flake8 process: ``check``'s warm path reuses the last
+    run's stored diagnostics when no input changed, without importing the checking machinery;
+    else it checks what changed and stores them for the next process. Once per flake8 run."""
     from hermes_lint.noqa import may_have_noqa
 
     if may_have_noqa(text):
@@ -269,20 +270,13 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
         return None
     memo = _stored.get(str(root))
     if memo is None or memo[0] != _run:
-        from hermes_lint.runner import run_project, stored_diagnostics
+        from hermes_lint.runner import run_project
 
-        config = project_config(root)
-        found = stored_diagnostics(root, config)
-        if found is None:
-            run_project(root, config, use_cache=True)
-            found = stored_diagnostics(root, config)  # still None when nothing could be stored
-        by_path: Optional[Dict[str, List[Diagnostic]]] = None
-        if found is not None:
-            by_path = {}
-            for diagnostic in found:
-                by_path.setdefault(diagnostic.path, []).append(diagnostic)
+        by_path: Dict[str, List[Diagnostic]] = {}
+        for diagnostic in run_project(root, project_config(root), use_cache=True):
+            by_path.setdefault(diagnostic.path, []).append(diagnostic)
         memo = _stored[str(root)] = (_run, by_path)
-    return None if memo[1] is None else memo[1].get(relative, [])
+    return memo[1].get(relative, [])
 
 
 class HermesLintChecker:

@@ -361,14 +361,6 @@ def run_project(
     return diagnostics
 
 
-def stored_diagnostics(root: Path, config: Config) -> Optional[List[Diagnostic]]:
-    """The final diagnostics ``run_project`` with the cache stored, when no input changed since
-    (its warm path, without the checking machinery); else None."""
-    listing = _Listing(root, config)
-    state = listing.state(config)
-    return None if state is None else _open_cache(root, config).project_diagnostics(state)
-
-
 def _watched(root: Path) -> Path:
     """``root``, as a path that records whether anything used it as a path (opened, listed,
     joined or stat-ed something under it): ``type(result).touched``."""
