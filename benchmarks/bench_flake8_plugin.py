@@ -9,6 +9,8 @@ Medians of ``--repeat`` runs; this machine's times are only meaningful as ratios
 - one file through stdin, as an editor runs it (a new flake8 process each time): with minus
   without, which includes reading the rest of the project;
 - a file that is not a tool module, through stdin: with and without;
+- a tool file just saved (its content changed before every run, as an editor linting on save):
+  with and without;
 - in process: the plugin's ``run()`` alone, for the first file (the whole project read) and for
   each further file of the same run.
 
@@ -255,6 +257,21 @@ def main() -> None:
                 n = medians(options.repeat, other_run, root, env, stdin=other.read_bytes())
                 print(f"  a file that is not a tool module, through stdin: {n['without'] * 1000:.0f} ms without, "
                       f"{n['warm'] * 1000:.0f} ms with the plugin ({n['warm'] / n['without']:.2f}x; CPU "
+                      f"{n['warm cpu'] / n['without cpu']:.2f}x)")
+                # An editor linting on save: the file changed since the last run, so it is checked.
+                saved = root / files[-1]
+                original = saved.read_text(encoding="utf-8")
+                saves = iter(range(10**6))
+
+                def after_save(variant):
+                    saved.write_text(original + f"# save {next(saves)}\n", encoding="utf-8")
+                    return [*base, variant, "--isolated", files[-1]]
+
+                n = medians(options.repeat, after_save, root, env)
+                saved.write_text(original, encoding="utf-8")
+                print(f"  one tool file just saved (changed since the last run): {n['without'] * 1000:.0f} ms "
+                      f"without, {n['warm'] * 1000:.0f} ms with the plugin ({n['warm'] / n['without']:.2f}x; CPU "
+                      f"{n['warm cpu'] * 1000:.0f} ms vs {n['without cpu'] * 1000:.0f} ms: "
                       f"{n['warm cpu'] / n['without cpu']:.2f}x)")
 
         cold, reopened, warm = in_process(root, files, options.repeat)
