@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import executable, measure  # noqa: E402
+from bench_check import executable, measure, snapshot_toolkit  # noqa: E402
 from gen_corpus import generate  # noqa: E402
 
 HOOKS = Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml"
@@ -59,9 +59,11 @@ def main(argv: List[str] = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     options = parser.parse_args(argv)
     hermes = executable("hermes-lint")
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(hermes).parent), os.environ.get("PATH", "")]),
-               PRE_COMMIT_COLOR="never")
     with tempfile.TemporaryDirectory(prefix="hermes-bench-precommit-") as temporary:
+        # A snapshot of the toolkit with its .pyc files, as pip leaves an installed package.
+        env = snapshot_toolkit(Path(temporary), compiled=True)
+        env.update(PATH=os.pathsep.join([str(Path(hermes).parent), os.environ.get("PATH", "")]),
+                   PRE_COMMIT_COLOR="never")
         root = Path(temporary) / "project"
         written = generate(options.tools, root, options.seed, real_sized=options.real_sized)
         configs = {}
