@@ -86,6 +86,8 @@ PIECES = [
     "def g(a,  # noqa: HRM104\n      b):\n    pass", "class C:\n    y = '# noqa'  # noqa",
     'x = "é"  # noqa:HRM701', "# noqa: HRM900", "x = {'#': 1}  # not noqa", "x = '\\\n# noqa'",
     "x = 1  # a # noqa: HRM1,HRM2", 'x = rb"\\"# noqa"', "if x:\n    y = '#'  # noqa\nelse:\n    pass",
+    'x = (f"{y}#"  # noqa: HRM005\n     "# noqa" f"{z!r:>{w}}# noqa")', "x = 1;  y = '# noqa'  # noqa",
+    "x = [  # noqa: HRM006\n    '#',\n]  # noqa", 'x = """a""" "# noqa"  # noqa: HRM007',
 ]
 
 
