@@ -865,12 +865,12 @@ def _says(test: ast.AST, name: str, outcome: bool) -> Optional[str]:
     return None
 
 
-def _exits(stmts: Sequence[ast.stmt]) -> bool:
+def exits(stmts: Sequence[ast.stmt]) -> bool:
     """The block certainly does not run past its end (return, raise, break, continue)."""
     for stmt in stmts:
         if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
             return True
-        if isinstance(stmt, ast.If) and stmt.orelse and _exits(stmt.body) and _exits(stmt.orelse):
+        if isinstance(stmt, ast.If) and stmt.orelse and exits(stmt.body) and exits(stmt.orelse):
             return True
     return False
 
@@ -886,10 +886,10 @@ def _block_conditions(
         if isinstance(stmt, ast.Assert):
             yield stmt.test, True, since
         elif isinstance(stmt, ast.If):
-            if stmt.orelse and _exits(stmt.orelse):
+            if stmt.orelse and exits(stmt.orelse):
                 yield stmt.test, True, since
             link = stmt
-            while _exits(link.body):
+            while exits(link.body):
                 yield link.test, False, since
                 if len(link.orelse) != 1 or not isinstance(link.orelse[0], ast.If):
                     break
