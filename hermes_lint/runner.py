@@ -43,14 +43,16 @@ def available_cpus() -> int:
 
 
 def idle_cpus(cpus: int) -> int:
-    """Of ``cpus``, those the last minute's load average leaves idle (at least one), as ``make
-    -l`` judges it: on a machine whose cores are busy, more processes only share the same time
-    and add the cost of forking and collecting them."""
+    """Of ``cpus``, as many as the last minute's load average leaves idle (at least one), as
+    ``make -l`` judges it: on a machine whose cores are busy, more processes only share the same
+    time and add the cost of forking and collecting them. The load counts the whole machine (a
+    container sees its host's), so it is set against the whole machine's CPUs."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # not available here: assume idle
         return cpus
-    return max(1, min(cpus, cpus - int(load)))
+    machine = max(cpus, os.cpu_count() or cpus)
+    return max(1, min(cpus, machine - int(load)))
 
 
 def worker_count(work_bytes: int, files: int, jobs: Optional[int], cpus: int) -> int:

@@ -88,9 +88,17 @@ def test_worker_count_follows_the_work_the_cpus_and_jobs(work, files, jobs, cpus
     assert worker_count(work, files, jobs, cpus) == expected
 
 
-@pytest.mark.parametrize("load, expected", [(0.0, 4), (0.99, 4), (1.0, 3), (2.5, 2), (3.99, 1), (9.0, 1)])
-def test_idle_cpus_follow_the_load_average(monkeypatch, load, expected):
+@pytest.mark.parametrize(
+    "machine, load, expected",
+    [
+        (4, 0.0, 4), (4, 0.99, 4), (4, 1.0, 3), (4, 2.5, 2), (4, 3.99, 1), (4, 9.0, 1),
+        # A container allowed 4 CPUs of a 64-CPU host sees the host's load.
+        (64, 30.0, 4), (64, 61.0, 3), (64, 70.0, 1),
+    ],
+)
+def test_idle_cpus_follow_the_load_average(monkeypatch, machine, load, expected):
     monkeypatch.setattr(runner.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: machine)
     assert runner.idle_cpus(4) == expected
 
 
