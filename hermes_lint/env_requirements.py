@@ -46,6 +46,7 @@ UNKNOWN = _Marker("UNKNOWN")
 TRUTHY = _Marker("TRUTHY")
 FALSY = _Marker("FALSY")
 SET = _Marker("SET")  # a set variable: a non-empty string of unknown content
+ERROR = _Marker("ERROR")  # an error result: tool_error(...), json.dumps({"error": ...})
 
 _CONCRETE = (str, int, float, bool, type(None), tuple, list, dict)
 _STR_METHODS = frozenset(
@@ -56,7 +57,7 @@ _BUILTINS = frozenset(dir(builtins))
 
 def truth(value: Any) -> Optional[bool]:
     """True/False when the truthiness of ``value`` is certain, else None."""
-    if value is SET or value is TRUTHY:
+    if value is SET or value is TRUTHY or value is ERROR:
         return True
     if value is FALSY:
         return False
@@ -449,6 +450,10 @@ class _Run:
             if receiver is SET and func.attr in ("lower", "upper", "casefold", "title"):
                 return SET
             return UNKNOWN
+        if self._is_error_result(node):
+            for arg in node.args:
+                self.expr(arg.value if isinstance(arg, ast.Starred) else arg, state, frame, depth)
+            return ERROR
         # Something the interpreter does not follow: its arguments still run first.
         if isinstance(func, ast.Attribute):
             self.expr(func.value, state, frame, depth)
@@ -457,6 +462,19 @@ class _Run:
         for kw in node.keywords:
             self.expr(kw.value, state, frame, depth)
         return UNKNOWN
+
+    def _is_error_result(self, node: ast.Call) -> bool:
+        """``tool_error(...)`` of the registry, or ``json.dumps({"error": ...})``."""
+        func = node.func
+        imports = self.ctx.index.imports
+        if isinstance(func, ast.Name) and imports.get(func.id, "").endswith("registry.tool_error"):
+            return True
+        is_dumps = (isinstance(func, ast.Attribute) and func.attr == "dumps" and isinstance(func.value, ast.Name)
+                    and imports.get(func.value.id) == "json") or (
+                    isinstance(func, ast.Name) and imports.get(func.id) == "json.dumps")
+        if not is_dumps or not node.args or not isinstance(node.args[0], ast.Dict):
+            return False
+        return any(isinstance(key, ast.Constant) and key.value == "error" for key in node.args[0].keys)
 
     def _builtin(self, name: str, arg_nodes: List[ast.expr], state, frame, depth) -> Any:
         if name in ("all", "any") and len(arg_nodes) == 1:
@@ -584,6 +602,23 @@ class EnvAnalysis:
                 if outcomes is not None and _all_falsy(outcomes):
                     required[name] = reads.get(name) or unset_reads[name]
                 queue.extend(n for n in unset_reads if n not in tested)
+        self.ctx.memo[key] = required
+        return required
+
+    def required_by_handler(self, fn: ast.AST) -> Dict[str, Location]:
+        """Variables without which every path of the handler ``fn`` returns an error result
+        (``tool_error``, ``{"error": ...}``) or raises, each with the location of its read. A
+        handler that can succeed with nothing set, or fails whatever is set, requires none."""
+        key = ("required_by_handler", id(fn))
+        if key in self.ctx.memo:
+            return self.ctx.memo[key]
+        required: Dict[str, Location] = {}
+        base, reads = self._run(fn, None)
+        if base is not None and not _all_failed(base):
+            for name in list(reads)[:16]:
+                outcomes, unset_reads = self._run(fn, name)
+                if outcomes is not None and _all_failed(outcomes):
+                    required[name] = reads.get(name) or unset_reads[name]
         self.ctx.memo[key] = required
         return required
 
@@ -720,6 +755,11 @@ class EnvAnalysis:
                 if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped
             }
         return name in self.ctx.memo[key]
+
+
+def _all_failed(outcomes: List[Tuple[str, Any]]) -> bool:
+    """Every path raises or returns an error result (and there is at least one path)."""
+    return bool(outcomes) and all(kind == "raise" or value is ERROR for kind, value in outcomes)
 
 
 def _all_falsy(outcomes: List[Tuple[str, Any]]) -> bool:

@@ -149,14 +149,34 @@ class RequiresEnvMismatch(Rule):
                 try:
                     region = os.environ["REGION"]
                 except KeyError:
-                    return json.dumps({"error": "REGION is not set"})
-                return json.dumps({"ok": True})
+                    region = "us-east-1"
+                return json.dumps({"ok": True, "region": region})
 
             registry.register(name="t", toolset="s", schema={}, handler=_handle, check_fn=lambda: True)
             """
         ),
     ]
     invalid = [
+        # every path returns an error when the variable is unset: the handler needs it
+        Invalid(
+            """
+            import json, os
+            from tools.registry import registry, tool_error
+
+            def _handle(args, **kw):
+                token = os.getenv("NOTION_TOKEN")
+                if not token:
+                    return tool_error("NOTION_TOKEN is not set")
+                return json.dumps({"ok": True, "query": args.get("query", "")})
+
+            registry.register(name="notion_search", toolset="notion", schema={}, handler=_handle,
+                              check_fn=lambda: True)
+            """,
+            line=5,
+            col=13,
+            message="handler of tool `notion_search` needs `NOTION_TOKEN` (it returns an error on every "
+            "path where it is unset) but `requires_env` does not list it",
+        ),
         # the check reads its variable through a project helper (read from its file, never imported)
         Invalid(
             """
@@ -307,6 +327,15 @@ class RequiresEnvMismatch(Rule):
                             read.location,
                             f"handler of {TOOLS} needs `{read.name}` (`os.environ[...]` raises KeyError "
                             "when it is unset) but `requires_env` does not list it",
+                        )
+                        grouped.setdefault(key, []).append(tool)
+                for name, where in analysis.required_by_handler(handler).items():
+                    if name not in names and name not in reported:
+                        reported.add(name)
+                        key = (
+                            where,
+                            f"handler of {TOOLS} needs `{name}` (it returns an error on every path where "
+                            "it is unset) but `requires_env` does not list it",
                         )
                         grouped.setdefault(key, []).append(tool)
             if not listed or check is None or not analysis.check_is_closed(check):
