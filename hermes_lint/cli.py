@@ -118,7 +118,7 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the per-file phase (default: number of cores).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
-@click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
+@click.option("--debug", is_flag=True, help="Print tracebacks of internal errors, and which registry contract was used.")
 def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
     """Check the project's tool modules and toolsets.py.
 
@@ -138,6 +138,8 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
             providers=list(providers) or None,
         )
         wanted = relative_paths(project_root, paths) if paths else None
+        if debug:
+            _echo_contracts(project_root, config)
         diagnostics = run_project(
             project_root, config, jobs=jobs or default_jobs(), use_cache=not no_cache
         )
@@ -147,6 +149,14 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
         return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
 
     run_guarded(debug, action)
+
+
+def _echo_contracts(root: Path, config) -> None:
+    from hermes_lint.engine import collect_sources
+    from hermes_lint.registry_contract import contracts_in_use
+
+    for described, count in sorted(contracts_in_use(collect_sources(root, config), config).items()):
+        click.echo(f"hermes-lint: registry contract for {count} module(s): {described}", err=True)
 
 
 @main.command("rules")

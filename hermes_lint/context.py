@@ -176,6 +176,9 @@ class ModuleContext:
     config: Config
     # Per-run memo shared by rules (e.g. handler analysis computed once for HRM101-HRM108).
     memo: Dict[Any, Any] = field(default_factory=dict)
+    # The contract of the registry this module registers with (``registry_contract``);
+    # None: the built-in one.
+    contract: Optional[Any] = None
 
     def loc(self, node: ast.AST) -> Location:
         return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))

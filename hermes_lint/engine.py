@@ -89,18 +89,19 @@ def build_module_context(
     under ``config.project_root``)."""
     from hermes_lint.evaluate import ModuleEvaluator
     from hermes_lint.evaluate.project import project_modules
+    from hermes_lint.registry_contract import contract_for
 
     if parsed.tree is None:
         return extract_facts(parsed, None, None), None
     index = ModuleIndex(parsed.tree)
+    if project is None and config.project_root:
+        project = project_modules(config.project_root)
+    name, is_package = module_name(parsed.path), parsed.path.endswith("__init__.py")
     evaluator = ModuleEvaluator(
-        parsed.tree,
-        parsed.lines,
-        module=module_name(parsed.path),
-        is_package=parsed.path.endswith("__init__.py"),
-        project=project if project is not None else project_modules(config.project_root) if config.project_root else None,
+        parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
-    facts = extract_facts(parsed, index, evaluator)
+    contract = contract_for(index.imports, name, is_package, project)
+    facts = extract_facts(parsed, index, evaluator, contract)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
@@ -110,6 +111,7 @@ def build_module_context(
         evaluator=evaluator,
         facts=facts,
         config=config,
+        contract=contract,
     )
     return facts, ctx
 
@@ -157,6 +159,9 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
             # more often). Broken here, everything is freed as soon as this function returns.
             ctx.memo.clear()
         read_modules = ctx.evaluator.read_modules()
+        if ctx.contract is not None and ctx.contract.source is not None:
+            # The contract HRM004/HRM105 judged by: these findings are stale when it changes.
+            read_modules[ctx.contract.source] = ctx.contract.sha256
         read_modules.pop(source.path, None)
         if read_modules:
             facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))

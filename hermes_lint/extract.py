@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from hermes_lint.context import ModuleIndex, char_col
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
+from hermes_lint.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
 from hermes_lint.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
     CallableRef,
@@ -29,22 +30,10 @@ from hermes_lint.model import (
     Unresolved,
 )
 
-# ToolRegistry.register's parameters, in order: positional arguments map onto these.
-REGISTER_PARAMETERS = (
-    "name",
-    "toolset",
-    "schema",
-    "handler",
-    "check_fn",
-    "requires_env",
-    "is_async",
-    "description",
-    "emoji",
-    "max_result_size_chars",
-    "dynamic_schema_overrides",
-    "override",
-)
-REQUIRED_PARAMETERS = ("name", "toolset", "schema", "handler")
+# ToolRegistry.register's parameters, in order: positional arguments map onto these (the
+# built-in contract; a project's own registry module may say otherwise: ``registry_contract``).
+REGISTER_PARAMETERS = BUILTIN_PARAMETERS
+REQUIRED_PARAMETERS = BUILTIN_REQUIRED
 # Keywords whose values are data (evaluated statically) rather than callables.
 VALUE_PARAMETERS = ("requires_env", "is_async", "description", "emoji", "max_result_size_chars", "override")
 
@@ -134,8 +123,9 @@ def module_name(path: str) -> str:
 
 
 class _Extractor:
-    def __init__(self, parsed: ParsedModule, index: ModuleIndex, evaluator: Any):
+    def __init__(self, parsed: ParsedModule, index: ModuleIndex, evaluator: Any, contract: RegistryContract = BUILTIN):
         self.parsed = parsed
+        self.positional = contract.positional
         self.tree = parsed.tree
         self.index = index
         self.evaluator = evaluator
@@ -158,9 +148,9 @@ class _Extractor:
         keywords: List[Keyword] = []
         has_star = any(isinstance(arg, ast.Starred) for arg in call.args)
         for position, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred) or position >= len(REGISTER_PARAMETERS):
+            if isinstance(arg, ast.Starred) or position >= len(self.positional):
                 continue
-            arguments[REGISTER_PARAMETERS[position]] = arg
+            arguments[self.positional[position]] = arg
         for kw in call.keywords:
             if kw.arg is None:
                 has_star = True
@@ -454,8 +444,11 @@ def _repr_key(item: Tuple[Any, Any]) -> str:
     return repr(item)
 
 
-def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any) -> ModuleFacts:
-    """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``)."""
+def extract_facts(
+    parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any, contract: RegistryContract = BUILTIN
+) -> ModuleFacts:
+    """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``);
+    positional register arguments follow ``contract``."""
     from hermes_lint.model import Diagnostic
 
     name = module_name(parsed.path)
@@ -468,7 +461,7 @@ def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator:
             registers_tools=False,
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
-    extractor = _Extractor(parsed, index, evaluator)
+    extractor = _Extractor(parsed, index, evaluator, contract)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
         path=parsed.path,
