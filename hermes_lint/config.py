@@ -25,6 +25,8 @@ class Config:
     ignore: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     tools_dir: str = "tools"
+    # Directories of plugin packages whose register(ctx) registers tools (plugin_tools).
+    plugin_dirs: Tuple[str, ...] = ("plugins",)
     toolsets_file: str = "toolsets.py"
     known_dynamic_tools: Tuple[str, ...] = ()
     providers: Tuple[str, ...] = ()
@@ -64,6 +66,7 @@ _KEYS = {
     "ignore": "ignore",
     "per-file-ignores": "per_file_ignores",
     "tools-dir": "tools_dir",
+    "plugin-dirs": "plugin_dirs",
     "toolsets-file": "toolsets_file",
     "known-dynamic-tools": "known_dynamic_tools",
     "providers": "providers",
@@ -95,7 +98,7 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} per-file-ignores must be a table of glob = [codes]")
             values[attr] = tuple((glob, _codes(codes, key)) for glob, codes in value.items())
-        elif attr in ("known_dynamic_tools", "providers"):
+        elif attr in ("known_dynamic_tools", "providers", "plugin_dirs"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
             values[attr] = tuple(value)

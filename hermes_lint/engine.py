@@ -60,13 +60,14 @@ def read_source(root: Path, relative: str) -> SourceFile:
         return SourceFile(relative, None, exc.strerror or str(exc))
 
 
-def collect_sources(root: Path, config: Config) -> ProjectSources:
-    """Every candidate tool module under the tools directory, and toolsets.py when present."""
+def collect_sources(root: Path, config: Config, plugins: bool = True) -> ProjectSources:
+    """Every candidate tool module under the tools directory, the plugin packages that register
+    tools (``plugins=False``: not them), and toolsets.py when present."""
+    from hermes_lint.plugin_tools import plugin_paths
+
     tools_dir = root / config.tools_dir
-    tool_files = [
-        read_source(root, path.relative_to(root).as_posix())
-        for path in candidate_tool_paths(tools_dir)
-    ]
+    paths = candidate_tool_paths(tools_dir) + (plugin_paths(root, config.plugin_dirs) if plugins else [])
+    tool_files = [read_source(root, path.relative_to(root).as_posix()) for path in paths]
     toolsets = read_source(root, config.toolsets_file) if (root / config.toolsets_file).exists() else None
     return ProjectSources(tool_files, toolsets, root)
 
@@ -89,7 +90,7 @@ def build_module_context(
     under ``config.project_root``)."""
     from hermes_lint.evaluate import ModuleEvaluator
     from hermes_lint.evaluate.project import project_modules
-    from hermes_lint.registry_contract import contract_for
+    from hermes_lint.registry_contract import module_contract
 
     if parsed.tree is None:
         return extract_facts(parsed, None, None), None
@@ -100,7 +101,7 @@ def build_module_context(
     evaluator = ModuleEvaluator(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
-    contract = contract_for(index.imports, name, is_package, project)
+    contract = module_contract(parsed.tree, index, parsed.path, config, project)
     facts = extract_facts(parsed, index, evaluator, contract)
     ctx = ModuleContext(
         path=parsed.path,

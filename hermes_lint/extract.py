@@ -11,12 +11,13 @@ import hashlib
 import io
 import tokenize
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint.context import ModuleIndex, char_col
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
+from hermes_lint.plugin_tools import plugin_calls
 from hermes_lint.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
 from hermes_lint.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
@@ -136,12 +137,14 @@ class _Extractor:
 
     # --- registrations -------------------------------------------------------------------
 
-    def registrations(self) -> Tuple[Registration, ...]:
-        return tuple(
+    def registrations(self, discovered: bool) -> Tuple[Registration, ...]:
+        top_level = tuple(
             self.registration(stmt.value)
             for stmt in self.tree.body
-            if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+            if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
         )
+        plugin = plugin_calls(self.tree, self.index).read
+        return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
 
     def registration(self, call: ast.Call) -> Registration:
         arguments: Dict[str, ast.expr] = {}
@@ -468,9 +471,10 @@ def extract_facts(
         module=name,
         sha256=parsed.sha256,
         registers_tools=discovered,
-        registrations=extractor.registrations() if discovered else (),
+        registrations=extractor.registrations(discovered),
         misplaced_calls=extractor.misplaced_calls(discovered),
-        unread_register_calls=extractor.unread_register_calls(discovered),
+        unread_register_calls=extractor.unread_register_calls(discovered)
+        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, index).unread),
         env_reads=extractor.env_reads(),
     )
 

@@ -97,7 +97,7 @@ def generate_for_root(root: Path, config: Config) -> Generated:
     """Generate from the files under ``root`` (the tools directory and toolsets.py)."""
     from hermes_lint.engine import collect_sources
 
-    return generate(collect_sources(root, config), config)
+    return generate(collect_sources(root, config, plugins=False), config)  # plugins load themselves
 
 
 def generate(sources, config: Config) -> Generated:

@@ -58,8 +58,12 @@ class RegistryContract:
     is_async_default: Optional[bool] = False
     runs_coroutines: Optional[str] = None
     fallback_reason: Optional[str] = None  # why the built-in contract is used
+    method: str = "register"  # "register_tool" for a plugin's ``ctx.register_tool``
 
     def describe(self) -> str:
+        if self.method == "register_tool":
+            runs = f"; {self.runs_coroutines}" if self.runs_coroutines else ""
+            return f"plugin API ctx.register_tool({', '.join(self.parameters)}){runs}"
         if self.source is None:
             return f"built-in contract ({self.fallback_reason or 'no registry module found'})"
         parts = [f"register({', '.join(self.parameters)}{', **kwargs' if self.any_keyword else ''})"]
@@ -102,6 +106,29 @@ def contract_for(imports: Dict[str, str], module: str, is_package: bool, project
     if key not in _READ:
         _READ[key] = read_contract(tree, attr, relative, sha256)
     return _READ[key]
+
+
+def plugin_contract(module_contract: RegistryContract, tools_dir: str, project: Any) -> RegistryContract:
+    """The contract of a plugin module's ``ctx.register_tool(...)``: Hermes's plugin API for the
+    keywords; how coroutines are run from the registry it forwards to (the project's
+    ``<tools_dir>/registry.py``), unless the module imports a registry of its own."""
+    from hermes_lint.plugin_tools import PLUGIN_PARAMETERS
+
+    registry = module_contract
+    if registry.source is None:
+        package = tools_dir.strip("/").replace("/", ".")
+        registry = contract_for({"registry": f"{package}.registry.registry"}, "", False, project)
+    return RegistryContract(
+        source=registry.source,
+        sha256=registry.sha256,
+        positional=PLUGIN_PARAMETERS,
+        parameters=PLUGIN_PARAMETERS,
+        required=BUILTIN_REQUIRED,
+        is_async_default=False,
+        runs_coroutines=registry.runs_coroutines,
+        fallback_reason=registry.fallback_reason,
+        method="register_tool",
+    )
 
 
 def read_contract(tree: ast.Module, attr: str, path: str, sha256: str) -> RegistryContract:
@@ -224,12 +251,25 @@ def _coroutine_test(function: ast.AST) -> Optional[Tuple[str, int]]:
     return None
 
 
+def module_contract(tree: ast.Module, index: Any, path: str, config: Any, project: Any) -> RegistryContract:
+    """The contract the register calls of the module at ``path`` are judged by."""
+    from hermes_lint.extract import module_name
+    from hermes_lint.plugin_tools import NO_CALLS, plugin_calls
+
+    contract = contract_for(index.imports, module_name(path), path.endswith("__init__.py"), project)
+    if plugin_calls(tree, index) != NO_CALLS:
+        contract = plugin_contract(contract, config.tools_dir, project)
+    return contract
+
+
 def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
-    """``{contract description: number of modules}`` over a project's tool modules
+    """``{contract description: number of modules}`` over a project's tool and plugin modules
     (``engine.ProjectSources``): what ``check --debug`` reports."""
+    from hermes_lint.context import ModuleIndex
     from hermes_lint.discovery import tree_registers_tools
     from hermes_lint.evaluate.project import project_modules
-    from hermes_lint.extract import module_name, parse_module
+    from hermes_lint.extract import parse_module
+    from hermes_lint.plugin_tools import NO_CALLS, plugin_calls
 
     project = project_modules(config.project_root) if config.project_root else None
     used: Dict[str, int] = {}
@@ -237,14 +277,11 @@ def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
         if source.data is None:
             continue
         parsed = parse_module(source.path, source.data)
-        if parsed.tree is None or not tree_registers_tools(parsed.tree):
+        if parsed.tree is None:
             continue
-        imports = {}
-        for stmt in parsed.tree.body:
-            if isinstance(stmt, ast.ImportFrom):
-                for alias in stmt.names:
-                    imports[alias.asname or alias.name] = f"{'.' * stmt.level}{stmt.module or ''}.{alias.name}"
-        is_package = source.path.endswith("__init__.py")
-        described = contract_for(imports, module_name(source.path), is_package, project).describe()
+        index = ModuleIndex(parsed.tree)
+        if not tree_registers_tools(parsed.tree) and plugin_calls(parsed.tree, index) == NO_CALLS:
+            continue
+        described = module_contract(parsed.tree, index, source.path, config, project).describe()
         used[described] = used.get(described, 0) + 1
     return used

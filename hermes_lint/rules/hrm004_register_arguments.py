@@ -108,6 +108,8 @@ class RegisterArguments(Rule):
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         contract = ctx.contract or BUILTIN
         whose = "" if contract.source is None else f" ({contract.source}'s `register` has no such parameter)"
+        if contract.method == "register_tool":
+            whose = " (the plugin API's `ctx.register_tool` has no such parameter)"
         for registration in ctx.facts.registrations:
             for keyword in registration.keywords:
                 if keyword.name not in contract.parameters and not contract.any_keyword:
