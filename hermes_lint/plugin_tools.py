@@ -59,24 +59,18 @@ def plugin_paths(root: Path, plugin_dirs: Sequence[str]) -> List[Path]:
     directory whose text names ``register_tool``, sorted."""
     found: List[Path] = []
     for directory in plugin_dirs:
-        base = root / directory
-        for package in _packages(base):
-            found.append(package)
-            for child in _packages(package.parent):
-                found.append(child)
-    return sorted(path for path in set(found) if _mentions_register_tool(path))
+        for child in _directories(root / directory):
+            found.append(child / "__init__.py")
+            found.extend(grandchild / "__init__.py" for grandchild in _directories(child))
+    return sorted(path for path in found if path.is_file() and _mentions_register_tool(path))
 
 
-def _packages(directory: Path) -> Iterable[Path]:
+def _directories(directory: Path) -> List[Path]:
     try:
         children = sorted(directory.iterdir())
     except OSError:
         return []
-    return [
-        child / "__init__.py"
-        for child in children
-        if not child.name.startswith((".", "_")) and child.is_dir() and (child / "__init__.py").is_file()
-    ]
+    return [child for child in children if not child.name.startswith((".", "_")) and child.is_dir()]
 
 
 def _mentions_register_tool(path: Path) -> bool:

@@ -51,6 +51,11 @@ class RegisterArguments(Rule):
         """,
     ]
     valid += [
+        # a plugin's ctx.register_tool, positional arguments included
+        """
+        def register(ctx):
+            ctx.register_tool("meet_join", "meet", {}, lambda args, **kw: "", check_fn=lambda: True, emoji="📞")
+        """,
         Valid(
             """
             from tools.registry import registry
@@ -102,6 +107,21 @@ class RegisterArguments(Rule):
             line=2,
             col=1,
             message="missing required argument `toolset=`",
+        ),
+        # a plugin's ctx.register_tool takes the plugin API's keywords, not the registry's
+        Invalid(
+            """
+            _TOOLS = (("meet_join", {}), ("meet_leave", {}))
+
+            def register(ctx):
+                for name, schema in _TOOLS:
+                    ctx.register_tool(name=name, toolset="meet", schema=schema,
+                                      handler=lambda args, **kw: "", max_result_size_chars=4000)
+            """,
+            line=6,
+            col=58,
+            message="unknown keyword `max_result_size_chars=` (the plugin API's `ctx.register_tool` has no such "
+            "parameter)",
         ),
     ]
 

@@ -80,6 +80,31 @@ class NameInTwoToolsets(Rule):
             message="tool `search` is also registered in toolset 'web' at tools/example_tool.py:2: "
             "the registry rejects this registration",
         ),
+        # a plugin's table row: plugins load after the built-in tools, so the plugin loses
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="search", toolset="web", schema={}, handler=lambda a, **k: "")
+            """,
+            path="plugins/meet/__init__.py",
+            files={
+                "plugins/meet/__init__.py": """
+                    _TOOLS = (
+                        ("meet_join", "Join a call."),
+                        ("search", "Search the transcript."),
+                    )
+
+                    def register(ctx):
+                        for name, description in _TOOLS:
+                            ctx.register_tool(name=name, toolset="meet", schema={}, description=description,
+                                              handler=lambda args, **kw: "")
+                    """
+            },
+            line=3,
+            col=6,
+            message="tool `search` is also registered in toolset 'web' at tools/example_tool.py:2: "
+            "the registry rejects this registration",
+        ),
     ]
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:

@@ -1,0 +1,153 @@
+"""Tools registered by plugins (``ctx.register_tool`` in ``register(ctx)``), end to end."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from tests.test_cli import GOOD_TOOL, make_project, run
+
+TOOLSETS = '''\
+TOOLSETS = {
+    "demo": {"description": "Demo tools", "tools": ["echo"], "includes": []},
+    "player": {"description": "Music", "tools": ["player_play", "player_pause", "player_queue"], "includes": []},
+}
+'''
+
+# Fresh code in the shape of Hermes's bundled plugins: schemas and handlers in a sibling module,
+# a literal table of rows, one register_tool call in a loop.
+PLAYER_TOOLS = '''\
+import json
+
+PLAY_SCHEMA = {
+    "name": "player_play",
+    "description": "Start playback.",
+    "parameters": {"type": "object", "properties": {"uri": {"type": "string", "description": "What to play."}}},
+}
+PAUSE_SCHEMA = {
+    "name": "player_pause",
+    "description": "Pause playback.",
+    "parameters": {"type": "object", "properties": {"device": {"type": "string"}}},
+}
+
+
+def check_player():
+    return True
+
+
+def handle_play(args, **kw):
+    return json.dumps({"playing": args.get("uri")})
+
+
+def handle_pause(args, **kw):
+    return json.dumps({"paused": args.get("device")})
+'''
+
+PLAYER_PLUGIN = '''\
+"""Music player plugin."""
+import platform
+
+from plugins.player.tools import PAUSE_SCHEMA, PLAY_SCHEMA, check_player, handle_pause, handle_play
+
+_TOOLS = (
+    ("player_play", PLAY_SCHEMA, handle_play),
+    ("player_pause", PAUSE_SCHEMA, handle_pause),
+)
+
+
+def register(ctx):
+    if platform.system() == "Windows":
+        return
+    for name, schema, handler in _TOOLS:
+        ctx.register_tool(name=name, toolset="player", schema=schema, handler=handler, check_fn=check_player)
+'''
+
+
+def _write(root, relative: str, text: str) -> None:
+    target = root / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(textwrap.dedent(text))
+
+
+def _player_project(root, plugin_dir: str = "plugins", pyproject: str = ""):
+    make_project(root, {"echo_tool.py": GOOD_TOOL}, toolsets=TOOLSETS, pyproject=pyproject)
+    _write(root, f"{plugin_dir}/__init__.py", "")
+    _write(root, f"{plugin_dir}/player/__init__.py", PLAYER_PLUGIN.replace("plugins.player", f"{plugin_dir}.player"))
+    _write(root, f"{plugin_dir}/player/tools.py", PLAYER_TOOLS)
+    return root
+
+
+def test_plugin_rows_are_unrolled_and_checked_by_module_and_project_rules(tmp_path):
+    _player_project(tmp_path)
+    result = run(["check", "--no-cache"], tmp_path)
+    assert result.stdout == (
+        # the schema lives in plugins/player/tools.py: reported at the row that passes it
+        "plugins/player/__init__.py:8:22: HRM306 parameter `device` has no description\n"
+        # listed, and nothing registers it: the plugin's own tools count as registered
+        "toolsets.py:3:81: HRM403 tool `player_queue` is listed in toolset 'player' but no tool module registers it "
+        "(did you mean `player_pause`?)\n"
+    )
+
+
+def test_plugin_dirs_setting_names_where_plugins_live(tmp_path):
+    _player_project(tmp_path, "extensions", pyproject='[tool.hermes-lint]\nplugin-dirs = ["extensions"]\n')
+    found = json.loads(run(["check", "--no-cache", "--format", "json"], tmp_path).stdout)
+    assert {(d["path"], d["code"]) for d in found} == {
+        ("extensions/player/__init__.py", "HRM306"),
+        ("toolsets.py", "HRM403"),
+    }
+    # with the default, extensions/ is not looked at: its tools are unknown, so they are unregistered
+    (tmp_path / "pyproject.toml").write_text("")
+    found = json.loads(run(["check", "--no-cache", "--format", "json", "--select", "HRM403"], tmp_path).stdout)
+    assert [d["message"].split("`")[1] for d in found] == ["player_queue"]  # the other two: text search
+
+
+def test_a_category_plugin_one_level_deeper_is_found(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, toolsets=TOOLSETS)
+    _write(tmp_path, "plugins/music/player/__init__.py", '''\
+        def register(ctx):
+            ctx.register_tool(name="player queue", toolset="player", schema={}, handler=lambda a, **k: "",
+                              check_fn=lambda: True)
+        ''')
+    result = run(["check", "--no-cache", "--select", "HRM308"], tmp_path)
+    assert result.stdout == (
+        "plugins/music/player/__init__.py:2:28: HRM308 tool name 'player queue' contains ' ': providers require "
+        "^[a-zA-Z0-9_-]{1,64}$\n"
+    )
+
+
+def test_a_loop_over_a_computed_table_is_not_read_and_keeps_hrm403_silent(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, toolsets=TOOLSETS)
+    _write(tmp_path, "plugins/player/__init__.py", '''\
+        from plugins.player.specs import load_specs
+
+
+        def register(ctx):
+            for spec in load_specs():
+                ctx.register_tool(name=spec["name"], toolset="player", schema=spec, handler=spec["handler"])
+        ''')
+    assert run(["check", "--no-cache", "--select", "HRM403"], tmp_path).stdout == ""
+    # the same project without that plugin: the listed tools are reported as unregistered
+    (tmp_path / "plugins" / "player" / "__init__.py").unlink()
+    assert run(["check", "--no-cache", "--select", "HRM403"], tmp_path).stdout.count("HRM403") == 3
+
+
+def test_the_cache_sees_an_edited_plugin(tmp_path):
+    _player_project(tmp_path)
+    assert "HRM308" not in run(["check", "--select", "HRM308"], tmp_path).stdout
+    plugin = tmp_path / "plugins" / "player" / "__init__.py"
+    plugin.write_text(plugin.read_text().replace('("player_pause"', '("player pause"'))
+    assert run(["check", "--select", "HRM308"], tmp_path).stdout == (
+        "plugins/player/__init__.py:8:6: HRM308 tool name 'player pause' contains ' ': providers require "
+        "^[a-zA-Z0-9_-]{1,64}$\n"
+    )
+
+
+def test_the_manifest_leaves_plugin_tools_to_the_plugin_loader(tmp_path):
+    _player_project(tmp_path)
+    (tmp_path / "toolsets.py").write_text(TOOLSETS.replace(', "player_queue"', ""))
+    result = run(["manifest"], tmp_path)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "tools" / "manifest.json").read_text())
+    assert sorted(manifest["tools"]) == ["echo"]
+    assert not [path for path in manifest["sources"] if path.startswith("plugins/")]
