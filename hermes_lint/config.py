@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
 # Provider rules (HRM6xx) only speak when a provider is chosen; these are the known targets.
-KNOWN_PROVIDERS = ("openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp")
+KNOWN_PROVIDERS = (
+    "openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp", "llamacpp", "perplexity",
+)
 
 
 class ConfigError(Exception):
@@ -32,6 +34,9 @@ class Config:
     providers: Tuple[str, ...] = ()
     max_description_length: int = 1024
     manifest: str = "tools/manifest.json"
+    # Dotted names of third-party functions that read the environment variable named by their
+    # first argument (``vendor.secrets.get_secret``): HRM203 counts their calls as reads.
+    env_readers: Tuple[str, ...] = ()
     # The project's root directory: names imported from its own modules are evaluated from
     # their files (never imported). Empty: every import stays unknown.
     project_root: str = ""
@@ -72,6 +77,7 @@ _KEYS = {
     "providers": "providers",
     "max-description-length": "max_description_length",
     "manifest": "manifest",
+    "env-readers": "env_readers",
 }
 
 
@@ -98,7 +104,7 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} per-file-ignores must be a table of glob = [codes]")
             values[attr] = tuple((glob, _codes(codes, key)) for glob, codes in value.items())
-        elif attr in ("known_dynamic_tools", "providers", "plugin_dirs"):
+        elif attr in ("known_dynamic_tools", "providers", "env_readers", "plugin_dirs"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
             values[attr] = tuple(value)

@@ -102,7 +102,7 @@ def build_module_context(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
     contract = module_contract(parsed.tree, index, parsed.path, config, project)
-    facts = extract_facts(parsed, index, evaluator, contract)
+    facts = extract_facts(parsed, index, evaluator, config.env_readers, contract)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
@@ -159,7 +159,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
             # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
             # more often). Broken here, everything is freed as soon as this function returns.
             ctx.memo.clear()
-        read_modules = ctx.evaluator.read_modules()
+        read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
         if ctx.contract is not None and ctx.contract.source is not None:
             # The contract HRM004/HRM105 judged by: these findings are stale when it changes.
             read_modules[ctx.contract.source] = ctx.contract.sha256

@@ -457,7 +457,7 @@ def test_the_schema_rejects_what_the_runtime_refuses():
     bad["tools"]["web_search"]["check"] = {"kind": "module", "name": "a.b"}
     assert not validator.is_valid(bad)
     bad = json.loads(json.dumps(data))
-    bad["format_version"] = 2
+    bad["format_version"] = 3
     assert not validator.is_valid(bad)
 
 
