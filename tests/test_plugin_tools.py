@@ -151,3 +151,16 @@ def test_the_manifest_leaves_plugin_tools_to_the_plugin_loader(tmp_path):
     manifest = json.loads((tmp_path / "tools" / "manifest.json").read_text())
     assert sorted(manifest["tools"]) == ["echo"]
     assert not [path for path in manifest["sources"] if path.startswith("plugins/")]
+
+
+def test_plugin_dirs_must_be_a_list_of_strings(tmp_path):
+    _player_project(tmp_path, pyproject='[tool.hermes-lint]\nplugin-dirs = "plugins"\n')
+    result = run(["check", "--no-cache"], tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == "hermes-lint: error: [tool.hermes-lint] plugin-dirs must be a list of strings\n"
+
+
+def test_an_empty_plugin_dirs_turns_plugins_off(tmp_path):
+    _player_project(tmp_path, pyproject="[tool.hermes-lint]\nplugin-dirs = []\n")
+    result = run(["check", "--no-cache", "--select", "HRM306"], tmp_path)
+    assert (result.stdout, result.exit_code) == ("", 0)
