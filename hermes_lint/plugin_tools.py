@@ -111,7 +111,7 @@ def _plugin_calls(tree: ast.Module, index) -> PluginCalls:
         return NO_CALLS
     reader = _Reader(hook, receiver, index)
     reader.statements(hook.body, {})
-    done = {id(call) for call in reader.handled}
+    done = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
     unread = tuple(call for call in every if id(call) not in done)
     return PluginCalls(tuple(reader.read), unread)
 
@@ -123,7 +123,8 @@ class _Reader:
         self.local = {a.arg for a in ast.walk(hook.args) if isinstance(a, ast.arg)}
         self.local |= {n.id for n in ast.walk(hook) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.read: List[ast.Call] = []
-        self.handled: List[ast.Call] = []
+        self.handled: List[ast.Call] = []  # calls read at least once
+        self.rejected: List[ast.Call] = []  # calls some pass could not read (or past the cap)
 
     def statements(self, body: Sequence[ast.stmt], bindings: Dict[str, ast.expr]) -> None:
         for stmt in body:
@@ -131,13 +132,11 @@ class _Reader:
                 self._emit(stmt.value, bindings)
             elif isinstance(stmt, ast.For):
                 rows = self._rows(stmt.iter)
-                if rows is None:
-                    continue
-                for row in rows:
-                    bound = _bind(stmt.target, row)
-                    if bound is None:
-                        break
-                    self.statements(stmt.body, {**bindings, **bound})
+                bound = [_bind(stmt.target, row) for row in rows or ()]
+                if rows is None or any(b is None for b in bound):
+                    continue  # every row or none: a half-read table would hide its other tools
+                for row_bindings in bound:
+                    self.statements(stmt.body, {**bindings, **row_bindings})
             elif isinstance(stmt, (ast.If, ast.With, ast.Try)) or stmt.__class__.__name__ == "TryStar":
                 for field in ("body", "orelse", "finalbody"):
                     self.statements(getattr(stmt, field, ()), bindings)
@@ -155,11 +154,13 @@ class _Reader:
 
     def _emit(self, call: ast.Call, bindings: Dict[str, ast.expr]) -> None:
         if len(self.read) >= MAX_UNROLLED:
+            self.rejected.append(call)
             return
         synthesized = _substitute(call, bindings)
         arguments = list(synthesized.args) + [kw.value for kw in synthesized.keywords]
         for argument in arguments:
             if any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(argument)):
+                self.rejected.append(call)
                 return  # depends on a value computed inside register(): not read
         self.read.append(_as_keywords(synthesized))
         if call not in self.handled:

@@ -164,3 +164,85 @@ def test_an_empty_plugin_dirs_turns_plugins_off(tmp_path):
     _player_project(tmp_path, pyproject="[tool.hermes-lint]\nplugin-dirs = []\n")
     result = run(["check", "--no-cache", "--select", "HRM306"], tmp_path)
     assert (result.stdout, result.exit_code) == ("", 0)
+
+
+def _registrations(plugin_text: str):
+    """(name, toolset, line of the name) of each plugin registration read, and the unread calls' lines."""
+    from hermes_lint.config import Config
+    from hermes_lint.engine import SourceFile, check_module
+
+    facts = check_module(SourceFile("plugins/p/__init__.py", textwrap.dedent(plugin_text).encode()), Config()).facts
+    read = [
+        (r.name, r.toolset, r.keyword("name").value_location.line) for r in facts.registrations if r.plugin
+    ]
+    return read, [where.line for where in facts.unread_register_calls]
+
+
+def test_nested_loops_conditions_and_f_strings_are_unrolled():
+    read, unread = _registrations('''\
+        _ACTIONS = ["play", "pause"]
+        _SETS = (("music", "m"), ("video", "v"))
+
+
+        def register(ctx):
+            for toolset, prefix in _SETS:
+                for action in _ACTIONS:
+                    if prefix:
+                        ctx.register_tool(name=f"{prefix}_{action}", toolset=toolset, schema={},
+                                          handler=lambda a, **k: "")
+            ctx.register_tool("status", "music", {}, lambda a, **k: "")
+        ''')
+    assert read == [
+        ("m_play", "music", 9), ("m_pause", "music", 9), ("v_play", "video", 9), ("v_pause", "video", 9),
+        ("status", "music", 11),
+    ]
+    assert unread == []
+
+
+def test_calls_that_depend_on_values_computed_in_register_are_not_read():
+    read, unread = _registrations('''\
+        import os
+
+        _ROWS = (("a", "x"), ("b",))
+
+
+        def register(ctx):
+            toolset = os.environ.get("TOOLSET", "t")
+            ctx.register_tool(name="local", toolset=toolset, schema={}, handler=lambda a, **k: "")
+            for name, kind in _ROWS:
+                ctx.register_tool(name=name, toolset="t", schema={}, handler=lambda a, **k: "")
+            for spec in load():
+                ctx.register_tool(name=spec, toolset="t", schema={}, handler=lambda a, **k: "")
+            ctx.register_tool(name="kept", toolset="t", schema={}, handler=lambda a, **k: "")
+        ''')
+    # ("b",) does not unpack into two names: that loop is not read, not half-read
+    assert read == [("kept", "t", 13)]
+    assert unread == [8, 10, 12]
+
+
+def test_register_tool_outside_register_ctx_is_not_a_plugin_registration():
+    read, unread = _registrations('''\
+        class _Collector:
+            def register_tool(self, *args, **kwargs):
+                self.args = args
+
+
+        def setup(ctx):
+            ctx.register_tool(name="x", toolset="t", schema={}, handler=lambda a, **k: "")
+        ''')
+    assert (read, unread) == ([], [])
+
+
+def test_a_table_past_the_unrolling_cap_is_read_up_to_it_and_the_call_counts_as_unread(monkeypatch):
+    from hermes_lint import plugin_tools
+
+    monkeypatch.setattr(plugin_tools, "MAX_UNROLLED", 2)
+    read, unread = _registrations('''\
+        _NAMES = ("a", "b", "c")
+
+
+        def register(ctx):
+            for name in _NAMES:
+                ctx.register_tool(name=name, toolset="t", schema={}, handler=lambda a, **k: "")
+        ''')
+    assert ([r[0] for r in read], unread) == (["a", "b"], [6])

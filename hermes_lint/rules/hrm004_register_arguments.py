@@ -28,7 +28,9 @@ class RegisterArguments(Rule):
     parameters, which ones have no default (required), and whether it takes ``**kwargs`` (then
     no keyword is unknown). Without such a module among the project's files, or when its
     ``register`` cannot be read, the reference runtime's signature stands in
-    (``hermes-lint check --debug`` says which contract was used).
+    (``hermes-lint check --debug`` says which contract was used). A plugin's
+    ``ctx.register_tool(...)`` is judged by Hermes's plugin API, which takes neither
+    ``max_result_size_chars=`` nor ``dynamic_schema_overrides=``.
 
     A misspelt keyword such as ``check_func=`` raises ``TypeError`` when the module is imported:
     runtime discovery logs a warning and the tool silently disappears from the agent. A missing
