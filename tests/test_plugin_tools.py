@@ -246,3 +246,59 @@ def test_a_table_past_the_unrolling_cap_is_read_up_to_it_and_the_call_counts_as_
                 ctx.register_tool(name=name, toolset="t", schema={}, handler=lambda a, **k: "")
         ''')
     assert ([r[0] for r in read], unread) == (["a", "b"], [6])
+
+
+DEMO_PLUGIN = '''\
+import json
+
+_DESC = "Do a thing."
+
+
+def check_demo():
+    return True
+
+
+def _handle_a(args, **kw):
+    return {"ok": args.get("x")}
+
+
+async def _handle_b(args, **kw):
+    return json.dumps({"ok": True})
+
+
+_TOOLS = (
+    ("demo_a", _handle_a),
+    ("demo_b", _handle_b),
+)
+
+
+def register(ctx):
+    for name, handler in _TOOLS:
+        ctx.register_tool(name=name, toolset="demo", handler=handler, check_fn=check_demo,
+                          schema={"name": name, "description": _DESC,
+                                  "parameters": {"type": "object", "properties": {}}})
+'''
+
+
+def test_handler_rules_follow_each_row_to_its_handler(tmp_path):
+    toolsets = 'TOOLSETS = {"demo": {"description": "Demo", "tools": ["echo", "demo_a", "demo_b"], "includes": []}}\n'
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, toolsets=toolsets)
+    _write(tmp_path, "plugins/demo/__init__.py", DEMO_PLUGIN)
+    assert run(["check", "--no-cache"], tmp_path).stdout == (
+        "plugins/demo/__init__.py:11:5: HRM101 handler `_handle_a` can return a dict, not a JSON string\n"
+        "plugins/demo/__init__.py:11:19: HRM107 handler `_handle_a` reads argument `x`, which the schema of tool "
+        "`demo_a` does not declare\n"
+        "plugins/demo/__init__.py:20:16: HRM105 handler `_handle_b` is `async def` but is registered without "
+        "`is_async=True`; dispatch would get an un-awaited coroutine\n"
+    )
+    # the registry the plugin API forwards to runs coroutines itself: HRM105 has nothing to say
+    from hermes_lint.rules.hrm105_async_handler_flag import FORK_REGISTRY
+
+    fork = tmp_path / "fork"  # another project: the per-process reader remembers which files exist
+    make_project(fork, {"echo_tool.py": GOOD_TOOL}, toolsets=toolsets)
+    _write(fork, "plugins/demo/__init__.py", DEMO_PLUGIN)
+    _write(fork, "tools/registry.py", FORK_REGISTRY)
+    result = run(["check", "--no-cache", "--debug", "--select", "HRM105"], fork)
+    assert result.stdout == ""
+    assert "plugin API ctx.register_tool(name, toolset, schema, handler, check_fn, requires_env, is_async, " \
+        "description, emoji, override); `register` forces `is_async=True` (line 11)" in result.stderr
