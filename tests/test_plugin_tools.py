@@ -302,3 +302,26 @@ def test_handler_rules_follow_each_row_to_its_handler(tmp_path):
     assert result.stdout == ""
     assert "plugin API ctx.register_tool(name, toolset, schema, handler, check_fn, requires_env, is_async, " \
         "description, emoji, override); `register` forces `is_async=True` (line 11)" in result.stderr
+
+
+def test_a_plugin_row_clashing_with_a_built_in_tool_is_the_registration_rejected(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, toolsets=TOOLSETS)
+    _write(tmp_path, "plugins/meet/__init__.py", '''\
+        _TOOLS = (
+            ("meet_join", "Join a call."),
+            ("echo", "Repeat what was said."),
+        )
+
+
+        def register(ctx):
+            for name, description in _TOOLS:
+                ctx.register_tool(name=name, toolset="meet", schema={}, description=description,
+                                  handler=lambda args, **kw: "", check_fn=lambda: True)
+        ''')
+    # plugins load after the built-in tools: the plugin's row is the one the registry rejects
+    assert run(["check", "--no-cache", "--select", "HRM401"], tmp_path).stdout == (
+        "plugins/meet/__init__.py:3:6: HRM401 tool `echo` is also registered in toolset 'demo' at "
+        "tools/echo_tool.py:26: the registry rejects this registration\n"
+        "tools/echo_tool.py:26:10: HRM401 tool `echo` is also registered in toolset 'meet' at "
+        "plugins/meet/__init__.py:3: the registry rejects that registration\n"
+    )

@@ -17,7 +17,7 @@ def _write_registry(root, text: str) -> None:
 def test_a_fork_registry_that_runs_coroutines_keeps_hrm105_silent_and_debug_says_so(tmp_path):
     make_project(tmp_path, {"echo_tool.py": ASYNC_TOOL})
     _write_registry(tmp_path, FORK_REGISTRY)
-    result = run(["check", "--no-cache", "--debug"], tmp_path)
+    result = run(["check", "--no-cache", "--debug", "-q"], tmp_path)
     assert result.stdout == ""
     assert result.exit_code == 0
     assert result.stderr == (
@@ -39,7 +39,7 @@ def test_the_same_tool_with_a_plain_registry_is_reported(tmp_path):
 
 def test_without_a_registry_module_the_builtin_contract_is_used_and_said(tmp_path):
     make_project(tmp_path, {"echo_tool.py": GOOD_TOOL.replace("check_fn=check_echo,", "check_fn=check_echo, timeout=3,")})
-    result = run(["check", "--no-cache", "--debug", "--select", "HRM004"], tmp_path)
+    result = run(["check", "--no-cache", "--debug", "-q", "--select", "HRM004"], tmp_path)
     assert result.stdout == "tools/echo_tool.py:30:26: HRM004 unknown keyword `timeout=`\n"
     assert result.stderr == (
         "hermes-lint: registry contract for 1 module(s): built-in contract "

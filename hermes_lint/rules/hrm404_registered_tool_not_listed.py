@@ -105,6 +105,7 @@ class RegisteredToolNotListed(Rule):
             col=10,
             message="tool `patch` is registered, but no toolset in toolsets.py lists it, and toolsets.py does "
             "not add registered tools to their toolset 'file': no agent is offered it",
+            fix=(('"tools": ["write_file"]', '"tools": ["write_file", "patch"]'),),
         ),
         Invalid(
             """
