@@ -157,7 +157,7 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
-@click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
+@click.option("--debug", is_flag=True, help="Print tracebacks of internal errors, and which registry contract was used.")
 def check(paths, root, config_file, output_format, select, extend_select, ignore, providers, changed, stdin_filename,
           show_source, statistics, output_file, quiet, exit_zero, jobs, no_cache, debug) -> None:
     """Check the project's tool modules and toolsets.py.
@@ -183,6 +183,8 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
             ignore=_split_codes(ignore),
             providers=_split_codes(providers),
         )
+        if debug:
+            _echo_contracts(project_root, config)
         with _progress(project_root, config, quiet):
             if stdin is not None:
                 relative = relative_paths(project_root, [str(stdin.parent)])[0]
@@ -208,6 +210,14 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
         return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
 
     run_guarded(debug, action)
+
+
+def _echo_contracts(root: Path, config) -> None:
+    from hermes_lint.engine import collect_sources
+    from hermes_lint.registry_contract import contracts_in_use
+
+    for described, count in sorted(contracts_in_use(collect_sources(root, config), config).items()):
+        click.echo(f"hermes-lint: registry contract for {count} module(s): {described}", err=True)
 
 
 def _stdin_path(paths: Sequence[str], stdin_filename: Optional[str]) -> Optional[Path]:

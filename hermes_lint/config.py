@@ -30,6 +30,8 @@ class Config:
     ignore: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     tools_dir: str = "tools"
+    # Directories of plugin packages whose register(ctx) registers tools (plugin_tools).
+    plugin_dirs: Tuple[str, ...] = ("plugins",)
     toolsets_file: str = "toolsets.py"
     known_dynamic_tools: Tuple[str, ...] = ()
     providers: Tuple[str, ...] = ()
@@ -75,6 +77,7 @@ _KEYS = {
     "ignore": "ignore",
     "per-file-ignores": "per_file_ignores",
     "tools-dir": "tools_dir",
+    "plugin-dirs": "plugin_dirs",
     "toolsets-file": "toolsets_file",
     "known-dynamic-tools": "known_dynamic_tools",
     "providers": "providers",
@@ -165,7 +168,7 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             values[attr] = tuple(
                 (glob, _codes(codes, f'per-file-ignores "{glob}"', where)) for glob, codes in value.items()
             )
-        elif attr in ("known_dynamic_tools", "providers", "env_readers"):
+        elif attr in ("known_dynamic_tools", "providers", "env_readers", "plugin_dirs"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
             values[attr] = tuple(value)

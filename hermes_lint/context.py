@@ -176,12 +176,16 @@ class ModuleContext:
     config: Config
     # Per-run memo shared by rules (e.g. handler analysis computed once for HRM101-HRM108).
     memo: Dict[Any, Any] = field(default_factory=dict)
+    # The contract of the registry this module registers with (``registry_contract``);
+    # None: the built-in one.
+    contract: Optional[Any] = None
 
     def loc(self, node: ast.AST) -> Location:
         return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))
 
     def registration_calls(self) -> List[Tuple[Registration, ast.Call]]:
-        """Each extracted registration with its call node, in source order."""
+        """Each extracted registration with its call node, in source order (a plugin's
+        registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
         key = "registration_calls"
         if key not in self.memo:
             calls = {
@@ -191,10 +195,16 @@ class ModuleContext:
             }
             pairs = []
             for registration in self.facts.registrations:
+                if registration.plugin:
+                    continue
                 for (line, byte_col), call in calls.items():
                     if line == registration.location.line and self.loc(call) == registration.location:
                         pairs.append((registration, call))
                         break
+            from hermes_lint.plugin_tools import plugin_calls
+
+            plugin = [registration for registration in self.facts.registrations if registration.plugin]
+            pairs.extend(zip(plugin, plugin_calls(self.tree, self.index).read))
             self.memo[key] = pairs
         return self.memo[key]
 

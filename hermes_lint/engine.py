@@ -60,13 +60,14 @@ def read_source(root: Path, relative: str) -> SourceFile:
         return SourceFile(relative, None, exc.strerror or str(exc))
 
 
-def collect_sources(root: Path, config: Config) -> ProjectSources:
-    """Every candidate tool module under the tools directory, and toolsets.py when present."""
+def collect_sources(root: Path, config: Config, plugins: bool = True) -> ProjectSources:
+    """Every candidate tool module under the tools directory, the plugin packages that register
+    tools (``plugins=False``: not them), and toolsets.py when present."""
+    from hermes_lint.plugin_tools import plugin_paths
+
     tools_dir = root / config.tools_dir
-    tool_files = [
-        read_source(root, path.relative_to(root).as_posix())
-        for path in candidate_tool_paths(tools_dir)
-    ]
+    paths = candidate_tool_paths(tools_dir) + (plugin_paths(root, config.plugin_dirs) if plugins else [])
+    tool_files = [read_source(root, path.relative_to(root).as_posix()) for path in paths]
     toolsets = read_source(root, config.toolsets_file) if (root / config.toolsets_file).exists() else None
     return ProjectSources(tool_files, toolsets, root)
 
@@ -89,18 +90,19 @@ def build_module_context(
     under ``config.project_root``)."""
     from hermes_lint.evaluate import ModuleEvaluator
     from hermes_lint.evaluate.project import project_modules
+    from hermes_lint.registry_contract import module_contract
 
     if parsed.tree is None:
         return extract_facts(parsed, None, None), None
     index = ModuleIndex(parsed.tree)
+    if project is None and config.project_root:
+        project = project_modules(config.project_root)
+    name, is_package = module_name(parsed.path), parsed.path.endswith("__init__.py")
     evaluator = ModuleEvaluator(
-        parsed.tree,
-        parsed.lines,
-        module=module_name(parsed.path),
-        is_package=parsed.path.endswith("__init__.py"),
-        project=project if project is not None else project_modules(config.project_root) if config.project_root else None,
+        parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
-    facts = extract_facts(parsed, index, evaluator, config.env_readers)
+    contract = module_contract(parsed.tree, index, parsed.path, config, project)
+    facts = extract_facts(parsed, index, evaluator, config.env_readers, contract)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
@@ -110,6 +112,7 @@ def build_module_context(
         evaluator=evaluator,
         facts=facts,
         config=config,
+        contract=contract,
     )
     return facts, ctx
 
@@ -157,6 +160,9 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
             # more often). Broken here, everything is freed as soon as this function returns.
             ctx.memo.clear()
         read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
+        if ctx.contract is not None and ctx.contract.source is not None:
+            # The contract HRM004/HRM105 judged by: these findings are stale when it changes.
+            read_modules[ctx.contract.source] = ctx.contract.sha256
         read_modules.pop(source.path, None)
         if read_modules:
             facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))

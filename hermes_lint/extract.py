@@ -11,13 +11,15 @@ import hashlib
 import io
 import tokenize
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint.context import ModuleIndex, char_col
 from hermes_lint.env_access import EnvSpellings, environment_readers
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
+from hermes_lint.plugin_tools import plugin_calls
+from hermes_lint.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
 from hermes_lint.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
     CallableRef,
@@ -30,22 +32,10 @@ from hermes_lint.model import (
     Unresolved,
 )
 
-# ToolRegistry.register's parameters, in order: positional arguments map onto these.
-REGISTER_PARAMETERS = (
-    "name",
-    "toolset",
-    "schema",
-    "handler",
-    "check_fn",
-    "requires_env",
-    "is_async",
-    "description",
-    "emoji",
-    "max_result_size_chars",
-    "dynamic_schema_overrides",
-    "override",
-)
-REQUIRED_PARAMETERS = ("name", "toolset", "schema", "handler")
+# ToolRegistry.register's parameters, in order: positional arguments map onto these (the
+# built-in contract; a project's own registry module may say otherwise: ``registry_contract``).
+REGISTER_PARAMETERS = BUILTIN_PARAMETERS
+REQUIRED_PARAMETERS = BUILTIN_REQUIRED
 # Keywords whose values are data (evaluated statically) rather than callables.
 VALUE_PARAMETERS = ("requires_env", "is_async", "description", "emoji", "max_result_size_chars", "override")
 
@@ -135,9 +125,17 @@ def module_name(path: str) -> str:
 
 
 class _Extractor:
-    def __init__(self, parsed: ParsedModule, index: ModuleIndex, evaluator: Any, env_readers: Tuple[str, ...] = ()):
+    def __init__(
+        self,
+        parsed: ParsedModule,
+        index: ModuleIndex,
+        evaluator: Any,
+        env_readers: Tuple[str, ...] = (),
+        contract: RegistryContract = BUILTIN,
+    ):
         self.parsed = parsed
         self.env_readers = env_readers  # the ``env-readers`` setting
+        self.positional = contract.positional
         self.tree = parsed.tree
         self.index = index
         self.evaluator = evaluator
@@ -148,21 +146,23 @@ class _Extractor:
 
     # --- registrations -------------------------------------------------------------------
 
-    def registrations(self) -> Tuple[Registration, ...]:
-        return tuple(
+    def registrations(self, discovered: bool) -> Tuple[Registration, ...]:
+        top_level = tuple(
             self.registration(stmt.value)
             for stmt in self.tree.body
-            if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+            if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
         )
+        plugin = plugin_calls(self.tree, self.index).read
+        return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
 
     def registration(self, call: ast.Call) -> Registration:
         arguments: Dict[str, ast.expr] = {}
         keywords: List[Keyword] = []
         has_star = any(isinstance(arg, ast.Starred) for arg in call.args)
         for position, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred) or position >= len(REGISTER_PARAMETERS):
+            if isinstance(arg, ast.Starred) or position >= len(self.positional):
                 continue
-            arguments[REGISTER_PARAMETERS[position]] = arg
+            arguments[self.positional[position]] = arg
         for kw in call.keywords:
             if kw.arg is None:
                 has_star = True
@@ -426,9 +426,14 @@ def _repr_key(item: Tuple[Any, Any]) -> str:
 
 
 def extract_facts(
-    parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any, env_readers: Tuple[str, ...] = ()
+    parsed: ParsedModule,
+    index: Optional[ModuleIndex],
+    evaluator: Any,
+    env_readers: Tuple[str, ...] = (),
+    contract: RegistryContract = BUILTIN,
 ) -> ModuleFacts:
-    """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``)."""
+    """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``);
+    positional register arguments follow ``contract``."""
     from hermes_lint.model import Diagnostic
 
     name = module_name(parsed.path)
@@ -441,16 +446,17 @@ def extract_facts(
             registers_tools=False,
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
-    extractor = _Extractor(parsed, index, evaluator, env_readers)
+    extractor = _Extractor(parsed, index, evaluator, env_readers, contract)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
         path=parsed.path,
         module=name,
         sha256=parsed.sha256,
         registers_tools=discovered,
-        registrations=extractor.registrations() if discovered else (),
+        registrations=extractor.registrations(discovered),
         misplaced_calls=extractor.misplaced_calls(discovered),
-        unread_register_calls=extractor.unread_register_calls(discovered),
+        unread_register_calls=extractor.unread_register_calls(discovered)
+        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, index).unread),
         env_reads=extractor.env_reads(),
     )
 

@@ -48,6 +48,7 @@ from hermes_lint.config import Config
 from hermes_lint.context import ModuleContext
 from hermes_lint.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
 from hermes_lint.model import Diagnostic, Hole, Location, ModuleFacts, Registration, Unresolved, holes_in
+from hermes_lint.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 
 FORMAT = "hermes-tool-manifest"
 FORMAT_VERSION = 1  # a manifest without holes
@@ -96,7 +97,7 @@ def generate_for_root(root: Path, config: Config) -> Generated:
     """Generate from the files under ``root`` (the tools directory and toolsets.py)."""
     from hermes_lint.engine import collect_sources
 
-    return generate(collect_sources(root, config), config)
+    return generate(collect_sources(root, config, plugins=False), config)  # plugins load themselves
 
 
 def generate(sources, config: Config) -> Generated:
@@ -147,7 +148,7 @@ def generate(sources, config: Config) -> Generated:
             _note_duplicate(tool, registration, source.path, first_seen, problems)
             tools.setdefault(tool["name"], tool)
 
-    toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes)
+    toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes, tools)
     problems.extend(toolsets_problems)
     if problems:
         return Generated(None, None, sorted(set(problems)))
@@ -412,9 +413,10 @@ def _exact_json(value: Any) -> bool:
 # --------------------------------------------------------------------------- toolsets
 
 
-def _resolved_toolsets(sources, source_hashes: Dict[str, str]):
-    """(``{toolset: [tool names]}`` resolved with includes, or None when toolsets.py cannot be
-    read statically; problems). Records toolsets.py's hash in ``source_hashes``."""
+def _resolved_toolsets(sources, source_hashes: Dict[str, str], tools: Dict[str, dict]):
+    """(``{toolset: [tool names]}`` resolved with includes — and with the ``tools`` registered
+    under each when toolsets.py's resolution merges the registry —, or None when toolsets.py
+    cannot be read statically; problems). Records toolsets.py's hash in ``source_hashes``."""
     from hermes_lint.engine import read_toolsets_facts
 
     if sources.toolsets is None:
@@ -431,9 +433,12 @@ def _resolved_toolsets(sources, source_hashes: Dict[str, str]):
         return None, []
     resolved: Dict[str, List[str]] = {}
     problems: List[Diagnostic] = []
+    registered = None
+    if facts.merges_registry:
+        registered = registered_by_toolset((tool["name"], tool["toolset"]) for tool in tools.values())
     for name in table:
         try:
-            resolved[name] = resolve_toolset(name, table)
+            resolved[name] = resolve_toolset(name, table, registered)
         except ToolsetCycle as exc:
             where = _toolset_location(facts, name)
             problems.append(Diagnostic(sources.toolsets.path, where.line, where.col, "HRM405",
@@ -442,50 +447,12 @@ def _resolved_toolsets(sources, source_hashes: Dict[str, str]):
 
 
 def _toolsets_table(facts) -> Optional[Dict[str, dict]]:
-    """``{name: {"tools": [...], "includes": [...]}}`` from the static reading of toolsets.py
-    (``hermes_lint.toolsets_file``), or None when it could not be read statically (HRM003)."""
-    if facts is None or facts.problem is not None or facts.toolsets is None:
-        return None
-    return {
-        toolset.name: {
-            "tools": [tool for tool, _ in toolset.tools],
-            "includes": [included for included, _ in toolset.includes],
-        }
-        for toolset in facts.toolsets
-    }
+    return toolsets_table(facts)
 
 
 def _toolset_location(facts, name: str) -> Location:
     toolset = facts.toolset(name)
     return toolset.location if toolset is not None else Location(1, 1)
-
-
-class ToolsetCycle(ValueError):
-    """A toolset includes an unknown toolset, or its includes form a cycle."""
-
-
-def resolve_toolset(name: str, table: Dict[str, dict]) -> List[str]:
-    """The same resolution as the runtime's ``toolsets.resolve_toolset`` (which the linter must
-    not import: it is project code): own tools first, then each include depth-first, each name
-    once at its first position."""
-    names: List[str] = []
-    seen: set = set()
-
-    def collect(current: str, path: Tuple[str, ...]) -> None:
-        if current in path:
-            raise ToolsetCycle("toolset cycle: " + " -> ".join(path + (current,)))
-        if current not in table:
-            via = f" (included from '{path[-1]}')" if path else ""
-            raise ToolsetCycle(f"unknown toolset '{current}'{via}")
-        for tool in table[current]["tools"]:
-            if tool not in seen:
-                seen.add(tool)
-                names.append(tool)
-        for included in table[current]["includes"]:
-            collect(included, path + (current,))
-
-    collect(name, ())
-    return names
 
 
 # --------------------------------------------------------------------------- freshness

@@ -191,6 +191,9 @@ class Registration:
     # () without overrides (or ``None``), None when unknown. An overrides function whose every
     # ``return`` is a dict display with constant keys gives those keys.
     override_keys: Optional[Tuple[str, ...]] = ()
+    # Registered by a plugin (``ctx.register_tool(...)`` in its ``register(ctx)``), not by a
+    # top-level ``registry.register(...)``: see ``hermes_lint.plugin_tools``.
+    plugin: bool = False
 
     def overrides_may_change(self, key: str) -> bool:
         """Whether run-time overrides may replace the schema's top-level ``key``."""

@@ -49,14 +49,16 @@ def argument_location(registration: Registration, keyword: str) -> Location:
 
 
 def registered(ctx: ProjectContext) -> List[Registered]:
-    """Registrations with a constant name, in path then source order (the runtime's order)."""
+    """Registrations with a constant name in the runtime's order: tool modules in path then
+    source order, then plugins."""
     if "registered" not in ctx.memo:
         found = [
             Registered(module, reg, reg.name, argument_location(reg, "name"))
             for module, reg in ctx.registrations()
             if isinstance(reg.name, str)
         ]
-        ctx.memo["registered"] = sorted(found, key=lambda r: (r.module.path, r.location))
+        # Plugins are loaded after the built-in tools are discovered: their registrations come later.
+        ctx.memo["registered"] = sorted(found, key=lambda r: (r.registration.plugin, r.module.path, r.location))
     return ctx.memo["registered"]
 
 

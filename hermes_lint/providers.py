@@ -684,15 +684,19 @@ def tool_requests(ctx: Any) -> List[ToolRequest]:
     requests: List[ToolRequest] = []
     toolsets = readable_toolsets(ctx)
     if toolsets is not None:
-        from hermes_lint.manifest import ToolsetCycle, resolve_toolset
+        from hermes_lint.toolset_resolution import (
+            ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table,
+        )
 
-        table = {
-            t.name: {"tools": [n for n, _ in t.tools], "includes": [n for n, _ in t.includes]}
-            for t in toolsets.toolsets
-        }
+        table = toolsets_table(toolsets)
+        registered = None
+        if toolsets.merges_registry:
+            registered = registered_by_toolset(
+                (name, reg.toolset) for name, (_, reg) in by_name.items() if isinstance(reg.toolset, str)
+            )
         for toolset in toolsets.toolsets:
             try:
-                names = resolve_toolset(toolset.name, table)
+                names = resolve_toolset(toolset.name, table, registered)
             except ToolsetCycle:
                 continue  # HRM405
             # Only registered tools are sent: the count is a lower bound, never a guess.

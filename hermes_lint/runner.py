@@ -74,6 +74,11 @@ class _Listing:
             # The files are direct children of tools_dir: one relative_to, not one per file.
             prefix = tools_dir.relative_to(root).as_posix()
             self.relative = [path.name if prefix == "." else f"{prefix}/{path.name}" for path in self.paths]
+        from hermes_lint.plugin_tools import plugin_paths
+
+        plugins = plugin_paths(root, config.plugin_dirs)
+        self.paths = self.paths + plugins
+        self.relative += [path.relative_to(root).as_posix() for path in plugins]
         stats = [_stat(path) for path in self.paths]
         self.stats = [_key_of(stat) for stat in stats]
         self.regular = [stat is not None and _is_regular(stat) for stat in stats]

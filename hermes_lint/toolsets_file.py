@@ -46,6 +46,12 @@ class ToolsetsFacts:
     core_tools: Optional[Listing] = None  # _HERMES_CORE_TOOLS; None when absent or unreadable
     problem: Optional[Unresolved] = None  # why TOOLSETS could not be read, None when fine
     parse_error: Optional[Tuple[int, int, str]] = None  # (line, col, message)
+    # How the file's own resolution treats the registry (Hermes's ``get_toolset``): it adds the
+    # tools registered under a defined toolset to it (``registry.get_tool_names_for_toolset``),
+    # and offers toolsets only the registry knows under their own name
+    # (``registry.get_registered_toolset_names``).
+    merges_registry: bool = False
+    exposes_registry_toolsets: bool = False
 
     def toolset(self, name: str) -> Optional[ToolsetDef]:
         for toolset in self.toolsets or ():
@@ -77,7 +83,28 @@ def read_toolsets(source: Union[str, bytes], path: str = "toolsets.py") -> Tools
     evaluator = ModuleEvaluator(tree, split_source_lines(text), step_budget=STEP_BUDGET)
     core_tools = _read_core_tools(evaluator, tree)
     toolsets, problem = _read_toolsets(evaluator, tree)
-    return ToolsetsFacts(path, toolsets, core_tools, problem)
+    called = _called_attributes(tree)
+    return ToolsetsFacts(
+        path,
+        toolsets,
+        core_tools,
+        problem,
+        merges_registry=MERGES_REGISTRY in called,
+        exposes_registry_toolsets=EXPOSES_REGISTRY_TOOLSETS in called,
+    )
+
+
+MERGES_REGISTRY = "get_tool_names_for_toolset"
+EXPOSES_REGISTRY_TOOLSETS = "get_registered_toolset_names"
+
+
+def _called_attributes(tree: ast.Module) -> set:
+    """Names of the methods called anywhere in the file (``registry.x(...)`` gives ``x``)."""
+    return {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
 
 
 def _parse(source: Union[str, bytes], path: str):

@@ -163,7 +163,8 @@ def test_stdin_filename_checks_the_buffer_in_place_of_the_file(tmp_path):
     completed = process(tmp_path, "--select", "HRM004,HRM404", "--stdin-filename", "tools/echo_tool.py", "-", stdin=buffer)
     assert completed.returncode == 1, completed.stderr
     assert completed.stdout.decode().splitlines() == [
-        "tools/echo_tool.py:26:10: HRM404 tool `echo2` is registered but no toolset in toolsets.py lists it: no agent is offered it",
+        "tools/echo_tool.py:26:10: HRM404 tool `echo2` is registered, but no toolset in toolsets.py lists it, "
+        "and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it",
         HRM004,
     ]
     # toolsets.py from stdin: the buffer lists a tool that nothing registers.

@@ -49,8 +49,8 @@ def test_changed_reports_its_files_and_project_findings_everywhere(tmp_path):
     make_project(tmp_path, {"echo_tool.py": GOOD_TOOL, "other_tool.py": UNLISTED, "bad_tool.py": "def f(:\n"})
     (tmp_path / "notes.py").write_text("x = 1\n")
     hrm404 = (
-        "tools/other_tool.py:26:10: HRM404 tool `other` is registered but no toolset in toolsets.py "
-        "lists it: no agent is offered it"
+        "tools/other_tool.py:26:10: HRM404 tool `other` is registered, but no toolset in toolsets.py "
+        "lists it, and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it"
     )
     # No paths (a commit that deleted a file, or changed only pyproject.toml): the project rules.
     result = run(["check", "--changed"], tmp_path)

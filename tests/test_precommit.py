@@ -213,8 +213,8 @@ def test_readme_snippet_runs_the_project_rules_on_every_change(snippet_project, 
     status, printed = hook_report(completed.stdout, "hermes-lint")
     assert status == "Failed" and completed.returncode == 1, output
     assert (
-        "tools/echo_tool.py:26:10: HRM404 tool `echo` is registered but no toolset in toolsets.py "
-        "lists it: no agent is offered it"
+        "tools/echo_tool.py:26:10: HRM404 tool `echo` is registered, but no toolset in toolsets.py "
+        "lists it, and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it"
     ) in printed.splitlines()
     assert "HRM004" not in printed
     reset(project)
@@ -245,4 +245,4 @@ def test_init_pre_commit_config_runs_with_real_pre_commit(tmp_path):
     git(project, "add", "toolsets.py")
     completed, output = run_hooks(project, tmp_path / "home")
     status, printed = hook_report(completed.stdout, "hermes-lint")
-    assert status == "Failed" and "HRM404 tool `weather` is registered but no toolset" in printed, output
+    assert status == "Failed" and "HRM404 tool `weather` is registered, but no toolset" in printed, output

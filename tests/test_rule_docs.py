@@ -61,6 +61,6 @@ def test_messages_are_code_spans_that_survive_backticks_inside():
     assert code_span("a ``b`` c") == "``` a ``b`` c ```"
     page = rendered_pages()["HRM404.md"]
     assert (
-        "Reported at line 4, column 10: `` tool `patch` is registered but no toolset in toolsets.py "
-        "lists it: no agent is offered it ``"
+        "Reported at line 4, column 10: `` tool `patch` is registered, but no toolset in toolsets.py "
+        "lists it, and toolsets.py does not add registered tools to their toolset 'file': no agent is offered it ``"
     ) in page

@@ -5,8 +5,41 @@ from typing import Iterator, Optional
 from hermes_lint.context import ModuleContext
 from hermes_lint.handlers import analyses
 from hermes_lint.model import Unresolved
-from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.registry_contract import BUILTIN
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+
+
+def _registry(is_async_default: str, entry_flag: str, awaits: str) -> str:
+    """A project's ``tools/registry.py`` for the examples."""
+    return f"""
+        import asyncio
+        import inspect
+
+        class ToolRegistry:
+            def __init__(self):
+                self._tools = {{}}
+
+            def register(self, name, toolset, schema, handler, check_fn=None, requires_env=None,
+                         is_async={is_async_default}, description="", emoji=""):
+                self._tools[name] = dict(handler=handler, is_async={entry_flag})
+
+            def dispatch(self, name, args, **kwargs):
+                entry = self._tools[name]
+                result = entry["handler"](args, **kwargs)
+                if {awaits}:
+                    result = asyncio.run(result)
+                return result
+
+        registry = ToolRegistry()
+        """
+
+
+# A fork's registry: `register` turns the flag on for every handler, `dispatch` awaits any
+# awaitable result.
+FORK_REGISTRY = _registry("False", "True", "inspect.isawaitable(result)")
+ASYNC_DEFAULT_REGISTRY = _registry("True", "is_async", 'entry["is_async"]')
+PLAIN_REGISTRY = _registry("False", "is_async", 'entry["is_async"]')
 
 
 class AsyncHandlerFlag(Rule):
@@ -19,6 +52,14 @@ class AsyncHandlerFlag(Rule):
     ``async def`` (a lambda ``lambda args, **kw: fetch(...)``), registered without
     ``is_async=True``; ``is_async=True`` on a plain ``def`` or lambda whose every return is known
     and none is awaitable.
+
+    The contract is the project's own ``register``, read from its registry module (the module
+    ``registry`` is imported from): its default for ``is_async`` counts as the flag when the call
+    does not pass one. Nothing is reported when that registry runs coroutines itself — its
+    ``register`` sets ``is_async`` (``is_async = is_async or inspect.iscoroutinefunction(handler)``
+    or ``is_async=True`` into the entry), or its ``dispatch`` tests what a handler returned
+    (``inspect.isawaitable``) or is ``async def`` and awaits it: there every handler works either
+    way.
 
     Not reported: an ``is_async`` value that cannot be evaluated, handlers from other modules or
     attributes, and any return whose value is unknown (it may be a task or a future).
@@ -58,7 +99,52 @@ class AsyncHandlerFlag(Rule):
         registry.register(name="c", toolset="s", schema={}, handler=_sync, is_async=os.environ["X"] == "1")
         """,
     ]
+    valid += [
+        # a fork's registry that awaits whatever a handler returns and forces the flag
+        Valid(
+            """
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            files={"tools/registry.py": FORK_REGISTRY},
+        ),
+        # a registry whose `is_async` defaults to True
+        Valid(
+            """
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            def _sync(args, **kw):
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            registry.register(name="u", toolset="s", schema={}, handler=_sync)
+            """,
+            files={"tools/registry.py": ASYNC_DEFAULT_REGISTRY},
+        ),
+    ]
     invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            files={"tools/registry.py": PLAIN_REGISTRY},
+            line=6,
+            col=61,
+            message="handler `_handle` is `async def` but is registered without `is_async=True`; "
+            "dispatch would get an un-awaited coroutine",
+        ),
         Invalid(
             """
             from tools.registry import registry
@@ -107,11 +193,16 @@ class AsyncHandlerFlag(Rule):
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        contract = ctx.contract or BUILTIN
+        if contract.runs_coroutines or contract.is_async_default is None:
+            return  # the project's registry decides for itself, or its flag is not ours to read
         for analysis in analyses(ctx):
             registration = analysis.registration
-            flag = registration.value("is_async", False)
+            flag = registration.value("is_async", contract.is_async_default)
             if not analysis.known or isinstance(flag, Unresolved) or not isinstance(flag, bool):
                 continue
+            if flag and registration.keyword("is_async") is None and not analysis.entry_is_async:
+                continue  # True by the registry's default, not by this call: nothing written to fix
             problem = _problem(analysis, flag)
             if problem:
                 keyword = registration.keyword("is_async")

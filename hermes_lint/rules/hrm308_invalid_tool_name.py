@@ -97,6 +97,24 @@ class InvalidToolName(Rule):
             message="tool name 'summarize_the_current_conversation_and_store_the_summary_in_long_term_memory' "
             "is 76 characters long: providers require ^[a-zA-Z0-9_-]{1,64}$",
         ),
+        # a plugin registering from a table: reported at the row's name
+        Invalid(
+            """
+            _SCHEMA = {"description": "Control playback.", "parameters": {"type": "object", "properties": {}}}
+            _TOOLS = (
+                ("player_play", _SCHEMA, "▶"),
+                ("player pause", _SCHEMA, "⏸"),
+            )
+
+            def register(ctx):
+                for name, schema, emoji in _TOOLS:
+                    ctx.register_tool(name=name, toolset="player", schema=schema, emoji=emoji,
+                                      handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=4,
+            col=6,
+            message="tool name 'player pause' contains ' ': providers require ^[a-zA-Z0-9_-]{1,64}$",
+        ),
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:

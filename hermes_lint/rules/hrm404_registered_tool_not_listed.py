@@ -5,6 +5,7 @@ from typing import Iterator
 from hermes_lint.context import ProjectContext
 from hermes_lint.project_index import is_mcp, listed_tools, readable_toolsets, registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.toolset_resolution import unreachable_reason
 
 TOOLSETS = '''
 _HERMES_CORE_TOOLS = ["read_file"]
@@ -14,20 +15,38 @@ TOOLSETS = {
 '''
 
 
+# Hermes's own resolution: `get_toolset` adds the tools registered under a defined toolset.
+MERGING_TOOLSETS = TOOLSETS + '''
+def get_toolset(name):
+    from tools.registry import registry
+    toolset = TOOLSETS.get(name)
+    if toolset:
+        merged = set(toolset["tools"]) | set(registry.get_tool_names_for_toolset(name))
+        return {**toolset, "tools": sorted(merged)}
+    return None
+'''
+
+
 class RegisteredToolNotListed(Rule):
-    """A registered tool that no toolset in ``toolsets.py`` lists.
+    """A registered tool that no agent can be offered, by the runtime's own resolution.
 
-    Agents are given tools through toolsets: a tool that no toolset (nor ``_HERMES_CORE_TOOLS``)
-    lists is registered, costs its import, and is never offered to any model — typically step 2
-    of "adding a tool" (add the name to ``toolsets.py``) was forgotten. Reported at the name.
+    Agents are given tools through toolsets: a tool is offered when a toolset (or
+    ``_HERMES_CORE_TOOLS``) lists it, or when the project's ``toolsets.py`` adds registered tools
+    to their toolset at run time — Hermes's ``get_toolset`` merges every tool registered under a
+    defined toolset into it (``registry.get_tool_names_for_toolset``), and offers a toolset only
+    the registry knows under its own name (``registry.get_registered_toolset_names``). Which of
+    these the runtime does is read from ``toolsets.py`` itself. A tool offered by none of them is
+    registered, costs its import, and never reaches a model — typically step 2 of "adding a
+    tool" (add the name to ``toolsets.py``) was forgotten. Reported at the name; the message
+    says why the tool is unreachable.
 
-    Not reported: names that are not constants (HRM003), tools of ``mcp-`` toolsets (MCP toolsets
-    are filled at run time), and anything when ``toolsets.py`` is absent or cannot be read
-    statically (HRM003).
+    Not reported: a tool whose toolset ``toolsets.py`` does not define (HRM406 says so), names
+    that are not constants (HRM003), tools of ``mcp-`` toolsets (MCP toolsets are filled at run
+    time), and anything when ``toolsets.py`` is absent or cannot be read statically (HRM003).
     """
 
     code = "HRM404"
-    summary = "a registered tool that no toolset lists"
+    summary = "a registered tool that no agent can be offered (no toolset lists it or merges it)"
     scope = "project"
 
     valid = [
@@ -52,6 +71,22 @@ class RegisteredToolNotListed(Rule):
             """,
             files={"toolsets.py": "TOOLSETS = load_toolsets()\n"},
         ),
+        # no list names `patch`, but the runtime merges it into the toolset it is registered under
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="patch", toolset="file", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": MERGING_TOOLSETS},
+        ),
+        # an undefined toolset is HRM406's to report
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="patch", toolset="files", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+        ),
     ]
     invalid = [
         Invalid(
@@ -68,7 +103,8 @@ class RegisteredToolNotListed(Rule):
             files={"toolsets.py": TOOLSETS},
             line=4,
             col=10,
-            message="tool `patch` is registered but no toolset in toolsets.py lists it: no agent is offered it",
+            message="tool `patch` is registered, but no toolset in toolsets.py lists it, and toolsets.py does "
+            "not add registered tools to their toolset 'file': no agent is offered it",
             fix=(('"tools": ["write_file"]', '"tools": ["write_file", "patch"]'),),
         ),
         Invalid(
@@ -88,10 +124,13 @@ class RegisteredToolNotListed(Rule):
             return
         listed = {entry.name for entry in listed_tools(toolsets)}
         for entry in registered(ctx):
-            if entry.name in listed or is_mcp(entry.toolset):
-                continue
-            yield Finding(
-                entry.location,
-                f"tool `{entry.name}` is registered but no toolset in toolsets.py lists it: no agent is offered it",
-                entry.module.path,
-            )
+            toolset = entry.toolset
+            if not isinstance(toolset, str) or is_mcp(toolset) or toolsets.toolset(toolset) is None:
+                continue  # an unknown toolset (HRM003) or one toolsets.py does not define (HRM406)
+            why = unreachable_reason(entry.name, toolset, toolsets, listed)
+            if why is not None:
+                yield Finding(
+                    entry.location,
+                    f"tool `{entry.name}` is registered, but {why}: no agent is offered it",
+                    entry.module.path,
+                )

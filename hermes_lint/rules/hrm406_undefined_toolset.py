@@ -23,8 +23,10 @@ class UndefinedToolset(Rule):
     ``"webs"`` — means the tool's group cannot be enabled by name. Reported at the ``toolset=``
     value.
 
-    Not reported: a tool that some toolset of ``toolsets.py`` (or ``_HERMES_CORE_TOOLS``) lists by
-    name. Agents reach it through that toolset, and the registry merges registry-only toolsets
+    Not reported: a tool in a runtime that offers registry-only toolsets under their own name
+    (Hermes's ``get_toolset`` does, for plugins: read from ``toolsets.py`` calling
+    ``registry.get_registered_toolset_names``); a tool that some toolset of ``toolsets.py`` (or
+    ``_HERMES_CORE_TOOLS``) lists by name. Agents reach it through that toolset, and the registry merges registry-only toolsets
     into the known ones; a tool gets a toolset of its own on purpose, so that its own
     ``check_fn`` gates it (the registry keeps one check per toolset), as upstream's
     ``browser_cdp`` under ``"browser-cdp"`` does while ``toolsets.py`` lists it under
@@ -66,6 +68,22 @@ class UndefinedToolset(Rule):
             },
         ),
     ]
+    valid += [
+        # the runtime offers a toolset only the registry knows (a plugin's) under its own name
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="spotify_play", toolset="spotify", schema={}, handler=lambda a, **k: "")
+            """,
+            files={
+                "toolsets.py": TOOLSETS + (
+                    "def get_toolset_names():\n"
+                    "    from tools.registry import registry\n"
+                    "    return sorted(set(TOOLSETS) | set(registry.get_registered_toolset_names()))\n"
+                ),
+            },
+        ),
+    ]
     invalid = [
         Invalid(
             """
@@ -93,7 +111,7 @@ class UndefinedToolset(Rule):
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
         toolsets = readable_toolsets(ctx)
-        if toolsets is None:
+        if toolsets is None or toolsets.exposes_registry_toolsets:
             return
         defined = sorted(t.name for t in toolsets.toolsets)
         listed = {entry.name for entry in listed_tools(toolsets)}
