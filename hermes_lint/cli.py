@@ -119,7 +119,11 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the per-file phase (default: number of cores).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
-def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs, no_cache, debug) -> None:
+@click.option("--fix", "fix", is_flag=True, help="Apply safe fixes, then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply fixes that may change behaviour.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 when there is something to fix).")
+@click.option("--add-noqa", is_flag=True, help="Append `# noqa: CODE` to each line with a finding (merged with an existing noqa comment).")
+def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs, no_cache, debug, fix, unsafe_fixes, show_diff, add_noqa) -> None:
     """Check the project's tool modules and toolsets.py.
 
     With PATHS, only diagnostics located in those files are reported; project rules still see
@@ -138,12 +142,26 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
             providers=list(providers) or None,
         )
         wanted = relative_paths(project_root, paths) if paths else None
+        if fix or show_diff or add_noqa:
+            from hermes_lint.fix.cli_action import run_fix_options
+
+            return run_fix_options(
+                project_root, config, wanted=wanted, fix=fix, unsafe=unsafe_fixes, diff=show_diff,
+                add_noqa=add_noqa, output_format=output_format, exit_zero=exit_zero,
+                in_paths=_in_paths, jobs=jobs or default_jobs(), use_cache=not no_cache,
+            )
         diagnostics = run_project(
             project_root, config, jobs=jobs or default_jobs(), use_cache=not no_cache
         )
         if wanted is not None:
             diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
-        sys.stdout.write(FORMATTERS[output_format](diagnostics))
+        if output_format in ("json", "sarif"):  # these carry each diagnostic's fix
+            from hermes_lint.fix.command import fixes_on_disk
+
+            fixes = fixes_on_disk(project_root, config, diagnostics)
+            sys.stdout.write(FORMATTERS[output_format](diagnostics, fixes=fixes))
+        else:
+            sys.stdout.write(FORMATTERS[output_format](diagnostics))
         return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
 
     run_guarded(debug, action)

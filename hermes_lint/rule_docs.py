@@ -21,6 +21,7 @@ def render_rule_page(rule: Type[Rule]) -> str:
     lines = [f"# {rule.code}: {rule.summary}", "", rule.rationale(), ""]
     if rule.sources:
         lines += ["## Sources", ""] + [f"- {source}" for source in rule.sources] + [""]
+    lines += ["## Fix", "", rule.fix_description()[:1].upper() + rule.fix_description()[1:] + ".", ""]
     for title, examples in (("Valid", rule.valid_examples()), ("Invalid", rule.invalid)):
         for number, example in enumerate(examples):
             heading = f"## {title} example {number + 1}"
@@ -33,14 +34,21 @@ def render_rule_page(rule: Type[Rule]) -> str:
             if isinstance(example, Invalid) and example.message:
                 lines += [f"Message: `{example.message}`", ""]
             lines += ["```python", inspect.cleandoc(example.code), "```", ""]
+            if isinstance(example, Invalid) and example.fixed is not None:
+                lines += ["Fixed:", "", "```python", inspect.cleandoc(example.fixed), "```", ""]
             for path, text in sorted(example.files.items()):
                 lines += [f"`{path}`:", "", "```python", inspect.cleandoc(text), "```", ""]
+            for path, text in sorted(getattr(example, "fixed_files", {}).items()):
+                lines += [f"`{path}` fixed:", "", "```python", inspect.cleandoc(text), "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def render_index() -> str:
-    lines = ["# Rules", "", "| code | what it reports |", "|---|---|"]
-    lines += [f"| [{rule.code}]({rule.code}.md) | {rule.summary} |" for rule in all_rules()]
+    lines = ["# Rules", "", "| code | what it reports | fix |", "|---|---|---|"]
+    lines += [
+        f"| [{rule.code}]({rule.code}.md) | {rule.summary} | {rule.fix_applicability or ''} |"
+        for rule in all_rules()
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -79,6 +79,19 @@ def test_json_format_is_an_array_of_objects(tmp_path):
             "col": 5,
             "code": "HRM004",
             "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)",
+            "fix": {
+                "applicability": "safe",
+                "message": "rename an unknown keyword to the one registry keyword it is close to "
+                "(`check_func=` becomes `check_fn=`)",
+                "edits": [
+                    {
+                        "path": "tools/echo_tool.py",
+                        "content": "check_fn",
+                        "location": {"line": 30, "col": 5},
+                        "end_location": {"line": 30, "col": 15},
+                    }
+                ],
+            },
         }
     ]
 

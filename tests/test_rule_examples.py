@@ -104,3 +104,49 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
         if loaded:
             assert decoded[-1].facts == result.facts
     assert finish(decoded, sources, config) == finish(results, sources, config)
+
+
+# --- fixes: each INVALID example of a rule with a fix is a triple (invalid, fixed, fixed passes)
+
+
+def _fix_cases():
+    for rule in all_rules():
+        if rule.fix_applicability is None or hasattr(rule, "run_example"):
+            continue
+        for number, example in enumerate(rule.invalid):
+            yield pytest.param(rule, example, id=f"{rule.code}-FIX-{number}")
+
+
+@pytest.mark.parametrize("rule, example", list(_fix_cases()))
+def test_fix_of_invalid_example(rule, example: Invalid):
+    """The fix gives ``example.fixed`` (and ``fixed_files``), which the rule then accepts, and a
+    second run changes nothing; ``fixed=None``: the rule offers no fix for this finding."""
+    from dataclasses import replace
+
+    from hermes_lint.fix.run import fix_sources
+
+    config = config_from_table({"select": [rule.code], **example.options})
+    outcome = fix_sources(example_sources(example), config, unsafe=True)
+    if example.fixed is None:
+        assert outcome.texts == {} and outcome.fixed == 0, outcome.texts
+        return
+    expected = {}
+    if inspect.cleandoc(example.fixed) != inspect.cleandoc(example.code):
+        expected[EXAMPLE_PATH] = inspect.cleandoc(example.fixed) + "\n"
+    expected.update({path: inspect.cleandoc(text) + "\n" for path, text in example.fixed_files.items()})
+    assert {path: data.decode() for path, data in outcome.texts.items()} == expected
+    assert outcome.remaining == [d for d in outcome.remaining if d.code != rule.code]
+    fixed_example = replace(
+        example, code=example.fixed, files={**example.files, **example.fixed_files}
+    )
+    assert run_example(rule, fixed_example) == []
+    again = fix_sources(example_sources(fixed_example), config, unsafe=True)
+    assert again.texts == {} and again.fixed == 0
+
+
+def test_every_rule_with_a_fix_shows_one():
+    for rule in all_rules():
+        if rule.fix_applicability is not None:
+            assert rule.fix_applicability in ("safe", "unsafe") and rule.fix_title, rule.code
+            if not hasattr(rule, "run_example"):
+                assert any(ex.fixed is not None for ex in rule.invalid), f"{rule.code} has no fixed example"

@@ -68,6 +68,10 @@ class Invalid:
     files: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     also: Tuple[Tuple[int, int], ...] = ()
+    # For a rule with a fix: the example file after ``--fix --unsafe-fixes`` restricted to this
+    # rule (None: the rule offers no fix for this finding), and the other files that change.
+    fixed: Optional[str] = None
+    fixed_files: Mapping[str, str] = field(default_factory=dict)
 
 
 Example = Union[Valid, Invalid]
@@ -84,9 +88,20 @@ class Rule:
     # Where the rule's facts come from (provider documentation, runtime source); printed by
     # `hermes-lint explain`.
     sources: ClassVar[Sequence[str]] = ()
+    # A rule that can fix its findings: "safe" (``check --fix``) or "unsafe" (may change
+    # behaviour: also ``--unsafe-fixes``), what the fix does, and ``fix`` below.
+    fix_applicability: ClassVar[Optional[str]] = None
+    fix_title: ClassVar[str] = ""
 
     def check(self, ctx: Any) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @classmethod
+    def fix(cls, diagnostic: Any, source: Any) -> Optional[Sequence[Any]]:
+        """The edits (``hermes_lint.fix.edits.Edit``) that fix ``diagnostic``, one of this rule's,
+        read from ``source`` (``hermes_lint.fix.source.FixSource``); None when there is no safe
+        way to (a value that is not a literal in the same file, a shape the fix does not know)."""
+        return None
 
     @classmethod
     def needs_schemas(cls, config: Any) -> bool:
@@ -108,15 +123,26 @@ class Rule:
         return tuple(ex if isinstance(ex, Valid) else Valid(ex) for ex in cls.valid)
 
     @classmethod
+    def fix_description(cls) -> str:
+        """One line for the docs: whether the rule has a fix, what it does and how safe it is."""
+        if cls.fix_applicability is None:
+            return "none (fix by hand)"
+        how = "`check --fix`" if cls.fix_applicability == "safe" else "`check --fix --unsafe-fixes`"
+        return f"{cls.fix_applicability}: {cls.fix_title} ({how})"
+
+    @classmethod
     def doc(cls) -> str:
         """The rule's full documentation: summary, rationale, sources and examples."""
         parts = [f"{cls.code}: {cls.summary}", "", cls.rationale()]
         if cls.sources:
             parts += ["", "Sources:"] + [f"  - {s}" for s in cls.sources]
+        parts += ["", f"Fix: {cls.fix_description()}"]
         for title, examples in (("Valid", cls.valid_examples()), ("Invalid", cls.invalid)):
             for number, example in enumerate(examples):
                 parts += ["", f"{title} example {number}:"]
                 if isinstance(example, Invalid):
                     parts[-1] += f" (reported at line {example.line})"
                 parts += ["    " + line for line in inspect.cleandoc(example.code).splitlines()]
+                if isinstance(example, Invalid) and example.fixed is not None:
+                    parts += ["", "  fixed:"] + ["    " + line for line in inspect.cleandoc(example.fixed).splitlines()]
         return "\n".join(parts).rstrip() + "\n"

@@ -20,6 +20,8 @@ class RegisterArguments(Rule):
 
     code = "HRM004"
     summary = "register() call with a missing required argument or an unknown keyword"
+    fix_applicability = "safe"
+    fix_title = "rename an unknown keyword to the one registry keyword it is close to (`check_func=` becomes `check_fn=`)"
 
     valid = [
         """
@@ -41,6 +43,31 @@ class RegisterArguments(Rule):
             line=2,
             col=80,
             message="unknown keyword `check_func=` (did you mean `check_fn=`?)",
+            fixed="""
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "", check_fn=lambda: True)
+            """,
+        ),
+        # the keyword it is close to is given already: renaming would pass it twice
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "",
+                              check_fn=lambda: True, check_func=lambda: False)
+            """,
+            line=3,
+            col=42,
+            message="unknown keyword `check_func=` (did you mean `check_fn=`?)",
+        ),
+        # nothing close: no guess
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "", colour="red")
+            """,
+            line=2,
+            col=80,
+            message="unknown keyword `colour=`",
         ),
         Invalid(
             """
@@ -52,6 +79,26 @@ class RegisterArguments(Rule):
             message="missing required argument `toolset=`",
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only when exactly one registry keyword is close and the call does not pass it yet
+        (by keyword or by position)."""
+        import libcst as cst
+
+        from hermes_lint.fix.source import call_keyword
+
+        arg = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.Arg)
+        if arg is None or arg.keyword is None or arg.keyword.value in REGISTER_PARAMETERS:
+            return None
+        close = difflib.get_close_matches(arg.keyword.value, REGISTER_PARAMETERS, n=2)
+        call = source.ancestor(diagnostic.path, arg, cst.Call)
+        if len(close) != 1 or call is None or call_keyword(call, close[0]) is not None:
+            return None
+        positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+        if REGISTER_PARAMETERS.index(close[0]) < positional:
+            return None
+        return [source.replace(diagnostic.path, arg.keyword, close[0])]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration in ctx.facts.registrations:
