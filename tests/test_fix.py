@@ -1,0 +1,193 @@
+"""``check --fix``, ``--diff``, ``--unsafe-fixes`` and ``--add-noqa`` on projects on disk: what is
+written (byte for byte), what is left alone, exit codes and the summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hermes_lint.fix.edits import Edit, TextIndex, apply_edits, choose_fixes, edit_between, Fix
+from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project, run
+
+# Two defects, the second visible only once the first is fixed: `check_func=` (HRM004), then
+# `check_fn=check_echo()` (HRM202).
+TWO_STEP = GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo(),")
+BROKEN = "def broken(:\n    pass  # noqa: HRM101\n"
+
+
+def read(root: Path, path: str = "tools/echo_tool.py") -> str:
+    return (root / path).read_text()
+
+
+def test_fix_repeats_until_nothing_changes_and_leaves_every_other_byte(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP})
+    result = run(["check", "--fix"], tmp_path)
+    assert read(tmp_path) == GOOD_TOOL
+    assert result.stdout == ""
+    assert result.stderr == "Fixed 2 (0 remaining).\n"
+    assert result.exit_code == 0
+
+
+def test_a_second_fix_changes_nothing_and_writes_nothing(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP})
+    run(["check", "--fix"], tmp_path)
+    before = (tmp_path / "tools" / "echo_tool.py").stat().st_mtime_ns
+    result = run(["check", "--fix"], tmp_path)
+    assert result.stderr == "Fixed 0 (0 remaining).\n"
+    assert (tmp_path / "tools" / "echo_tool.py").stat().st_mtime_ns == before
+
+
+def test_fix_reports_what_remains_and_exits_one(tmp_path):
+    unfixable = TWO_STEP.replace('"required": []', '"required": ["city"]')  # HRM305: unsafe
+    make_project(tmp_path, {"echo_tool.py": unfixable})
+    result = run(["check", "--fix", "--select", "HRM004,HRM202,HRM305"], tmp_path)
+    assert result.exit_code == 1
+    assert [line.split(" ")[1] for line in result.stdout.splitlines()] == ["HRM305"]
+    assert result.stderr == "Fixed 2 (1 remaining).\n"
+
+
+def test_select_limits_the_fixes_to_the_selected_codes(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP})
+    result = run(["check", "--fix", "--select", "HRM004"], tmp_path)
+    assert read(tmp_path) == GOOD_TOOL.replace("check_fn=check_echo,", "check_fn=check_echo(),")
+    assert result.stderr == "Fixed 1 (0 remaining).\n"
+
+
+def test_diff_prints_the_fixes_and_writes_nothing(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP})
+    result = run(["check", "--diff"], tmp_path)
+    assert read(tmp_path) == TWO_STEP
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "--- a/tools/echo_tool.py",
+        "+++ b/tools/echo_tool.py",
+        "@@ -27,5 +27,5 @@",
+        "     toolset=\"demo\",",
+        "     schema=ECHO_SCHEMA,",
+        "     handler=_handle_echo,",
+        "-    check_func=check_echo(),",
+        "+    check_fn=check_echo,",
+        " )",
+    ]
+    clean = run(["check", "--diff"], make_project(tmp_path / "clean", {"echo_tool.py": GOOD_TOOL}))
+    assert (clean.exit_code, clean.stdout) == (0, "")
+
+
+def test_a_file_with_a_syntax_error_is_never_touched(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP, "aaa_tool.py": BROKEN})
+    result = run(["check", "--fix", "--select", "HRM001,HRM004,HRM202,HRM900,HRM101"], tmp_path)
+    assert read(tmp_path, "tools/aaa_tool.py") == BROKEN
+    assert read(tmp_path) == GOOD_TOOL
+    assert result.stdout.splitlines() == [  # its HRM900 has a fix, which is not applied
+        "tools/aaa_tool.py:1:12: HRM001 syntax error: invalid syntax",
+        "tools/aaa_tool.py:2:11: HRM900 unused `# noqa` for HRM101: it suppresses nothing",
+    ]
+    assert result.exit_code == 1
+
+
+def test_fix_with_paths_fixes_only_findings_in_those_files(tmp_path):
+    other = TWO_STEP.replace('name="echo"', 'name="echo_b"').replace('"echo"', '"echo_b"')
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP, "other_tool.py": other})
+    run(["check", "--fix", "--select", "HRM004,HRM202", "tools/echo_tool.py"], tmp_path)
+    assert read(tmp_path) == GOOD_TOOL
+    assert read(tmp_path, "tools/other_tool.py") == other
+
+
+def test_json_after_fix_lists_what_remains_with_its_fix(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP.replace('"required": []', '"required": ["city"]')})
+    result = run(["check", "--fix", "--format", "json", "--select", "HRM004,HRM202,HRM305"], tmp_path)
+    (remaining,) = json.loads(result.stdout)
+    assert remaining["code"] == "HRM305"
+
+
+def test_the_manifest_is_regenerated_when_fixes_change_what_it_holds(tmp_path):
+    noqa = GOOD_TOOL.replace("import json\n", "import json  # noqa: HRM101\n")
+    make_project(tmp_path, {"echo_tool.py": noqa})
+    assert run(["manifest"], tmp_path).exit_code == 0
+    result = run(["check", "--fix"], tmp_path)
+    assert read(tmp_path) == GOOD_TOOL
+    assert result.stderr == "Fixed 2 (0 remaining).\n"  # the comment, and the manifest
+    assert run(["manifest", "--check"], tmp_path).exit_code == 0
+
+
+def test_no_manifest_is_created_by_fix(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP})
+    run(["check", "--fix"], tmp_path)
+    assert not (tmp_path / "tools" / "manifest.json").exists()
+
+
+def test_a_file_changed_on_disk_while_fixing_is_not_overwritten(tmp_path, monkeypatch):
+    from hermes_lint.fix import command
+
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP})
+    real = command.fix_project
+
+    def racing(root, config, **kwargs):
+        report = real(root, config, **kwargs)
+        (root / "tools" / "echo_tool.py").write_text(TWO_STEP + "# edited meanwhile\n")
+        return report
+
+    monkeypatch.setattr(command, "fix_project", racing)
+    result = run(["check", "--fix"], tmp_path)
+    assert result.exit_code == 2
+    assert "tools/echo_tool.py changed while fixing; nothing was written" in result.stderr
+    assert read(tmp_path) == TWO_STEP + "# edited meanwhile\n"
+
+
+# --- --add-noqa
+
+
+def test_add_noqa_silences_each_finding_and_merges_with_existing_comments(tmp_path):
+    tool = TWO_STEP.replace("import json\n", "import json  # noqa: F401\n").replace(
+        "    check_func=check_echo(),\n", "    check_func=check_echo(),  # noqa: HRM107\n"
+    )
+    make_project(tmp_path, {"echo_tool.py": tool})
+    result = run(["check", "--add-noqa", "--select", "HRM004,HRM107"], tmp_path)
+    assert result.exit_code == 0
+    assert result.stderr == "Added 1 noqa directive.\n"
+    assert read(tmp_path) == tool.replace("# noqa: HRM107\n", "# noqa: HRM107, HRM004\n")
+    assert run(["check", "--select", "HRM004"], tmp_path).exit_code == 0
+
+
+def test_add_noqa_appends_a_comment_and_skips_lines_inside_strings(tmp_path):
+    tool = GOOD_TOOL.replace('"Repeat the given text."', '"""Repeat\n the given text."""').replace(
+        "check_fn=check_echo,", "check_func=check_echo,"
+    )
+    make_project(tmp_path, {"echo_tool.py": tool})
+    run(["check", "--add-noqa", "--select", "HRM004"], tmp_path)
+    assert read(tmp_path) == tool.replace("check_func=check_echo,", "check_func=check_echo,  # noqa: HRM004")
+    assert run(["check", "--select", "HRM004"], tmp_path).exit_code == 0
+
+
+def test_add_noqa_refuses_to_be_combined_with_fix(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    result = run(["check", "--add-noqa", "--fix"], tmp_path)
+    assert result.exit_code == 2
+    assert "--add-noqa cannot be combined with --fix or --diff" in result.stderr
+
+
+# --- the edit model
+
+
+def test_edit_between_is_the_one_changed_span():
+    assert edit_between("p", "a = f()\n", "a = f\n") == Edit("p", (1, 6), (1, 8), "")
+    assert edit_between("p", "x\n", "x\n") is None
+    assert edit_between("p", "[1]\n", "[1, 2]\n") == Edit("p", (1, 3), (1, 3), ", 2")
+
+
+def test_positions_count_characters_and_every_line_break():
+    index = TextIndex("é = 1\r\nb = 2\rc")
+    assert index.offset(2, 1) == 7 and index.offset(3, 1) == 13
+    assert apply_edits("é = 1\n", [Edit("p", (1, 5), (1, 6), "2")]) == "é = 2\n"
+
+
+def test_overlapping_fixes_wait_for_the_next_pass():
+    first = Fix("safe", "a", (Edit("p", (1, 1), (1, 3), "x"),))
+    overlapping = Fix("safe", "b", (Edit("p", (1, 2), (1, 4), "y"),))
+    same_point = Fix("safe", "c", (Edit("p", (1, 1), (1, 1), "z"),))
+    apart = Fix("safe", "d", (Edit("p", (1, 3), (1, 3), "w"),))
+    twin = Fix("safe", "e", first.edits)
+    chosen, settled = choose_fixes([first, overlapping, same_point, apart, twin], {"p": "abcd\n"})
+    assert chosen == [first, apart] and settled == 3
