@@ -191,3 +191,77 @@ def test_overlapping_fixes_wait_for_the_next_pass():
     twin = Fix("safe", "e", first.edits)
     chosen, settled = choose_fixes([first, overlapping, same_point, apart, twin], {"p": "abcd\n"})
     assert chosen == [first, apart] and settled == 3
+
+
+# --- unsafe fixes
+
+
+def test_unsafe_fixes_apply_only_with_the_option(tmp_path):
+    unsafe = GOOD_TOOL.replace('"required": []', '"required": ["city"]')
+    make_project(tmp_path, {"echo_tool.py": unsafe})
+    safe_only = run(["check", "--fix", "--select", "HRM305"], tmp_path)
+    assert (safe_only.exit_code, read(tmp_path)) == (1, unsafe)
+    both = run(["check", "--fix", "--unsafe-fixes", "--select", "HRM305"], tmp_path)
+    assert (both.exit_code, read(tmp_path), both.stderr) == (0, GOOD_TOOL, "Fixed 1 (0 remaining).\n")
+
+
+def test_json_marks_an_unsafe_fix(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL.replace('"required": []', '"required": ["city"]')})
+    (finding,) = json.loads(run(["check", "--select", "HRM305", "--format", "json"], tmp_path).stdout)
+    assert finding["fix"]["applicability"] == "unsafe"
+    assert finding["fix"]["edits"] == [
+        {
+            "path": "tools/echo_tool.py",
+            "content": "[]",
+            "location": {"line": 21, "col": 21},
+            "end_location": {"line": 21, "col": 29},
+        }
+    ]
+
+
+def _fix_one(code: str, source: str, *, select: str, files=None) -> str:
+    from hermes_lint.config import config_from_table
+    from hermes_lint.engine import ProjectSources, SourceFile
+    from hermes_lint.fix.run import fix_sources
+
+    sources = ProjectSources([SourceFile("tools/x_tool.py", source.encode())], None)
+    outcome = fix_sources(sources, config_from_table({"select": [select]}), unsafe=True)
+    return outcome.texts.get("tools/x_tool.py", source.encode()).decode()
+
+
+MULTILINE_REQUIRED = '''\
+from tools.registry import registry
+
+SCHEMA = {
+    "name": "t",
+    "description": "T.",
+    "parameters": {
+        "type": "object",
+        "properties": {"a": {"type": "string", "description": "A."}},
+        "required": [
+            "a",  # stays
+            "b",  # the last one
+        ],
+    },
+}
+registry.register(name="t", toolset="s", schema=SCHEMA, handler=lambda a, **k: "")
+'''
+
+
+def test_removing_the_last_element_of_a_multiline_list_keeps_its_trailing_comma():
+    fixed = _fix_one("HRM305", MULTILINE_REQUIRED, select="HRM305")
+    assert fixed == MULTILINE_REQUIRED.replace('            "b",  # the last one\n', "")
+
+
+def test_json_is_imported_after_the_docstring_and_future_imports():
+    source = '"""Doc."""\nfrom __future__ import annotations\n\nfrom tools.registry import registry\n\n' \
+        'registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: [1])\n'
+    assert _fix_one("HRM101", source, select="HRM101") == source.replace(
+        "\nfrom tools.registry", "\nimport json\nfrom tools.registry"
+    ).replace("k: [1]", "k: json.dumps([1])")
+
+
+def test_no_json_fix_when_the_name_json_is_something_else():
+    source = 'from tools.registry import registry\nfrom mylib import json\n\n' \
+        'registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: [1])\n'
+    assert _fix_one("HRM101", source, select="HRM101") == source

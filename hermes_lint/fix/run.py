@@ -85,6 +85,7 @@ def fix_sources(
     diagnostics = check(sources)
     fixed = 0
     passes = 0
+    seen = {_state(texts)}
     while passes < MAX_PASSES:
         to_fix = [d for d in diagnostics if wanted(d)] if wanted is not None else diagnostics
         fixes = [fix for _, fix in fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)]
@@ -99,10 +100,18 @@ def fix_sources(
         fixed += settled
         sources = _with_texts(sources, changed)
         diagnostics = check(sources)
+        state = _state(texts)
+        if state in seen:
+            break  # fixes that undo each other (a schema shared by two tools): stop here
+        seen.add(state)
     new_bytes = {
         path: text.encode("utf-8") for path, text in texts.items() if text.encode("utf-8") != original[path]
     }
     return FixOutcome(new_bytes, fixed, diagnostics, passes)
+
+
+def _state(texts: Dict[str, str]) -> int:
+    return hash(tuple(sorted(texts.items())))
 
 
 def _apply(chosen: Sequence[Fix], texts: Dict[str, str]) -> Dict[str, str]:
