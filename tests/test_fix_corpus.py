@@ -1,0 +1,147 @@
+"""``check --fix --unsafe-fixes`` on the benchmark corpus with injected defects, one kind per
+file, every fixable rule represented: the fixed files parse and are clean, they differ from the
+injected ones only on the lines of the diagnostics and of their fixes, and every defect that a
+fix simply undoes is undone byte for byte."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import sys
+from pathlib import Path
+from typing import Callable, Dict, Optional, Set
+
+from hermes_lint.config import Config
+from hermes_lint.engine import collect_sources
+from hermes_lint.fix.run import fixes_for
+from hermes_lint.fix.source import FixSource, decode_fixable
+from hermes_lint.runner import run_project
+from tests.test_cli import run
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from gen_corpus import generate  # noqa: E402
+
+
+def _optional_with_default(text: str) -> Optional[str]:
+    """A property of the module's literal schema that has a default (so it is not required)."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value == "properties" and isinstance(value, ast.Dict):
+                    for name, prop in zip(value.keys, value.values):
+                        if isinstance(prop, ast.Dict) and any(
+                            isinstance(k, ast.Constant) and k.value == "default" for k in prop.keys
+                        ):
+                            return name.value
+    return None
+
+
+def _sub(pattern: str, replacement) -> Callable[[str], Optional[str]]:
+    def mutate(text: str) -> Optional[str]:
+        new, count = re.subn(pattern, replacement, text, count=1, flags=re.MULTILINE)
+        return new if count else None
+
+    return mutate
+
+
+def _add_required_default(text: str) -> Optional[str]:
+    name = _optional_with_default(text)
+    if name is None:
+        return None
+    return _sub(r'^(\s+"required": \[[^\]\n]+)\]', lambda m: f'{m.group(1)}, "{name}"]')(text)
+
+
+# code -> (mutation, whether the fix gives the clean file back exactly)
+DEFECTS: Dict[str, tuple] = {
+    "HRM202": (_sub(r"^(    check_fn=check_\w+_requirements),$", r"\1(),"), True),
+    "HRM004": (_sub(r"^    check_fn=", "    check_func="), True),
+    "HRM105": (_sub(r"^def (_handle_\w+\(args)", r"async def \1"), False),
+    "HRM900": (_sub(r"^import json$", "import json  # noqa: HRM101"), True),
+    "HRM303": (_sub(r'^(    "name": "\w+)",$', r'\1_old",'), True),
+    "HRM305": (_sub(r'^(\s+"required": \[[^\]\n]+)\]', r'\1, "missing_param"]'), True),
+    "HRM314": (_add_required_default, True),
+    "HRM101": (_sub(r"^(\s+return )json\.dumps\((\{[^\n]*\})\)$", r"\1\2"), True),
+    "HRM203": (_sub(r'^(    requires_env=\[)"\w+"(\],)$', r"\1\2"), True),
+}
+
+
+def _inject(root: Path) -> Dict[str, str]:
+    """Inject one defect per file, cycling through DEFECTS (a file the mutation does not fit
+    gets the next kind); HRM404: a tool taken out of toolsets.py. Returns path -> code."""
+    injected: Dict[str, str] = {}
+    codes = list(DEFECTS)
+    turn = 0
+    for path in sorted((root / "tools").glob("*_tool.py")):
+        text = path.read_text(encoding="utf-8")
+        for attempt in range(len(codes)):
+            code = codes[(turn + attempt) % len(codes)]
+            new = DEFECTS[code][0](text)
+            if new is not None and new != text:
+                path.write_text(new, encoding="utf-8")
+                injected[path.relative_to(root).as_posix()] = code
+                turn = (turn + attempt + 1) % len(codes)
+                break
+    toolsets = root / "toolsets.py"
+    listed = re.findall(r'^            "(\w+)",$', toolsets.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    removed = listed[len(listed) // 2]
+    toolsets.write_text(toolsets.read_text(encoding="utf-8").replace(f'            "{removed}",\n', "", 1))
+    injected["toolsets.py"] = "HRM404"
+    return injected
+
+
+def _changes_outside(old: str, new: str, allowed: Set[int]) -> Set[int]:
+    """Lines of ``old`` (1-based) that ``new`` replaces or deletes, or between which it inserts
+    lines, that are not in ``allowed`` (an insertion is allowed next to an allowed line)."""
+    outside: Set[int] = set()
+    matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            outside.update(set(range(i1 + 1, i2 + 1)) - allowed)
+        elif tag == "insert" and not {i1, i1 + 1} & allowed:
+            outside.add(i1)
+    return outside
+
+
+def test_fix_on_the_corpus_with_injected_defects(tmp_path):
+    clean_root = tmp_path / "clean"
+    root = tmp_path / "project"
+    generate(30, clean_root, seed=7)
+    generate(30, root, seed=7)
+    injected = _inject(root)
+    assert set(injected.values()) == set(DEFECTS) | {"HRM404"}, "every fixable rule is exercised"
+    config = Config()
+
+    before = run_project(root, config)
+    # A misspelt `check_fn=` (HRM004) also leaves the tool without a check (HRM201), until fixed.
+    assert {d.code for d in before} == set(injected.values()) | {"HRM201"}
+    # Where the fixes may touch: the diagnostics' lines and the lines of the edits they offer
+    # (the first pass; later passes only finish the same edits).
+    sources = collect_sources(root, config)
+    texts = {f.path: decode_fixable(f.data) for f in [*sources.tool_files, sources.toolsets]}
+    allowed: Dict[str, Set[int]] = {}
+    for diagnostic, fix in fixes_for(before, FixSource(texts, config), unsafe=True):
+        allowed.setdefault(diagnostic.path, set()).add(diagnostic.line)
+        for edit in fix.edits:
+            allowed.setdefault(edit.path, set()).update(range(edit.start[0], edit.end[0] + 1))
+    assert len(allowed) >= len(injected) - 1  # every defect (HRM404's two files count once)
+    injected_texts = {path: (root / path).read_text(encoding="utf-8") for path in injected}
+
+    result = run(["check", "--fix", "--unsafe-fixes", "--no-cache"], root)
+
+    assert result.exit_code == 0, result.output
+    fixed_count = int(re.fullmatch(r"Fixed (\d+) \(0 remaining\)\.\n", result.stderr).group(1))
+    assert fixed_count == len([d for d in before if d.code != "HRM201"])
+    assert run_project(root, config) == []
+    for path, code in sorted(injected.items()):
+        fixed = (root / path).read_text(encoding="utf-8")
+        ast.parse(fixed)
+        outside = _changes_outside(injected_texts[path], fixed, allowed.get(path, set()))
+        assert not outside, f"{path} ({code}): changed outside the diagnostics' lines: {sorted(outside)}"
+        if DEFECTS.get(code, (None, False))[1]:
+            assert fixed == (clean_root / path).read_text(encoding="utf-8"), f"{path} ({code})"
+    untouched = [p for p in (root / "tools").glob("*.py") if p.relative_to(root).as_posix() not in injected]
+    for path in untouched:
+        assert path.read_bytes() == (clean_root / path.relative_to(root)).read_bytes()
