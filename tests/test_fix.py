@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_lint.fix.edits import Edit, TextIndex, apply_edits, choose_fixes, edit_between, Fix
-from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project, run
+from hermes_lint.fix.edits import Edit, Fix, TextIndex, apply_edits, choose_fixes, edit_between
+from tests.test_cli import GOOD_TOOL, make_project, run
 
 # Two defects, the second visible only once the first is fixed: `check_func=` (HRM004), then
 # `check_fn=check_echo()` (HRM202).
@@ -265,3 +265,37 @@ def test_no_json_fix_when_the_name_json_is_something_else():
     source = 'from tools.registry import registry\nfrom mylib import json\n\n' \
         'registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: [1])\n'
     assert _fix_one("HRM101", source, select="HRM101") == source
+
+
+def test_columns_count_characters_on_non_ascii_lines():
+    source = (
+        'from tools.registry import registry\n'
+        'registry.register(name="tëst", toolset="s", schema={"description": "日本語"}, '
+        'handler=lambda a, **k: "", check_func=lambda: True)\n'
+    )
+    assert _fix_one("HRM004", source, select="HRM004") == source.replace("check_func=", "check_fn=")
+
+
+def test_an_added_line_uses_the_files_line_breaks():
+    source = (
+        "from tools.registry import registry\r\n\r\nasync def _h(args, **kw):\r\n    return 'ok'\r\n\r\n"
+        'registry.register(\r\n    name="t",\r\n    toolset="s",\r\n    schema={},\r\n    handler=_h,\r\n)\r\n'
+    )
+    assert _fix_one("HRM105", source, select="HRM105") == source.replace(
+        "handler=_h,\r\n", "handler=_h,\r\n    is_async=True,\r\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "code, says",
+    [("HRM202", "Fix: safe: pass the module function itself"), ("HRM303", "Fix: unsafe: set the schema's"),
+     ("HRM102", "Fix: none (fix by hand)")],
+)
+def test_explain_says_whether_the_rule_has_a_fix(code, says):
+    result = run(["explain", code], Path.cwd())
+    assert says in result.stdout
+
+
+def test_explain_shows_a_fixed_example():
+    text = run(["explain", "HRM202"], Path.cwd()).stdout
+    assert "  fixed:\n" in text and "check_fn=check_weather_requirements)" in text

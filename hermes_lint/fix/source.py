@@ -161,6 +161,7 @@ def add_keyword(source: FixSource, path: str, call: cst.Call, text: str) -> Edit
             indent = start_text[: len(start_text) - len(start_text.lstrip())]
             line = source.parsed(path).positions[last.comma].end.line
             end = (line, len(index.line_text(line)) + 1)
-            return Edit(path, end, end, f"\n{indent}{text},")
+            newline = source.parsed(path).module.default_newline
+            return Edit(path, end, end, f"{newline}{indent}{text},")
         return source.insert_after(path, last.comma, f" {text},")
     return source.insert_after(path, last.value, f", {text}")

@@ -164,7 +164,8 @@ def module_import(source: FixSource, path: str, module_name: str) -> Tuple[Optio
     if anchor is None:
         return None, ()
     line = source.parsed(path).positions[anchor].start.line
-    return module_name, (Edit(path, (line, 1), (line, 1), f"import {module_name}\n"),)
+    newline = module.default_newline
+    return module_name, (Edit(path, (line, 1), (line, 1), f"import {module_name}{newline}"),)
 
 
 def _binds(statement: cst.CSTNode, name: str) -> bool:
