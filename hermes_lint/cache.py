@@ -52,6 +52,7 @@ def _allow() -> None:
         for cls in (
             model.Location,
             model.Unresolved,
+            model.Hole,
             model.Diagnostic,
             model.CallableRef,
             model.Keyword,
@@ -200,6 +201,8 @@ class ResultCache:
         self._key: Optional[str] = None
         self._entries: Optional[Dict[str, Any]] = None
         self.changed = False
+        self.root = root
+        self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
 
     @property
     def key(self) -> str:
@@ -236,6 +239,8 @@ class ResultCache:
             data = read_bytes()
             if data is None or _sha256(data) != entry.get("sha256"):
                 return None, data
+        if not self._read_modules_unchanged(entry.get("read_modules", ())):
+            return None, data
         try:
             from hermes_lint.engine import ModuleResult
 
@@ -256,6 +261,26 @@ class ResultCache:
             self.changed = True
         return result, data
 
+    def _read_modules_unchanged(self, read_modules: Any) -> bool:
+        """Whether every other project file an entry's values were read from still has the
+        content it had (hashed once per run: a shared module is read by many tool modules)."""
+        if not isinstance(read_modules, list):
+            return False
+        for item in read_modules:
+            if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
+                return False
+            path, sha256 = item
+            current = self._current_hashes.get(path)
+            if current is None:
+                try:
+                    current = _sha256((self.root / path).read_bytes())
+                except (OSError, ValueError):
+                    current = ""
+                self._current_hashes[path] = current
+            if current != sha256:
+                return False
+        return True
+
     def store(self, path: str, stat: Tuple[int, int], result: Any) -> None:
         facts, schemas = _split_schemas(result.facts)
         payload = json.dumps(encode((facts, result.diagnostics, result.noqa)), separators=(",", ":"))
@@ -266,6 +291,7 @@ class ResultCache:
             "check": _sha256(f"{payload}\0{schema_payload}".encode()),
             "result": payload,
             "schemas": schema_payload,
+            "read_modules": [list(item) for item in result.facts.read_modules],
         }
         self.changed = True
 
@@ -293,6 +319,8 @@ class ResultCache:
             data = json.loads((self.directory / PROJECT_NAME).read_text(encoding="utf-8"))
             if not isinstance(data, dict) or data.get("key") != self.key_text or data.get("state") != state:
                 return None
+            if not self._read_modules_unchanged(data.get("read_modules", [])):
+                return None
             payload = data["diagnostics"]
             # Against a damaged file (writes are atomic, so rarely); trust comes from decoding
             # into the allow-listed classes only, as for the index.
@@ -305,10 +333,20 @@ class ResultCache:
             return None
         return diagnostics
 
-    def store_project_diagnostics(self, state: str, diagnostics: List[model.Diagnostic]) -> None:
+    def store_project_diagnostics(
+        self, state: str, diagnostics: List[model.Diagnostic], read_modules: Tuple[Tuple[str, str], ...] = ()
+    ) -> None:
+        """``read_modules``: files outside ``state`` (not tool modules) whose content the
+        diagnostics depend on, with their sha256."""
         payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
         text = json.dumps(
-            {"key": self.key_text, "state": state, "crc32": zlib.crc32(payload.encode()), "diagnostics": payload},
+            {
+                "key": self.key_text,
+                "state": state,
+                "read_modules": [list(item) for item in read_modules],
+                "crc32": zlib.crc32(payload.encode()),
+                "diagnostics": payload,
+            },
             separators=(",", ":"),
         )
         self._write(PROJECT_NAME, text)

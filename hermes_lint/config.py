@@ -30,6 +30,9 @@ class Config:
     providers: Tuple[str, ...] = ()
     max_description_length: int = 1024
     manifest: str = "tools/manifest.json"
+    # The project's root directory: names imported from its own modules are evaluated from
+    # their files (never imported). Empty: every import stays unknown.
+    project_root: str = ""
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
@@ -145,6 +148,7 @@ def load_config(root: Path, **overrides: Any) -> Config:
     if "providers" in changes:
         config_from_table({"providers": list(changes["providers"])}, where="--provider")
         changes["providers"] = tuple(changes["providers"])
+    changes.setdefault("project_root", str(root))
     return replace(config, **changes)
 
 

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from hermes_lint.context import ModuleIndex, char_col
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
+from hermes_lint.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
     CallableRef,
     EnvRead,
@@ -173,7 +174,13 @@ class _Extractor:
                 return Unresolved(f"no {name}= argument")
             return self.evaluator.evaluate(node)
 
-        schema = evaluated("schema")
+        schema = self.evaluator.evaluate(arguments["schema"], partial=True) if "schema" in arguments else evaluated("schema")
+        if not isinstance(schema, Unresolved):
+            structural = structural_hole(schema)
+            if structural is not None:  # its structure is unknown: as unknown as no schema at all
+                path, hole = structural
+                where = "" if len(path) < 2 else f" (at `{display_path(path)}`)"
+                schema = Unresolved(f"{hole.reason}{where}", hole.location)
         schema_locations: Tuple = ()
         if "schema" in arguments and not isinstance(schema, Unresolved):
             schema_locations = tuple(sorted(self.evaluator.locations_of(schema).items(), key=_repr_key))

@@ -38,6 +38,7 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             is_fresh,
             read_current,
             stale_diagnostic,
+            import_lines,
             summary,
         )
         from hermes_lint.report import format_text
@@ -77,6 +78,8 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
             return EXIT_CLEAN
         write_atomic(target, generated.text)
+        for line in import_lines(generated.data):
+            click.echo(line, err=True)
         click.echo(f"wrote {shown} ({summary(generated.data)})", err=True)
         return EXIT_CLEAN
 

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_lint.config import Config, load_config
-from hermes_lint.manifest import check_manifest, generate_for_root, render, resolve_toolset
+from hermes_lint.manifest import check_manifest, generate_for_root, import_lines, render, resolve_toolset, summary
 from hermes_lint.manifest_cli import manifest as manifest_command
 from hermes_lint.rules import rule_by_code
 
@@ -249,8 +249,6 @@ def test_registrations_that_cannot_be_frozen_make_their_module_import_only(tmp_p
 
 
 REFUSED = {
-    "unresolvable schema": (
-        "registry.register(name='t', toolset='p', schema=load_schema('t.json'), handler=handle)", "HRM301"),
     "invalid schema": (
         "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': "
         "{'type': 'object', 'properties': {'n': {'type': 'str'}}}})", "HRM302"),
@@ -263,6 +261,88 @@ REFUSED = {
         "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
         "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)", "HRM402"),
 }
+
+
+def test_a_schema_built_at_run_time_is_frozen_as_unknown_and_imported_for_its_definition(tmp_path):
+    registration = "registry.register(name='t', toolset='p', schema=load_schema('t.json'), handler=handle)"
+    make_project(tmp_path, {"late_tool": inspect.cleandoc(HEADER) + "\n" + registration + "\n"}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.problems == []
+    tool = generated.data["tools"]["t"]
+    assert tool["schema"] == {}
+    assert tool["import_for_definitions"] is True
+    assert tool["holes"] == [{"path": [], "reason": "call to undefined function load_schema (line 10)"}]
+    assert generated.data["format_version"] == 2
+    assert generated.data["import_only"] == {}  # never imported at start-up
+
+
+def test_a_description_hole_keeps_the_structure_and_only_that_tool_is_imported_for_definitions(tmp_path):
+    source = """
+    from pathlib import Path
+    from tools.registry import registry
+
+    SCHEMA = {
+        "name": "notes",
+        "description": f"Notes live in {Path.home()}/notes.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "Text."}}},
+    }
+
+    def handle(args, **kwargs):
+        return args.get("text", "")
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.problems == []
+    tool = generated.data["tools"]["notes"]
+    assert tool["schema"] == {
+        "name": "notes",
+        "description": None,
+        "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "Text."}}},
+    }
+    assert tool["holes"] == [{"path": ["description"], "reason": "call to imported function Path.home (line 6)"}]
+    assert tool["import_for_definitions"] is True
+    assert summary(generated.data) == "1 tool: 0 frozen, 1 resolved at import"
+    assert import_lines(generated.data) == [
+        "tools.notes_tool: tool `notes` is resolved at import: call to imported function Path.home (line 6)"
+    ]
+
+
+def test_an_environment_default_in_a_description_is_a_template_the_runtime_fills(tmp_path):
+    source = """
+    import os
+    from tools.registry import registry
+
+    LIMIT = int(os.getenv("NOTES_LIMIT", "600"))
+    SCHEMA = {
+        "name": "notes",
+        "description": "Take notes.",
+        "parameters": {"type": "object", "properties": {
+            "text": {"type": "string", "description": f"At most {LIMIT} characters."},
+        }},
+    }
+
+    def handle(args, **kwargs):
+        return args.get("text", "")
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    generated = generate(tmp_path)
+    tool = generated.data["tools"]["notes"]
+    read = {"env": "NOTES_LIMIT"}
+    assert tool["holes"] == [{
+        "path": ["parameters", "properties", "text", "description"],
+        "template": {"concat": [
+            {"const": "At most "},
+            {"format": {"call": "int", "args": [{"if": {"is_none": read}, "then": {"const": "600"}, "else": read}]},
+             "spec": "", "conversion": ""},
+            {"const": " characters."},
+        ]},
+    }]
+    assert tool["import_for_definitions"] is False
+    assert summary(generated.data) == "1 tool: 1 frozen, 0 resolved at import"
 
 
 @pytest.mark.parametrize("case", list(REFUSED))
@@ -411,7 +491,7 @@ def test_writes_then_reports_up_to_date_without_rewriting(project):
     result = run("--root", str(project))
     assert result.exit_code == 0, result.stderr
     target = project / "tools" / "manifest.json"
-    assert "wrote tools/manifest.json (1 tools from 1 frozen modules)" in result.stderr
+    assert "wrote tools/manifest.json (1 tool: 1 frozen, 0 resolved at import)" in result.stderr
     first = target.read_bytes()
     mtime = target.stat().st_mtime_ns
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List
 
+from ..model import HoleUsed
 from .syntax import _STATEMENT_WORDS
 from .values import (
     _BREAK,
@@ -37,6 +38,8 @@ class _Statements:
                 raise
             except RecursionError:
                 raise
+            except HoleUsed as error:
+                raise self._hole_used(error, stmt) from None
             except _PYTHON_ERRORS as error:
                 raise _Refusal(_raises(error), stmt) from None
             if outcome is not None:

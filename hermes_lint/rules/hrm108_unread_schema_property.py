@@ -54,6 +54,29 @@ class UnreadSchemaProperty(Rule):
         """,
     ]
     invalid = [
+        # a schema whose description calls a function of another package: its properties are known
+        Invalid(
+            """
+            from tools.registry import registry
+            from agent_home import home_text
+
+            SCHEMA = {
+                "name": "jobs",
+                "description": "Manage scheduled jobs.",
+                "parameters": {"type": "object", "properties": {
+                    "action": {"type": "string", "description": "What to do."},
+                    "script": {"type": "string", "description": f"A script under {home_text()}/scripts."},
+                }},
+            }
+
+            def jobs(args, **kw):
+                return args.get("action", "")
+
+            registry.register(name="jobs", toolset="jobs", schema=SCHEMA, handler=jobs, check_fn=lambda: True)
+            """,
+            line=9,
+            message="schema property `script` of tool `jobs` is never read by handler `jobs`",
+        ),
         Invalid(
             """
             from tools.registry import registry
