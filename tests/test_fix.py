@@ -189,8 +189,8 @@ def test_overlapping_fixes_wait_for_the_next_pass():
     same_point = Fix("safe", "c", (Edit("p", (1, 1), (1, 1), "z"),))
     apart = Fix("safe", "d", (Edit("p", (1, 3), (1, 3), "w"),))
     twin = Fix("safe", "e", first.edits)
-    chosen, settled = choose_fixes([first, overlapping, same_point, apart, twin], {"p": "abcd\n"})
-    assert chosen == [first, apart] and settled == 3
+    chosen = choose_fixes([first, overlapping, same_point, apart, twin], {"p": "abcd\n"})
+    assert chosen == [(first, 2), (apart, 1)]
 
 
 # --- unsafe fixes
@@ -299,3 +299,12 @@ def test_explain_says_whether_the_rule_has_a_fix(code, says):
 def test_explain_shows_a_fixed_example():
     text = run(["explain", "HRM202"], Path.cwd()).stdout
     assert "  fixed:\n" in text and "check_fn=check_weather_requirements)" in text
+
+
+def test_a_pass_that_would_break_a_file_leaves_it_as_it_was():
+    from hermes_lint.fix.run import _apply
+
+    texts = {"a.py": "x = f()\n", "b.py": "y = 1\n"}
+    breaking = Fix("safe", "m", (Edit("a.py", (1, 6), (1, 8), "(("),))
+    fine = Fix("safe", "m", (Edit("b.py", (1, 5), (1, 6), "2"),))
+    assert _apply([breaking, fine], texts) == {"b.py": "y = 2\n"}

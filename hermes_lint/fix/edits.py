@@ -107,18 +107,17 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(parts)
 
 
-def choose_fixes(fixes: Sequence[Fix], texts: Dict[str, str]) -> Tuple[List[Fix], int]:
+def choose_fixes(fixes: Sequence[Fix], texts: Dict[str, str]) -> List[Tuple[Fix, int]]:
     """The fixes that can be applied together in one pass (in order, skipping any that touches a
-    range an earlier one touched: the next pass offers it again if it still applies), and how
-    many of ``fixes`` they settle (a fix identical to a chosen one settles its finding too)."""
+    range an earlier one touched: the next pass offers it again if it still applies), each with
+    how many findings it settles (a fix identical to a chosen one settles its finding too)."""
     taken: Dict[str, List[Tuple[int, int]]] = {}
-    chosen: List[Fix] = []
-    chosen_edits = set()
-    settled = 0
+    chosen: Dict[frozenset, List] = {}
     indexes = {path: TextIndex(text) for path, text in texts.items()}
     for fix in fixes:
-        if fix.edits and frozenset(fix.edits) in chosen_edits:
-            settled += 1
+        key = frozenset(fix.edits)
+        if fix.edits and key in chosen:
+            chosen[key][1] += 1
             continue
         spans = []
         for edit in fix.edits:
@@ -130,10 +129,8 @@ def choose_fixes(fixes: Sequence[Fix], texts: Dict[str, str]) -> Tuple[List[Fix]
             if spans and not any(_overlaps(span, taken.get(path, ())) for path, *span in spans):
                 for path, start, end in spans:
                     taken.setdefault(path, []).append((start, end))
-                chosen.append(fix)
-                chosen_edits.add(frozenset(fix.edits))
-                settled += 1
-    return chosen, settled
+                chosen[key] = [fix, 1]
+    return [(fix, count) for fix, count in chosen.values()]
 
 
 def _overlaps(span: Tuple[int, int], others) -> bool:

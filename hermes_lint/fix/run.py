@@ -89,15 +89,15 @@ def fix_sources(
     while passes < MAX_PASSES:
         to_fix = [d for d in diagnostics if wanted(d)] if wanted is not None else diagnostics
         fixes = [fix for _, fix in fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)]
-        chosen, settled = choose_fixes(fixes, texts)
+        chosen = choose_fixes(fixes, texts)
         if not chosen:
             break
         passes += 1
-        changed = _apply(chosen, texts)
+        changed = _apply([fix for fix, _ in chosen], texts)
         if not changed:
             break
         texts.update(changed)
-        fixed += settled
+        fixed += sum(count for fix, count in chosen if all(edit.path in changed for edit in fix.edits))
         sources = _with_texts(sources, changed)
         diagnostics = check(sources)
         state = _state(texts)
