@@ -15,7 +15,7 @@ from typing import Callable, Dict, Optional, Set
 from hermes_lint.config import Config
 from hermes_lint.engine import collect_sources
 from hermes_lint.fix.run import fixes_for
-from hermes_lint.fix.source import FixSource, decode_fixable
+from hermes_lint.fix.source import FixSource, Texts
 from hermes_lint.runner import run_project
 from tests.test_cli import run
 
@@ -120,7 +120,7 @@ def test_fix_on_the_corpus_with_injected_defects(tmp_path):
     # Where the fixes may touch: the diagnostics' lines and the lines of the edits they offer
     # (the first pass; later passes only finish the same edits).
     sources = collect_sources(root, config)
-    texts = {f.path: decode_fixable(f.data) for f in [*sources.tool_files, sources.toolsets]}
+    texts = Texts({f.path: f.data for f in [*sources.tool_files, sources.toolsets]})
     allowed: Dict[str, Set[int]] = {}
     for diagnostic, fix in fixes_for(before, FixSource(texts, config), unsafe=True):
         allowed.setdefault(diagnostic.path, set()).add(diagnostic.line)

@@ -43,7 +43,7 @@ def run_fix_options(
             command.echo_err(f"hermes-lint: {note}")
         command.echo_err(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.")
         return EXIT_CLEAN
-    report = command.fix_project(root, config, unsafe=unsafe, wanted=keep)
+    report = command.fix_project(root, config, unsafe=unsafe, wanted=keep, jobs=jobs, use_cache=use_cache)
     for note in report.notes:
         command.echo_err(f"hermes-lint: note: {note}")
     if diff:

@@ -107,13 +107,13 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(parts)
 
 
-def choose_fixes(fixes: Sequence[Fix], texts: Dict[str, str]) -> List[Tuple[Fix, int]]:
+def choose_fixes(fixes: Sequence[Fix], texts) -> List[Tuple[Fix, int]]:
     """The fixes that can be applied together in one pass (in order, skipping any that touches a
     range an earlier one touched: the next pass offers it again if it still applies), each with
     how many findings it settles (a fix identical to a chosen one settles its finding too)."""
     taken: Dict[str, List[Tuple[int, int]]] = {}
     chosen: Dict[frozenset, List] = {}
-    indexes = {path: TextIndex(text) for path, text in texts.items()}
+    indexes: Dict[str, TextIndex] = {}
     for fix in fixes:
         key = frozenset(fix.edits)
         if fix.edits and key in chosen:
@@ -121,8 +121,10 @@ def choose_fixes(fixes: Sequence[Fix], texts: Dict[str, str]) -> List[Tuple[Fix,
             continue
         spans = []
         for edit in fix.edits:
-            if edit.path not in indexes:
+            if edit.path not in texts:
                 break
+            if edit.path not in indexes:
+                indexes[edit.path] = TextIndex(texts[edit.path])
             index = indexes[edit.path]
             spans.append((edit.path, index.offset(*edit.start), index.offset(*edit.end)))
         else:

@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hermes_lint.config import Config
-from hermes_lint.engine import ModuleResult, ProjectSources, SourceFile, check_module, finish
+from hermes_lint.engine import ModuleResult, ProjectSources, SourceFile, finish
 from hermes_lint.fix.edits import SAFE, Fix, apply_edits, choose_fixes
-from hermes_lint.fix.source import FixSource, decode_fixable
+from hermes_lint.fix.source import FixSource, Texts, decode_fixable
 from hermes_lint.model import Diagnostic
 
 MAX_PASSES = 100  # as ruff; a project needing more passes than this has fixes that fight
@@ -53,19 +53,21 @@ class FixOutcome:
 
 
 class _Checker:
-    """``check_module`` remembered by (path, bytes): a pass re-checks only the files it changed."""
+    """The per-file phase remembered by (path, bytes): a pass re-checks only the files it
+    changed; the first checks them all, across ``jobs`` processes (``runner.check_modules``)."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, jobs: int):
         self.config = config
+        self.jobs = jobs
         self.memo: Dict[Tuple[str, Optional[bytes]], ModuleResult] = {}
 
     def __call__(self, sources: ProjectSources) -> List[Diagnostic]:
-        results = []
-        for file in sources.tool_files:
-            key = (file.path, file.data)
-            if key not in self.memo:
-                self.memo[key] = check_module(file, self.config)
-            results.append(self.memo[key])
+        from hermes_lint.runner import check_modules
+
+        pending = [file for file in sources.tool_files if (file.path, file.data) not in self.memo]
+        for file, result in zip(pending, check_modules(pending, self.config, self.jobs)):
+            self.memo[(file.path, file.data)] = result
+        results = [self.memo[(file.path, file.data)] for file in sources.tool_files]
         return finish(results, sources, self.config)
 
 
@@ -75,17 +77,17 @@ def fix_sources(
     *,
     unsafe: bool = False,
     wanted: Optional[Callable[[Diagnostic], bool]] = None,
+    jobs: int = 1,
 ) -> FixOutcome:
     """Apply fixes to ``sources`` until none applies; ``wanted``: which diagnostics to fix (all
     by default; ``check --fix PATHS`` fixes those located in PATHS)."""
-    check = _Checker(config)
+    check = _Checker(config, jobs)
     files = {file.path: file for file in [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]}
-    original = {path: file.data for path, file in files.items()}
-    texts = {path: text for path, file in files.items() if (text := decode_fixable(file.data)) is not None}
+    texts = Texts({path: file.data for path, file in files.items()})
     diagnostics = check(sources)
     fixed = 0
     passes = 0
-    seen = {_state(texts)}
+    seen = {_state(texts.changed)}
     while passes < MAX_PASSES:
         to_fix = [d for d in diagnostics if wanted(d)] if wanted is not None else diagnostics
         fixes = [fix for _, fix in fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)]
@@ -100,12 +102,12 @@ def fix_sources(
         fixed += sum(count for fix, count in chosen if all(edit.path in changed for edit in fix.edits))
         sources = _with_texts(sources, changed)
         diagnostics = check(sources)
-        state = _state(texts)
+        state = _state(texts.changed)
         if state in seen:
             break  # fixes that undo each other (a schema shared by two tools): stop here
         seen.add(state)
     new_bytes = {
-        path: text.encode("utf-8") for path, text in texts.items() if text.encode("utf-8") != original[path]
+        path: text.encode("utf-8") for path, text in texts.changed.items() if text.encode("utf-8") != texts.data[path]
     }
     return FixOutcome(new_bytes, fixed, diagnostics, passes)
 

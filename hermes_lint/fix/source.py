@@ -47,10 +47,39 @@ def decode_fixable(data: Optional[bytes]) -> Optional[str]:
     return text
 
 
-class FixSource:
-    """``texts``: path (relative to the project root) -> text of each file that fixes may edit."""
+class Texts:
+    """Path -> text of the files fixes may edit, decoded (and parse-checked) on first use: most
+    files of a project have nothing to fix. ``path in texts`` says whether a file may be edited."""
 
-    def __init__(self, texts: Dict[str, str], config: "Config"):
+    def __init__(self, data: Dict[str, Optional[bytes]]):
+        self.data = dict(data)
+        self._decoded: Dict[str, Optional[str]] = {}
+        self.changed: Dict[str, str] = {}
+
+    def get(self, path: str) -> Optional[str]:
+        if path not in self._decoded:
+            self._decoded[path] = decode_fixable(self.data.get(path))
+        return self._decoded[path]
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __getitem__(self, path: str) -> str:
+        text = self.get(path)
+        if text is None:
+            raise KeyError(path)
+        return text
+
+    def update(self, new: Dict[str, str]) -> None:
+        self._decoded.update(new)
+        self.changed.update(new)
+
+
+class FixSource:
+    """``texts``: path (relative to the project root) -> text of each file that fixes may edit
+    (a dict, or ``Texts``)."""
+
+    def __init__(self, texts, config: "Config"):
         self.texts = texts
         self.config = config
         self._parsed: Dict[str, Optional[ParsedSource]] = {}
