@@ -308,3 +308,19 @@ def test_a_pass_that_would_break_a_file_leaves_it_as_it_was():
     breaking = Fix("safe", "m", (Edit("a.py", (1, 6), (1, 8), "(("),))
     fine = Fix("safe", "m", (Edit("b.py", (1, 5), (1, 6), "2"),))
     assert _apply([breaking, fine], texts) == {"b.py": "y = 2\n"}
+
+
+def test_add_noqa_leaves_lines_where_a_comment_would_change_the_code(tmp_path):
+    from hermes_lint.fix.command import add_noqa
+    from hermes_lint.model import Diagnostic
+
+    source = 'TEXT = """first\nsecond"""\nVALUE = 1 + \\\n    2\nOTHER = 3\n'
+    make_project(tmp_path, {"x_tool.py": source})
+    found = [Diagnostic("tools/x_tool.py", line, 1, "HRM101", "m") for line in (1, 3, 5)]
+    report = add_noqa(tmp_path, found)
+    assert report.added == 1
+    assert report.skipped == [
+        "tools/x_tool.py:1: no comment can go on this line",
+        "tools/x_tool.py:3: no comment can go on this line",
+    ]
+    assert read(tmp_path, "tools/x_tool.py") == source.replace("OTHER = 3", "OTHER = 3  # noqa: HRM101")
