@@ -106,6 +106,10 @@ def test_the_manifest_is_regenerated_when_fixes_change_what_it_holds(tmp_path):
     noqa = GOOD_TOOL.replace("import json\n", "import json  # noqa: HRM101\n")
     make_project(tmp_path, {"echo_tool.py": noqa})
     assert run(["manifest"], tmp_path).exit_code == 0
+    manifest = (tmp_path / "tools" / "manifest.json").read_bytes()
+    shown = run(["check", "--diff"], tmp_path)
+    assert "+++ b/tools/manifest.json" in shown.stdout and "+++ b/tools/echo_tool.py" in shown.stdout
+    assert (tmp_path / "tools" / "manifest.json").read_bytes() == manifest and read(tmp_path) == noqa
     result = run(["check", "--fix"], tmp_path)
     assert read(tmp_path) == GOOD_TOOL
     assert result.stderr == "Fixed 2 (0 remaining).\n"  # the comment, and the manifest
