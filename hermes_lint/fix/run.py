@@ -38,7 +38,10 @@ def fixes_for(
             continue
         if diagnostic.path not in source.texts:
             continue  # unreadable, not UTF-8, or a syntax error: never touched
-        edits = rule.fix(diagnostic, source)
+        try:
+            edits = rule.fix(diagnostic, source)
+        except Exception:  # a shape the fix did not foresee: no fix, and the report still prints
+            edits = None
         if edits and all(edit.path in source.texts for edit in edits):
             found.append((diagnostic, Fix(rule.fix_applicability, rule.fix_title, tuple(edits))))
     return found
