@@ -604,3 +604,69 @@ def test_hrm501_examples_through_manifest_check(rule, example, expected):
     assert [(d.path, d.line, d.col) for d in found] == expected
     if found and example.message:
         assert found[0].message == example.message
+
+
+def test_an_environment_helper_that_branches_and_falls_back_is_a_template(tmp_path):
+    # the real-world shape: a helper that returns the default when the variable is unset or
+    # empty, converts it otherwise, and logs and falls back when the conversion fails
+    source = """
+    import logging
+    import os
+    from tools.registry import registry
+
+    logger = logging.getLogger(__name__)
+
+    def _env_number(name, default, converter):
+        raw = os.getenv(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            return converter(raw)
+        except (TypeError, ValueError):
+            logger.warning("bad %s: %r", name, raw)
+            return default
+
+    LIMIT = _env_number("NOTES_LIMIT", 600, int)
+    SCHEMA = {"name": "notes", "description": f"Notes of up to {LIMIT} characters.",
+              "parameters": {"type": "object", "properties": {}}}
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=lambda args, **kw: "", check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    tool = generate(tmp_path).data["tools"]["notes"]
+    read = {"env": "NOTES_LIMIT"}
+    assert tool["holes"] == [{"path": ["description"], "template": {"concat": [
+        {"const": "Notes of up to "},
+        {"format": {
+            "if": {"or": [{"is_none": read}, {"eq": [read, {"const": ""}]}]},
+            "then": {"const": 600},
+            "else": {"try": {"call": "int", "args": [read]}, "except": ["TypeError", "ValueError"],
+                     "fallback": {"const": 600}},
+        }, "spec": "", "conversion": ""},
+        {"const": " characters."},
+    ]}}]
+    assert tool["import_for_definitions"] is False
+
+
+def test_a_helper_that_branches_on_the_environment_with_shared_state_is_not_a_template(tmp_path):
+    # the two ways of the `if` would see each other's list: no template, the tool is imported
+    source = """
+    import os
+    from tools.registry import registry
+
+    def _choices(name):
+        found = []
+        if os.getenv(name):
+            found.append("remote")
+        found.append("local")
+        return ", ".join(found)
+
+    SCHEMA = {"name": "notes", "description": f"Where: {_choices('NOTES_REMOTE')}.",
+              "parameters": {"type": "object", "properties": {}}}
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=lambda args, **kw: "", check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    tool = generate(tmp_path).data["tools"]["notes"]
+    assert tool["holes"] == [{"path": ["description"], "reason": "environment variable NOTES_REMOTE (in _choices) (line 6)"}]
+    assert tool["import_for_definitions"] is True

@@ -11,7 +11,7 @@ from .bounds import _Bounds
 from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .calls import _Calls
 from .expressions import _Expressions
-from .holes import _Holes
+from .holes import _Branches, _Holes
 from .imports import _Imports
 from .limits import BUDGET_EXCEEDED, TOTAL_BUDGET_FACTOR
 from .locations import _Locations
@@ -40,7 +40,7 @@ from .values import (
 )
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Holes, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the

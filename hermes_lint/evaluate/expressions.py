@@ -123,14 +123,19 @@ class _Expressions:
         left = self._eval(node.left)
         for op, right_node in zip(node.ops, node.comparators):
             right = self._eval(right_node)
-            if not self._compare(op, left, right):
+            outcome = self._compare(op, left, right)
+            if outcome.__class__ is Hole:
+                if len(node.ops) == 1:
+                    return outcome
+                raise self._refuse_hole(outcome)
+            if not outcome:
                 return False
             left = right
         return True
 
     def _compare(self, op: ast.cmpop, left: Any, right: Any) -> bool:
         if left.__class__ is Hole or right.__class__ is Hole:
-            raise self._refuse_hole(left if left.__class__ is Hole else right)
+            return self._template_compare(op, left, right)
         cls = op.__class__
         if cls is ast.Is or cls is ast.IsNot:
             # identity of strings and numbers is an interpreter detail: only None/True/False

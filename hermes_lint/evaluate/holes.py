@@ -20,7 +20,8 @@ from typing import Any, Optional
 
 from ..model import Hole, HoleUsed
 from .limits import BUDGET_EXCEEDED
-from .values import _SCALAR_TYPES, _Arguments, _Refusal
+from .syntax import _root_name
+from .values import _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned
 
 # Calls that read one environment variable: NAME, or NAME and a default.
 _ENVIRONMENT_GETTERS = frozenset({"os.getenv", "os.environ.get"})
@@ -123,6 +124,120 @@ class _Holes:
         if any(template is None for template in templates):
             raise self._refuse_hole(first)
         return Hole(first.reason, first.location, {"and" if is_and else "or": templates})
+
+
+_LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+# Exceptions a template's ``try`` may name (the runtime knows these builtins by name).
+_TEMPLATE_EXCEPTIONS = frozenset({"Exception", "ValueError", "TypeError", "ArithmeticError", "LookupError", "KeyError"})
+
+
+class _Branches:
+    """Splitting on a condition the environment decides (a mixin of ModuleEvaluator)."""
+
+    def _template_compare(self, op: ast.cmpop, left: Any, right: Any) -> Hole:
+        """``raw is None``, ``raw == ""`` on a templated hole: a template of the test."""
+        hole = left if left.__class__ is Hole else right
+        other = right if hole is left else left
+        cls = op.__class__
+        if hole.template is not None:
+            if (cls is ast.Is or cls is ast.IsNot) and other is None:
+                template: Any = {"is_none": hole.template}
+                return Hole(hole.reason, hole.location, template if cls is ast.Is else {"not": template})
+            if cls is ast.Eq or cls is ast.NotEq:
+                templates = [_template_of(left), _template_of(right)]
+                if None not in templates:
+                    template = {"eq": templates}
+                    return Hole(hole.reason, hole.location, template if cls is ast.Eq else {"not": template})
+        raise self._refuse_hole(hole)
+
+    def _split(self, condition: Hole, stmt: ast.If, rest: list) -> Any:
+        """``if`` on a templated hole inside a function: run both ways to their ``return``.
+
+        Only where the two ways cannot see each other's effects: every local is immutable when
+        the function splits, and both ways return a value a template can carry."""
+        frame = self._frame
+        if condition.template is None or frame is None or frame.opaque:
+            raise self._refuse_hole(condition, stmt.test)
+        if not all(_is_frozen(value) for value in frame.values.values()):
+            raise self._refuse_hole(condition, stmt.test)
+        saved = dict(frame.values)
+        taken = self._execute(list(stmt.body) + list(rest))
+        frame.values = saved
+        skipped = self._execute(list(stmt.orelse) + list(rest))
+        if taken.__class__ is not _Returned or skipped.__class__ is not _Returned:
+            raise self._refuse_hole(condition, stmt.test)
+        then, otherwise = _template_of(taken.value), _template_of(skipped.value)
+        if then is None or otherwise is None:
+            raise self._refuse_hole(condition, stmt.test)
+        return _Returned(Hole(condition.reason, condition.location,
+                              {"if": condition.template, "then": then, "else": otherwise}))
+
+    def _template_try(self, value: Hole, stmt: ast.Try) -> Hole:
+        """``try: return int(raw) except ValueError: return default`` with ``raw`` from the
+        environment: the runtime computes the body and falls back to the handler's value."""
+        if value.template is None or len(stmt.body) != 1 or len(stmt.handlers) != 1:
+            return value  # a template that raises makes the runtime import the module: still exact
+        handler = stmt.handlers[0]
+        names = _exception_names(handler.type)
+        if names is None or handler.name is not None or not set(names) <= _TEMPLATE_EXCEPTIONS:
+            return value
+        frame = self._frame
+        saved = dict(frame.values) if frame is not None else None
+        try:
+            fallback = self._execute(handler.body)
+        except _Refusal:
+            return value
+        finally:
+            if frame is not None:
+                frame.values = saved
+        fallback_template = _template_of(fallback.value) if fallback.__class__ is _Returned else None
+        if fallback_template is None:
+            return value
+        return Hole(value.reason, value.location, {"try": value.template, "except": names, "fallback": fallback_template})
+
+    def _is_logging_call(self, node: ast.AST) -> bool:
+        """``logger.warning("...", name)`` with ``logger = logging.getLogger(...)``, or
+        ``logging.info(...)``: arguments that are names and constants only (nothing to run)."""
+        if node.__class__ is not ast.Call or node.func.__class__ is not ast.Attribute:
+            return False
+        if node.func.attr not in _LOGGING_METHODS or node.keywords and any(k.arg is None for k in node.keywords):
+            return False
+        arguments = list(node.args) + [keyword.value for keyword in node.keywords]
+        if not all(argument.__class__ in (ast.Name, ast.Constant) for argument in arguments):
+            return False
+        receiver = node.func.value
+        if receiver.__class__ is not ast.Name or self._is_local(receiver.id):
+            return False
+        kind = self._classify(receiver.id)
+        if kind[0] == "import":
+            return kind[1].origin == "logging"
+        if kind[0] != "constant" or kind[1].value.__class__ is not ast.Call:
+            return False
+        factory = kind[1].value.func
+        if factory.__class__ is not ast.Attribute or factory.attr != "getLogger":
+            return False
+        root = _root_name(factory)
+        if root is None or self._is_local(root):
+            return False
+        origin = self._classify(root)
+        return origin[0] == "import" and origin[1].origin == "logging"
+
+
+def _exception_names(node: Any) -> Any:
+    if node is None:
+        return None
+    elements = node.elts if node.__class__ is ast.Tuple else [node]
+    if not all(element.__class__ is ast.Name for element in elements):
+        return None
+    return sorted(element.id for element in elements)
+
+
+def _is_frozen(value: Any) -> bool:
+    cls = value.__class__
+    if cls in _SCALAR_TYPES or cls is Hole or cls is _FunctionRef or cls is _BuiltinRef:
+        return True
+    return cls is tuple and all(_is_frozen(item) for item in value)
 
 
 def _template_of(value: Any) -> Any:
