@@ -36,6 +36,8 @@ def render_rule_page(rule: Type[Rule]) -> str:
             lines += ["```python", inspect.cleandoc(example.code), "```", ""]
             if isinstance(example, Invalid) and example.fixed is not None:
                 lines += ["Fixed:", "", "```python", inspect.cleandoc(example.fixed), "```", ""]
+            elif isinstance(example, Invalid) and rule.fix_applicability is not None and not hasattr(rule, "run_example"):
+                lines += ["No fix is offered for this one.", ""]
             for path, text in sorted(example.files.items()):
                 lines += [f"`{path}`:", "", "```python", inspect.cleandoc(text), "```", ""]
             for path, text in sorted(getattr(example, "fixed_files", {}).items()):

@@ -145,4 +145,6 @@ class Rule:
                 parts += ["    " + line for line in inspect.cleandoc(example.code).splitlines()]
                 if isinstance(example, Invalid) and example.fixed is not None:
                     parts += ["", "  fixed:"] + ["    " + line for line in inspect.cleandoc(example.fixed).splitlines()]
+                elif isinstance(example, Invalid) and cls.fix_applicability is not None and not hasattr(cls, "run_example"):
+                    parts += ["", "  (no fix is offered for this one)"]
         return "\n".join(parts).rstrip() + "\n"
