@@ -42,26 +42,23 @@ def fix_project(
     use_cache: bool = False,
 ) -> FixReport:
     """The project's fixed files (in memory) and what remains; nothing is written."""
-    from hermes_lint.runner import run_project
+    from hermes_lint.runner import module_results, run_project
 
-    # The common case, a project with nothing to fix, costs a plain (cached, parallel) check.
-    first = run_project(root, config, jobs=jobs, use_cache=use_cache)
-    if not first:
-        return _with_manifest(root, config, {}, FixReport({}, {}, 0, [], []))
+    if use_cache:
+        # The common case, a project with nothing to fix, costs a plain cached check.
+        first = run_project(root, config, jobs=jobs, use_cache=True)
+        if not first:
+            return _with_manifest(root, config, {}, FixReport({}, {}, 0, [], []))
     from hermes_lint.engine import collect_sources
-    from hermes_lint.fix.run import FixOutcome, fixable_rules, fix_sources
+    from hermes_lint.fix.run import fix_sources
 
-    rules = fixable_rules()
-    if any(
-        d.code in rules and (unsafe or rules[d.code].fix_applicability == "safe") and (wanted is None or wanted(d))
-        for d in first
-    ):
-        sources = collect_sources(root, config)
-        files = [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]
-        original = {file.path: file.data for file in files if file.data is not None}
-        outcome = fix_sources(sources, config, unsafe=unsafe, wanted=wanted, jobs=jobs)
-    else:
-        original, outcome = {}, FixOutcome({}, 0, first, 0)
+    # The per-file phase of the files as they are (from the cache when it is on, just filled):
+    # the fix loop's first pass then only runs the project phase.
+    known, _ = module_results(root, config, jobs=jobs, use_cache=use_cache)
+    sources = collect_sources(root, config)
+    files = [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]
+    original = {file.path: file.data for file in files if file.data is not None}
+    outcome = fix_sources(sources, config, unsafe=unsafe, wanted=wanted, jobs=jobs, known=known)
     report = FixReport(dict(outcome.texts), original, outcome.fixed, outcome.remaining, [])
     return _with_manifest(root, config, report.changed, report)
 

@@ -81,10 +81,16 @@ def fix_sources(
     unsafe: bool = False,
     wanted: Optional[Callable[[Diagnostic], bool]] = None,
     jobs: int = 1,
+    known: Sequence[ModuleResult] = (),
 ) -> FixOutcome:
     """Apply fixes to ``sources`` until none applies; ``wanted``: which diagnostics to fix (all
-    by default; ``check --fix PATHS`` fixes those located in PATHS)."""
+    by default; ``check --fix PATHS`` fixes those located in PATHS); ``known``: per-file results
+    already computed for these files as they are (the cache's)."""
     check = _Checker(config, jobs)
+    data_of = {file.path: file.data for file in sources.tool_files}
+    for result in known:
+        if result.facts.path in data_of:
+            check.memo[(result.facts.path, data_of[result.facts.path])] = result
     files = {file.path: file for file in [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]}
     texts = Texts({path: file.data for path, file in files.items()})
     diagnostics = check(sources)

@@ -4,13 +4,13 @@ only the node it edits: comments and layout elsewhere stay byte for byte."""
 
 from __future__ import annotations
 
+import ast
 from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
-import libcst.helpers
 
 from hermes_lint.fix.edits import Edit
-from hermes_lint.fix.source import FixSource, add_keyword, call_keyword, string_value
+from hermes_lint.fix.source import FixSource, add_keyword, call_keyword, first_line, string_value
 from hermes_lint.toolsets_edit import append_element, string_literal
 
 
@@ -69,23 +69,16 @@ def append_string(source: FixSource, path: str, node: cst.List, text: str) -> Ed
     return source.replace(path, node, new)
 
 
-def register_calls(source: FixSource, path: str) -> List[cst.Call]:
-    """The module-level ``<something>.register(...)`` expression statements."""
-    parsed = source.parsed(path)
-    if parsed is None:
-        return []
+def register_calls(source: FixSource, path: str) -> List[Tuple[int, cst.Call]]:
+    """The module-level ``<something>.register(...)`` expression statements: (line, call)."""
+    tree = source.tree(path)
     calls = []
-    for statement in parsed.module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            value = small.value if isinstance(small, cst.Expr) else None
-            if (
-                isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Attribute)
-                and value.func.attr.value == "register"
-            ):
-                calls.append(value)
+    for stmt in tree.body if tree is not None else ():
+        value = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "register":
+            call = source.node_at(path, value.lineno, value.col_offset + 1, cst.Call)
+            if call is not None:
+                calls.append((value.lineno, call))
     return calls
 
 
@@ -122,70 +115,39 @@ def module_import(source: FixSource, path: str, module_name: str) -> Tuple[Optio
     imports it (``import json``), else the name and the edit adding ``import json`` before the
     first import (after the docstring and ``__future__`` imports); (None, ()) when the name is
     bound to something else at module level."""
-    module = source.parsed(path).module
-    first_import: Optional[cst.CSTNode] = None
-    first_other: Optional[cst.CSTNode] = None
-    for index, statement in enumerate(module.body):
-        small_statements = statement.body if isinstance(statement, cst.SimpleStatementLine) else []
-        for small in small_statements:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    bound = alias.asname.name.value if alias.asname else cst.helpers.get_full_name_for_node(alias.name)
-                    if bound == module_name and alias.asname is None:
-                        return module_name, ()
-                    if bound is not None and bound.split(".")[0] == module_name:
-                        return None, ()
-            elif isinstance(small, cst.ImportFrom):
-                is_future = isinstance(small.module, cst.Name) and small.module.value == "__future__"
-                if not isinstance(small.names, cst.ImportStar):
-                    for alias in small.names:
-                        bound = alias.asname.name.value if alias.asname else alias.name.value
-                        if bound == module_name:
-                            return None, ()
-                if is_future:
-                    continue
-        is_docstring = (
-            index == 0
-            and isinstance(statement, cst.SimpleStatementLine)
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-        )
-        is_future = any(
-            isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
-            for s in small_statements
-        )
-        if any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in small_statements) and not is_future:
-            first_import = first_import or statement
-        elif not is_docstring and not is_future:
-            first_other = first_other or statement
-        if _binds(statement, module_name):
+    tree = source.tree(path)
+    anchor: Optional[int] = None
+    fallback: Optional[int] = None
+    for index, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name == module_name and alias.asname is None:
+                    return module_name, ()
+                if (alias.asname or alias.name.split(".")[0]) == module_name:
+                    return None, ()
+            anchor = anchor or stmt.lineno
+        elif isinstance(stmt, ast.ImportFrom):
+            if any((alias.asname or alias.name) == module_name for alias in stmt.names):
+                return None, ()
+            if stmt.module != "__future__":
+                anchor = anchor or stmt.lineno
+        elif _binds(stmt, module_name):
             return None, ()
-    anchor = first_import or first_other
-    if anchor is None:
+        elif not (index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            fallback = fallback or first_line(stmt)
+    line = anchor or fallback
+    if line is None:
         return None, ()
-    line = source.parsed(path).positions[anchor].start.line
-    newline = module.default_newline
-    return module_name, (Edit(path, (line, 1), (line, 1), f"import {module_name}{newline}"),)
+    return module_name, (Edit(path, (line, 1), (line, 1), f"import {module_name}{source.newline(path)}"),)
 
 
-def _binds(statement: cst.CSTNode, name: str) -> bool:
-    """A module-level statement that assigns or defines ``name``."""
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        return statement.name.value == name
-    if isinstance(statement, cst.SimpleStatementLine):
-        for small in statement.body:
-            targets = []
-            if isinstance(small, cst.Assign):
-                targets = [t.target for t in small.targets]
-            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                targets = [small.target]
-            for target in targets:
-                if any(isinstance(n, cst.Name) and n.value == name for n in _names(target)):
-                    return True
-    return False
-
-
-def _names(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _names(child)
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """A module-level statement that defines or assigns ``name``."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return stmt.name == name
+    targets = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    return any(isinstance(node, ast.Name) and node.id == name for target in targets for node in ast.walk(target))

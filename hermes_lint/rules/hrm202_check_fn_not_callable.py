@@ -146,10 +146,9 @@ class CheckFnNotCallable(Rule):
         call = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.Call)
         if call is None or call.args or not isinstance(call.func, cst.Name):
             return None
-        module = source.parsed(diagnostic.path).module
         defined = any(
-            isinstance(statement, cst.FunctionDef) and statement.name.value == call.func.value
-            for statement in module.body
+            isinstance(statement, ast.FunctionDef) and statement.name == call.func.value
+            for statement in source.tree(diagnostic.path).body
         )
         return [source.replace(diagnostic.path, call, call.func.value)] if defined else None
 

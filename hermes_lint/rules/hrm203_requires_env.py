@@ -272,8 +272,7 @@ class RequiresEnvMismatch(Rule):
         lines = {int(n) for n in re.findall(r"registered at line (\d+)", label)}
         path = diagnostic.path
         edits = []
-        for call in register_calls(source, path):
-            start = source.parsed(path).positions[call].start.line
+        for start, call in register_calls(source, path):
             if registered_name(call) in names or start in lines:
                 edit = add_to_string_list(source, path, call, "requires_env", variable)
                 if edit is None:
