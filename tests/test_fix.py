@@ -328,3 +328,23 @@ def test_add_noqa_leaves_lines_where_a_comment_would_change_the_code(tmp_path):
         "tools/x_tool.py:3: no comment can go on this line",
     ]
     assert read(tmp_path, "tools/x_tool.py") == source.replace("OTHER = 3", "OTHER = 3  # noqa: HRM101")
+
+
+def test_a_fresh_manifest_is_regenerated_even_when_hrm501_is_not_selected(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": TWO_STEP.replace("check_func=check_echo(),", "check_fn=check_echo(),")})
+    assert run(["manifest"], tmp_path).exit_code == 0
+    result = run(["check", "--fix", "--select", "HRM202"], tmp_path)
+    assert read(tmp_path) == GOOD_TOOL
+    assert result.stderr == "Fixed 2 (0 remaining).\n"
+    assert run(["manifest", "--check"], tmp_path).exit_code == 0
+
+
+def test_a_stale_manifest_is_left_alone_unless_hrm501_is_selected(tmp_path):
+    make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    assert run(["manifest"], tmp_path).exit_code == 0
+    (tmp_path / "tools" / "echo_tool.py").write_text(GOOD_TOOL.replace("Repeat the", "Repeat back the"))
+    stale = (tmp_path / "tools" / "manifest.json").read_bytes()
+    assert run(["check", "--fix", "--select", "HRM202"], tmp_path).stderr == "Fixed 0 (0 remaining).\n"
+    assert (tmp_path / "tools" / "manifest.json").read_bytes() == stale
+    assert run(["check", "--fix"], tmp_path).stderr == "Fixed 1 (0 remaining).\n"
+    assert run(["manifest", "--check"], tmp_path).exit_code == 0
