@@ -100,7 +100,7 @@ def build_module_context(
         is_package=parsed.path.endswith("__init__.py"),
         project=project if project is not None else project_modules(config.project_root) if config.project_root else None,
     )
-    facts = extract_facts(parsed, index, evaluator)
+    facts = extract_facts(parsed, index, evaluator, config.env_readers)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
@@ -156,7 +156,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
             # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
             # more often). Broken here, everything is freed as soon as this function returns.
             ctx.memo.clear()
-        read_modules = ctx.evaluator.read_modules()
+        read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
         read_modules.pop(source.path, None)
         if read_modules:
             facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))

@@ -130,7 +130,9 @@ def generate(sources, config: Config) -> Generated:
                            f"name its module `{module}`; rename the file")
             )
             continue
-        source_hashes.update(ctx.evaluator.read_modules())  # values read from other files
+        reads = ctx.evaluator.read_modules()  # files of the project values were read from
+        reads.pop(source.path, None)
+        source_hashes.update(reads)
         frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
         if reasons:
             # Imported at run time, like import discovery: its schemas are not frozen, so
@@ -139,6 +141,8 @@ def generate(sources, config: Config) -> Generated:
             continue
         problems.extend(module_problems)
         modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
+        if reads:  # the runtime imports the module instead when one of them changed
+            modules[module]["reads"] = sorted(reads)
         for tool, registration in frozen:
             _note_duplicate(tool, registration, source.path, first_seen, problems)
             tools.setdefault(tool["name"], tool)

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, List, NamedTuple, Optional
 
 import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.config import Config
+    from hermes_lint.model import Diagnostic
 
 
 @click.command("manifest")
@@ -30,7 +35,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded
 
     def action() -> int:
-        from hermes_lint.atomic import write_atomic
         from hermes_lint.config import load_config
         from hermes_lint.manifest import (
             diff,
@@ -38,7 +42,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             is_fresh,
             read_current,
             stale_diagnostic,
-            import_lines,
             summary,
         )
         from hermes_lint.report import format_text
@@ -52,38 +55,68 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
         if not target.parent.is_dir():
             raise UsageError(f"{shown}: directory {_display_path(target.parent, project_root)} does not exist")
 
+        if not (check_only or show_diff):
+            outcome = write_manifest(project_root, config, target)
+            if outcome.problems:
+                sys.stdout.write(format_text(outcome.problems))
+            click.echo(outcome.message, err=True)
+            return EXIT_FINDINGS if outcome.problems else EXIT_CLEAN
+
         generated = generate_for_root(project_root, config)
         if not generated.ok:
             sys.stdout.write(format_text(generated.problems))
-            click.echo(
-                f"hermes-lint: {shown} not {'checked' if check_only or show_diff else 'written'}: "
-                f"{len(generated.problems)} error(s) above would make it wrong; fix them first",
-                err=True,
-            )
+            click.echo(_refusal(shown, generated, "checked"), err=True)
             return EXIT_FINDINGS
         current = read_current(target)
-        fresh = is_fresh(current, generated)
-        if check_only or show_diff:
-            if fresh:
-                if check_only:
-                    click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
-                return EXIT_CLEAN
+        if is_fresh(current, generated):
             if check_only:
-                sys.stdout.write(format_text([stale_diagnostic(shown)]))
-            if show_diff:
-                sys.stdout.write(diff(current, generated.text, shown))
-                sys.stdout.write(_labelled_changes(current, generated.data, shown))
-            return EXIT_FINDINGS
-        if fresh:
-            click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
+                click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
             return EXIT_CLEAN
-        write_atomic(target, generated.text)
-        for line in import_lines(generated.data):
-            click.echo(line, err=True)
-        click.echo(f"wrote {shown} ({summary(generated.data)})", err=True)
-        return EXIT_CLEAN
+        if check_only:
+            sys.stdout.write(format_text([stale_diagnostic(shown)]))
+        if show_diff:
+            sys.stdout.write(diff(current, generated.text, shown))
+            sys.stdout.write(_labelled_changes(current, generated.data, shown))
+        return EXIT_FINDINGS
 
     run_guarded(debug, action)
+
+
+class WriteOutcome(NamedTuple):
+    """What ``write_manifest`` did: ``message`` is one line for the user; ``problems`` are the
+    errors that kept it from writing (empty when it wrote or the file was already fresh)."""
+
+    written: bool
+    message: str
+    problems: List[Diagnostic]
+
+
+def write_manifest(root: Path, config: Config, target: Optional[Path] = None) -> WriteOutcome:
+    """Generate the manifest of the project at ``root`` and write it to ``target`` (default: the
+    ``manifest`` setting under ``root``) when its bytes change: what ``hermes-lint manifest``
+    does, and what ``new-tool`` calls after adding a tool."""
+    from hermes_lint.atomic import write_atomic
+    from hermes_lint.manifest import generate_for_root, import_lines, is_fresh, read_current, summary
+
+    if target is None:
+        target = root / config.manifest
+    shown = _display_path(target, root)
+    generated = generate_for_root(root, config)
+    if not generated.ok:
+        return WriteOutcome(False, _refusal(shown, generated, "written"), list(generated.problems))
+    if is_fresh(read_current(target), generated):
+        return WriteOutcome(False, f"{shown} is up to date ({summary(generated.data)})", [])
+    write_atomic(target, generated.text)
+    lines = [*import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
+    return WriteOutcome(True, "\n".join(lines), [])
+
+
+def _refusal(shown: str, generated, verb: str) -> str:
+    count = len(generated.problems)
+    return (
+        f"hermes-lint: {shown} not {verb}: {count} error{'' if count == 1 else 's'} above would "
+        "make it wrong; fix them first"
+    )
 
 
 def _labelled_changes(current, data: dict, shown: str) -> str:

@@ -187,6 +187,14 @@ class Registration:
     schema_locations: Tuple[Tuple[Tuple[Any, ...], Location], ...] = ()
     positional_args: int = 0
     has_star_args: bool = False  # *args or **kwargs: the call cannot be read statically
+    # The schema's top-level keys that ``dynamic_schema_overrides=`` may replace at run time:
+    # () without overrides (or ``None``), None when unknown. An overrides function whose every
+    # ``return`` is a dict display with constant keys gives those keys.
+    override_keys: Optional[Tuple[str, ...]] = ()
+
+    def overrides_may_change(self, key: str) -> bool:
+        """Whether run-time overrides may replace the schema's top-level ``key``."""
+        return self.override_keys is None or key in self.override_keys
 
     def keyword(self, name: str) -> Optional[Keyword]:
         for kw in self.keywords:

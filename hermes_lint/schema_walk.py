@@ -334,7 +334,7 @@ def locate(registration: Registration, path: JsonPath, ctx: Any = None) -> Locat
     return found or registration.location
 
 
-def has_dynamic_overrides(registration: Registration) -> bool:
-    """``dynamic_schema_overrides=`` merges run-time values over the schema's top-level keys."""
-    return registration.keyword("dynamic_schema_overrides") is not None or registration.positional_args > 10
+def overrides_may_change(registration: Registration, key: str) -> bool:
+    """Whether ``dynamic_schema_overrides=`` may replace the schema's top-level ``key`` at run time."""
+    return registration.overrides_may_change(key) or registration.positional_args > 10
 

@@ -66,7 +66,7 @@ def project(root: Path, ratios: str = '["16:9", "9:16"]') -> Path:
 def check(root: Path, *args: str) -> list:
     result = CliRunner().invoke(main, ["check", "--root", str(root), "-j", "1", *args])
     assert result.exit_code in (0, 1), result.output
-    return result.output.splitlines()
+    return result.stdout.splitlines()
 
 
 def test_a_schema_from_a_sibling_module_is_checked_like_a_local_one(tmp_path):
@@ -126,3 +126,16 @@ def test_an_import_cycle_and_an_installed_package_stay_unknown(tmp_path):
         "tools/video_tool.py:14:62: HRM301 schema cannot be evaluated statically: imported name RATIOS "
         "(yaml.RATIOS) (in module tools.shared_schema) (at `parameters.properties.ratio.type`)"
     ]
+
+
+def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_sees_them_change(tmp_path):
+    from hermes_lint.config import load_config
+    from hermes_lint.manifest import generate_for_root
+
+    root = project(tmp_path)
+    generated = generate_for_root(root, load_config(root))
+    record = generated.data["modules"]["tools.video_tool"]
+    assert record["reads"] == ["agent/options.py", "tools/shared_schema.py"]
+    assert set(record["reads"]) <= set(generated.data["sources"])
+    enum = generated.data["tools"]["video_make"]["schema"]["parameters"]["properties"]["ratio"]["enum"]
+    assert enum == ["16:9", "9:16"]

@@ -25,6 +25,7 @@ from hermes_lint.engine import check_sources, collect_sources
 from hermes_lint.formats import SARIF_SCHEMA_URI, format_github, format_sarif
 from hermes_lint.model import Diagnostic
 from hermes_lint.report import FORMATTERS
+from hermes_lint.rule_docs import render_rule_page
 from hermes_lint.rules import rule_by_code
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
@@ -90,10 +91,13 @@ def normalized_sarif(text: str) -> dict:
         assert rule["name"] == cls.__name__
         assert rule["shortDescription"] == {"text": cls.summary}
         assert rule["fullDescription"] == {"text": cls.rationale()}
-        assert rule["help"] == {"text": cls.doc()}
+        assert rule["help"] == {"text": cls.doc(), "markdown": render_rule_page(cls)}
+        assert rule["helpUri"] == f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/{cls.code}.md"
         rule["shortDescription"]["text"] = f"<{rule['id']} summary>"
         rule["fullDescription"]["text"] = f"<{rule['id']} rationale>"
         rule["help"]["text"] = f"<{rule['id']} documentation>"
+        rule["help"]["markdown"] = f"<{rule['id']} page>"
+        rule["helpUri"] = f"<{rule['id']} url>"
     return log
 
 
@@ -162,9 +166,9 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
         diagnostics = fixture_diagnostics()
         fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)
         assert fixes, "the fixture has a fixable finding"
-        assert result.output == formatter(diagnostics, fixes=fixes)
+        assert result.stdout == formatter(diagnostics, fixes=fixes)
     else:
-        assert result.output == formatter(fixture_diagnostics())
+        assert result.stdout == formatter(fixture_diagnostics())
 
 
 def test_sarif_fixes_are_valid_sarif(sarif_validator):

@@ -74,6 +74,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         self._located = located
         self._foreign: Dict[str, Any] = {}  # dotted name -> evaluator of that project module, or None
         self._read_modules: Dict[str, str] = {}  # relative path -> sha256 of each module read
+        self._inspected_modules: Dict[str, str] = {}  # ... of each module only looked into
+        self._source: Tuple[str, str] = ("", "")  # (relative path, sha256) of a foreign module
         self._step_budget = step_budget
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
         self._index: Optional[_ModuleIndex] = None

@@ -21,13 +21,34 @@ _MISSING = object()
 class _Imports:
     """Cross-module evaluation (a mixin of ModuleEvaluator)."""
 
-    def read_modules(self) -> dict:
-        """``{relative path: sha256}`` of every project file a value was read from, transitively."""
+    def read_modules(self, inspected: bool = False) -> dict:
+        """``{relative path: sha256}`` of every project file a value was read from, transitively;
+        with ``inspected``, also the files only looked into (``imported_function``)."""
         found = dict(self._read_modules)
+        if inspected:
+            found.update(self._inspected_modules)
         for foreign in self._foreign.values():
             if foreign is not None:
-                found.update(foreign.read_modules())
+                found.update(foreign.read_modules(inspected))
         return found
+
+    def imported_function(self, name: str) -> Optional[tuple]:
+        """``(def node, imports of its module)`` when module-level ``name`` is imported from a
+        function of another project module, else None."""
+        kind = self._classify(name)
+        if kind[0] != "import":
+            return None
+        module, _, attr = kind[1].origin.rpartition(".")
+        try:
+            foreign = self._foreign_module(module, None, record=False) if module else None
+        except _Refusal:
+            return None
+        if foreign is None:
+            return None
+        found = foreign._classify(attr)
+        if found[0] != "function":
+            return None
+        return found[1].node, foreign._get_index().imports_by_name()
 
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
@@ -45,15 +66,23 @@ class _Imports:
             raise _Refusal(refusal, node)
         return foreign._export(attr, self, node)
 
-    def _foreign_module(self, module: str, node) -> Optional[Any]:
+    def _foreign_module(self, module: str, node, record: bool = True) -> Optional[Any]:
+        """The evaluator of project module ``module``; ``record``: a value is read from it (else
+        it is only looked into), which ``read_modules`` reports."""
         if self._project is None:
             return None
         absolute = absolute_module(module, self._module, self._is_package)
         if absolute is None:
             return None
-        cached = self._foreign.get(absolute, _MISSING)
-        if cached is not _MISSING:
-            return cached
+        foreign = self._foreign.get(absolute, _MISSING)
+        if foreign is _MISSING:
+            foreign = self._foreign[absolute] = self._new_foreign(absolute, node)
+        if foreign is not None:
+            relative, sha256 = foreign._source
+            (self._read_modules if record else self._inspected_modules)[relative] = sha256
+        return foreign
+
+    def _new_foreign(self, absolute: str, node) -> Optional[Any]:
         if absolute in self._chain:
             raise _Refusal(f"import cycle through module {absolute}", node)
         foreign = None
@@ -73,8 +102,7 @@ class _Imports:
                 chain=self._chain + (absolute,),
                 located=False,
             )
-            self._read_modules[relative] = sha256
-        self._foreign[absolute] = foreign
+            foreign._source = (relative, sha256)
         return foreign
 
     def _export(self, attr: str, importer: Any, node) -> Any:

@@ -20,12 +20,15 @@ def run_fix_options(
     unsafe: bool,
     diff: bool,
     add_noqa: bool,
-    output_format: str,
     exit_zero: bool,
     in_paths,
-    jobs: int,
+    jobs: Optional[int],
     use_cache: bool,
+    quiet: bool,
+    report,
 ) -> int:
+    """``report(diagnostics)`` writes the remaining diagnostics as ``check`` would (format,
+    ``--output-file``...), without its summary line: the fix summary takes its place."""
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError
     from hermes_lint.fix import command
 
@@ -38,30 +41,28 @@ def run_fix_options(
         diagnostics = run_project(root, config, jobs=jobs, use_cache=use_cache)
         if keep is not None:
             diagnostics = [d for d in diagnostics if keep(d)]
-        report = command.add_noqa(root, diagnostics)
-        for note in report.skipped:
+        added = command.add_noqa(root, diagnostics)
+        for note in added.skipped:
             command.echo_err(f"hermes-lint: {note}")
-        command.echo_err(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.")
+        if not quiet:
+            command.echo_err(f"Added {added.added} noqa directive{'s' if added.added != 1 else ''}.")
         return EXIT_CLEAN
-    report = command.fix_project(root, config, unsafe=unsafe, wanted=keep, jobs=jobs, use_cache=use_cache)
-    for note in report.notes:
+    report_of_fixes = command.fix_project(root, config, unsafe=unsafe, wanted=keep, jobs=jobs, use_cache=use_cache)
+    for note in report_of_fixes.notes:
         command.echo_err(f"hermes-lint: note: {note}")
     if diff:
-        sys.stdout.write(command.unified_diff(report))
-        command.echo_err(f"Would fix {report.fixed} ({len(report.changed)} file{'s' if len(report.changed) != 1 else ''}).")
-        return EXIT_FINDINGS if report.changed and not exit_zero else EXIT_CLEAN
+        changed = report_of_fixes.changed
+        sys.stdout.write(command.unified_diff(report_of_fixes))
+        if not quiet:
+            command.echo_err(f"Would fix {report_of_fixes.fixed} ({len(changed)} file{'s' if len(changed) != 1 else ''}).")
+        return EXIT_FINDINGS if changed and not exit_zero else EXIT_CLEAN
     try:
-        command.write_fixes(root, report)
+        command.write_fixes(root, report_of_fixes)
     except (command.FixWriteError, OSError) as exc:
         raise UsageError(str(exc)) from None
-    remaining = [d for d in report.remaining if keep is None or keep(d)]
-    report.remaining = remaining
-    from hermes_lint.report import FORMATTERS
-
-    if output_format in ("json", "sarif"):
-        fixes = command.fixes_on_disk(root, config, remaining)
-        sys.stdout.write(FORMATTERS[output_format](remaining, fixes=fixes))
-    else:
-        sys.stdout.write(FORMATTERS[output_format](remaining))
-    command.echo_err(command.summary(report))
+    remaining = [d for d in report_of_fixes.remaining if keep is None or keep(d)]
+    report_of_fixes.remaining = remaining
+    report(remaining)
+    if not quiet:
+        command.echo_err(command.summary(report_of_fixes))
     return EXIT_FINDINGS if remaining and not exit_zero else EXIT_CLEAN

@@ -134,9 +134,12 @@ def unified_diff(report: FixReport) -> str:
     return "".join(parts)
 
 
-def fixes_on_disk(root: Path, config: Config, diagnostics: Sequence[Diagnostic]) -> Dict[Diagnostic, Fix]:
+def fixes_on_disk(
+    root: Path, config: Config, diagnostics: Sequence[Diagnostic], sources: Optional[Dict[str, bytes]] = None
+) -> Dict[Diagnostic, Fix]:
     """Each diagnostic's fix (safe and unsafe), for the JSON and SARIF outputs: only the files
-    with a fixable finding (and toolsets.py) are read."""
+    with a fixable finding (and toolsets.py) are read; ``sources``: texts that stand for files
+    (an editor's buffer read from stdin)."""
     from hermes_lint.fix.run import fixable_rules, fixes_for
     from hermes_lint.fix.source import FixSource, decode_fixable
 
@@ -147,7 +150,7 @@ def fixes_on_disk(root: Path, config: Config, diagnostics: Sequence[Diagnostic])
     texts = {}
     for path in {d.path for d in fixable} | {config.toolsets_file}:
         try:
-            text = decode_fixable((root / path).read_bytes())
+            text = decode_fixable(sources[path] if sources and path in sources else (root / path).read_bytes())
         except OSError:
             continue
         if text is not None:

@@ -57,7 +57,8 @@ class Invalid:
 
     ``line`` is required; ``col`` and ``message`` are asserted when given. ``path`` is where the
     finding is expected (default: the example file). ``also`` lists further expected
-    ``(line, col)`` findings of the same rule, for examples that must report more than once.
+    ``(line, col)`` findings of the same rule (``(path, line, col)`` in another file of the
+    example), for examples that must report more than once.
     """
 
     code: str
@@ -67,11 +68,28 @@ class Invalid:
     path: str = EXAMPLE_PATH
     files: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
-    also: Tuple[Tuple[int, int], ...] = ()
-    # For a rule with a fix: the example file after ``--fix --unsafe-fixes`` restricted to this
-    # rule (None: the rule offers no fix for this finding), and the other files that change.
-    fixed: Optional[str] = None
-    fixed_files: Mapping[str, str] = field(default_factory=dict)
+    also: Tuple[Union[Tuple[int, int], Tuple[str, int, int]], ...] = ()
+    # How to fix it, shown as "Use instead" in the rule's documentation: (old, new) text
+    # replacements, each of a text found exactly once in the example's files (after the ones
+    # before it); the fixed example must pass the rule (tests/test_rule_examples.py).
+    fix: Tuple[Tuple[str, str], ...] = ()
+    # For a rule with an automatic fix (``Rule.fix``): the example file after ``check --fix
+    # --unsafe-fixes`` restricted to this rule (None: the rule offers no fix for this finding),
+    # and the other files that change.
+    autofixed: Optional[str] = None
+    autofixed_files: Mapping[str, str] = field(default_factory=dict)
+
+    def fixed(self) -> Valid:
+        """The example with ``fix`` applied: a project the rule must accept."""
+        files = {EXAMPLE_PATH: inspect.cleandoc(self.code), **{p: inspect.cleandoc(t) for p, t in self.files.items()}}
+        for old, new in self.fix:
+            holders = [path for path, text in files.items() if old in text]
+            count = sum(text.count(old) for text in files.values())
+            if count != 1:
+                raise ValueError(f"fix text {old!r} occurs {count} times in the example, not once")
+            files[holders[0]] = files[holders[0]].replace(old, new)
+        code = files.pop(EXAMPLE_PATH)
+        return Valid(code, files=files, options=self.options)
 
 
 Example = Union[Valid, Invalid]
@@ -88,7 +106,7 @@ class Rule:
     # Where the rule's facts come from (provider documentation, runtime source); printed by
     # `hermes-lint explain`.
     sources: ClassVar[Sequence[str]] = ()
-    # A rule that can fix its findings: "safe" (``check --fix``) or "unsafe" (may change
+    # A rule that can fix its findings itself: "safe" (``check --fix``) or "unsafe" (may change
     # behaviour: also ``--unsafe-fixes``), what the fix does, and ``fix`` below.
     fix_applicability: ClassVar[Optional[str]] = None
     fix_title: ClassVar[str] = ""
@@ -102,6 +120,14 @@ class Rule:
         read from ``source`` (``hermes_lint.fix.source.FixSource``); None when there is no safe
         way to (a value that is not a literal in the same file, a shape the fix does not know)."""
         return None
+
+    @classmethod
+    def fix_description(cls) -> str:
+        """One line for the docs: whether ``check --fix`` fixes the rule's findings, and how."""
+        if cls.fix_applicability is None:
+            return "No automatic fix: fix by hand."
+        how = "`check --fix`" if cls.fix_applicability == "safe" else "`check --fix --unsafe-fixes`"
+        return f"{how} does ({cls.fix_applicability}): {cls.fix_title}."
 
     @classmethod
     def needs_schemas(cls, config: Any) -> bool:
@@ -123,28 +149,15 @@ class Rule:
         return tuple(ex if isinstance(ex, Valid) else Valid(ex) for ex in cls.valid)
 
     @classmethod
-    def fix_description(cls) -> str:
-        """One line for the docs: whether the rule has a fix, what it does and how safe it is."""
-        if cls.fix_applicability is None:
-            return "none (fix by hand)"
-        how = "`check --fix`" if cls.fix_applicability == "safe" else "`check --fix --unsafe-fixes`"
-        return f"{cls.fix_applicability}: {cls.fix_title} ({how})"
-
-    @classmethod
     def doc(cls) -> str:
         """The rule's full documentation: summary, rationale, sources and examples."""
         parts = [f"{cls.code}: {cls.summary}", "", cls.rationale()]
         if cls.sources:
             parts += ["", "Sources:"] + [f"  - {s}" for s in cls.sources]
-        parts += ["", f"Fix: {cls.fix_description()}"]
         for title, examples in (("Valid", cls.valid_examples()), ("Invalid", cls.invalid)):
             for number, example in enumerate(examples):
                 parts += ["", f"{title} example {number}:"]
                 if isinstance(example, Invalid):
                     parts[-1] += f" (reported at line {example.line})"
                 parts += ["    " + line for line in inspect.cleandoc(example.code).splitlines()]
-                if isinstance(example, Invalid) and example.fixed is not None:
-                    parts += ["", "  fixed:"] + ["    " + line for line in inspect.cleandoc(example.fixed).splitlines()]
-                elif isinstance(example, Invalid) and cls.fix_applicability is not None and not hasattr(cls, "run_example"):
-                    parts += ["", "  (no fix is offered for this one)"]
         return "\n".join(parts).rstrip() + "\n"

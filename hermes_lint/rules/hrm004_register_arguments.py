@@ -43,7 +43,8 @@ class RegisterArguments(Rule):
             line=2,
             col=80,
             message="unknown keyword `check_func=` (did you mean `check_fn=`?)",
-            fixed="""
+            fix=(('check_func=', 'check_fn='),),
+            autofixed="""
             from tools.registry import registry
             registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "", check_fn=lambda: True)
             """,

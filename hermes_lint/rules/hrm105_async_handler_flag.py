@@ -74,7 +74,8 @@ class AsyncHandlerFlag(Rule):
             col=61,
             message="handler `_handle` is `async def` but is registered without `is_async=True`; "
             "dispatch would get an un-awaited coroutine",
-            fixed="""
+            fix=(('handler=_handle)', 'handler=_handle, is_async=True)'),),
+            autofixed="""
             from tools.registry import registry
 
             async def _handle(args, **kw):
@@ -100,7 +101,7 @@ class AsyncHandlerFlag(Rule):
             """,
             line=10,
             col=13,
-            fixed="""
+            autofixed="""
             from tools.registry import registry
 
             async def _handle(args, **kw):
@@ -129,7 +130,7 @@ class AsyncHandlerFlag(Rule):
             col=70,
             message="handler lambda returns the coroutine of `async def fetch` but is registered without "
             "`is_async=True`; dispatch would get an un-awaited coroutine",
-            fixed="""
+            autofixed="""
             from tools.registry import registry
 
             async def fetch(url):

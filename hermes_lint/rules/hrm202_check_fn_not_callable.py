@@ -88,7 +88,8 @@ class CheckFnNotCallable(Rule):
             col=28,
             message="`check_fn=check_weather_requirements()` passes the result of calling "
             "`check_weather_requirements`, not the function: drop the parentheses",
-            fixed="""
+            fix=(('check_fn=check_weather_requirements())', 'check_fn=check_weather_requirements)'),),
+            autofixed="""
             import os
             from tools.registry import registry
 

@@ -73,7 +73,8 @@ class SchemaNameMismatch(Rule):
             line=4,
             col=5,
             message="schema name 'wether' differs from the registered name 'weather'",
-            fixed="""
+            fix=(('"name": "wether"', '"name": "weather"'),),
+            autofixed="""
             from tools.registry import registry
 
             SCHEMA = {

@@ -96,7 +96,8 @@ class RequiredNotDeclared(Rule):
             """,
             line=9,
             message="`required` names `querry`, which is not in `properties` (did you mean `query`?)",
-            fixed="""
+            fix=(('["querry"]', '["query"]'),),
+            autofixed="""
             from tools.registry import registry
 
             SCHEMA = {
@@ -140,7 +141,7 @@ class RequiredNotDeclared(Rule):
             """,
             line=15,
             message="`required` of `questions[]` names `choices`, which is not in its `properties`",
-            fixed="""
+            autofixed="""
             from tools.registry import registry
 
             SCHEMA = {

@@ -91,7 +91,8 @@ class RequiredWithDefault(Rule):
             col=44,
             message="parameter `timeout` is required and has a default 60: a default applies only "
             "to an argument that may be left out",
-            fixed="""
+            fix=(('"required": ["command", "timeout"]', '"required": ["command"]'),),
+            autofixed="""
             from tools.registry import registry
 
             SCHEMA = {

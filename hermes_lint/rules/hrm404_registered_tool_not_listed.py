@@ -71,7 +71,8 @@ class RegisteredToolNotListed(Rule):
             line=4,
             col=10,
             message="tool `patch` is registered but no toolset in toolsets.py lists it: no agent is offered it",
-            fixed="""
+            fix=(('"tools": ["write_file"]', '"tools": ["write_file", "patch"]'),),
+            autofixed="""
             from tools.registry import registry
             registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")
             registry.register(
@@ -81,7 +82,7 @@ class RegisteredToolNotListed(Rule):
                 handler=lambda a, **k: "",
             )
             """,
-            fixed_files={"toolsets.py": TOOLSETS.replace('["write_file"]', '["write_file", "patch"]')},
+            autofixed_files={"toolsets.py": TOOLSETS.replace('["write_file"]', '["write_file", "patch"]')},
         ),
         Invalid(
             """
@@ -91,11 +92,11 @@ class RegisteredToolNotListed(Rule):
             files={"toolsets.py": TOOLSETS},
             line=2,
             col=1,
-            fixed="""
+            autofixed="""
             from tools.registry import registry
             registry.register("search_files", "file", {}, lambda a, **k: "")
             """,
-            fixed_files={"toolsets.py": TOOLSETS.replace('["write_file"]', '["write_file", "search_files"]')},
+            autofixed_files={"toolsets.py": TOOLSETS.replace('["write_file"]', '["write_file", "search_files"]')},
         ),
         # toolsets.py has no toolset "web": which one the tool belongs to is the user's choice
         Invalid(

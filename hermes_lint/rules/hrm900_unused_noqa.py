@@ -43,7 +43,8 @@ class UnusedNoqa(Rule):
             col=8,
             message="unused `# noqa` for HRM101: it suppresses nothing",
             options={"select": ["HRM900", "HRM101"]},
-            fixed="""
+            fix=(('x = 1  # noqa: HRM101', 'x = 1'),),
+            autofixed="""
             import json
             x = 1
             """,
@@ -56,7 +57,7 @@ class UnusedNoqa(Rule):
             line=1,
             col=12,
             options={"select": ["HRM900", "HRM101"]},
-            fixed="""
+            autofixed="""
             import os  # noqa: F401 -- re-exported
             """,
         ),
@@ -68,7 +69,7 @@ class UnusedNoqa(Rule):
             col=8,
             also=((1, 8),),
             options={"select": ["HRM900", "HRM101", "HRM107"]},
-            fixed="""
+            autofixed="""
             x = 1
             """,
         ),
