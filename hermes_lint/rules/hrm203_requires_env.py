@@ -200,6 +200,16 @@ class RequiresEnvMismatch(Rule):
             col=12,
             message="`MAIL_TOKEN` is required by check_fn `check_mail` but not "
             "listed in `requires_env` of tool `mail`",
+            autofixed="""
+            from tools.registry import registry
+            from vendor_secrets import secret
+
+            def check_mail():
+                return secret("MAIL_TOKEN") is not None
+
+            registry.register(name="mail", toolset="mail", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_mail, requires_env=["MAIL_TOKEN"])
+            """,
         ),
         Invalid(
             """
