@@ -158,8 +158,13 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors, and which registry contract was used.")
+@click.option("--fix", "fix", is_flag=True, help="Apply safe fixes, then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply fixes that may change behaviour.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 when there is something to fix).")
+@click.option("--add-noqa", is_flag=True, help="Append `# noqa: CODE` to each line with a finding (merged with an existing noqa comment).")
 def check(paths, root, config_file, output_format, select, extend_select, ignore, providers, changed, stdin_filename,
-          show_source, statistics, output_file, quiet, exit_zero, jobs, no_cache, debug) -> None:
+          show_source, statistics, output_file, quiet, exit_zero, jobs, no_cache, debug,
+          fix, unsafe_fixes, show_diff, add_noqa) -> None:
     """Check the project's tool modules and toolsets.py.
 
     With PATHS, only diagnostics located in those files are reported; project rules still see
@@ -185,6 +190,18 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
         )
         if debug:
             _echo_contracts(project_root, config)
+        if fix or show_diff or add_noqa:
+            from hermes_lint.fix.cli_action import run_fix_options
+
+            if stdin is not None:
+                raise UsageError("--fix, --diff and --add-noqa edit files on disk: they cannot read stdin")
+            return run_fix_options(
+                project_root, config, wanted=relative_paths(project_root, given, outside_ok=changed) if paths else None,
+                fix=fix, unsafe=unsafe_fixes, diff=show_diff, add_noqa=add_noqa, exit_zero=exit_zero,
+                in_paths=_in_paths, jobs=jobs, use_cache=not no_cache, quiet=quiet,
+                report=lambda found: _report(found, project_root, config, output_format, output_file, {},
+                                             show_source=show_source, statistics=statistics, quiet=True),
+            )
         with _progress(project_root, config, quiet):
             if stdin is not None:
                 relative = relative_paths(project_root, [str(stdin.parent)])[0]
@@ -310,6 +327,11 @@ def _report(diagnostics, root: Path, config, output_format: str, output_file: Op
             source_lines=source_lines if show_source else None,
             url_of=(lambda code: rule_url(code, docs_url)) if show_source else None,
         )
+    elif output_format in ("json", "sarif"):  # these carry each diagnostic's fix
+        from hermes_lint.fix.command import fixes_on_disk
+
+        fixes = fixes_on_disk(root, config, diagnostics, sources)
+        text = FORMATTERS[output_format](diagnostics, docs_url=docs_url, fixes=fixes)
     else:
         text = FORMATTERS[output_format](diagnostics, docs_url=docs_url)
     if output_file is not None:

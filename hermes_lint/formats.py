@@ -38,7 +38,7 @@ def _sarif_rule(code: str, docs_url: str) -> dict:
     }
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "") -> str:
+def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "", fixes=None) -> str:
     """One SARIF run whose ``tool.driver.rules`` lists the rules that reported something.
 
     Only reported rules are described (as ruff does): the output stays small and its bytes do
@@ -64,6 +64,9 @@ def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "") -> str:
         }
         for d in diagnostics
     ]
+    for result, d in zip(results, diagnostics):
+        if fixes and d in fixes:
+            result["fixes"] = [_sarif_fix(fixes[d])]
     log = {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
@@ -82,6 +85,32 @@ def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "") -> str:
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_fix(fix) -> dict:
+    """A SARIF ``fix``: one ``artifactChange`` per edited file, each edit a ``replacement`` of a
+    region (an insertion deletes an empty one); whether it is safe goes in the property bag."""
+    changes: Dict[str, List[dict]] = {}
+    for edit in fix.edits:
+        changes.setdefault(edit.path, []).append(
+            {
+                "deletedRegion": {
+                    "startLine": edit.start[0],
+                    "startColumn": edit.start[1],
+                    "endLine": edit.end[0],
+                    "endColumn": edit.end[1],
+                },
+                "insertedContent": {"text": edit.content},
+            }
+        )
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [
+            {"artifactLocation": {"uri": quote(path), "uriBaseId": "%SRCROOT%"}, "replacements": replacements}
+            for path, replacements in sorted(changes.items())
+        ],
+        "properties": {"applicability": fix.applicability},
+    }
 
 
 # The escaping of @actions/core's command.ts (escapeData / escapeProperty).

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Callable, Dict, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Sequence
 
 from hermes_lint import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.fix.edits import Fix
     from hermes_lint.model import Diagnostic
 
 # Where each rule's page is published: this repository's docs/rules/ at the release's tag, so
@@ -24,17 +25,28 @@ def format_text(diagnostics: Sequence[Diagnostic], docs_url: str = DOCS_URL) -> 
     return "".join(d.as_text() + "\n" for d in diagnostics)
 
 
-def format_json(diagnostics: Sequence[Diagnostic], docs_url: str = DOCS_URL) -> str:
-    """A JSON array of {path, line, col, code, message, url}: a contract other tools parse."""
+def format_json(
+    diagnostics: Sequence[Diagnostic], docs_url: str = DOCS_URL, fixes: Optional[Mapping[Diagnostic, Fix]] = None
+) -> str:
+    """A JSON array of {path, line, col, code, message, url, fix}: a contract other tools parse.
+    ``fix`` is null or {applicability, message, edits} (``hermes_lint.fix.edits.Fix``)."""
+    fixes = fixes or {}
     return json.dumps(
-        [{**d.as_json(), "url": rule_url(d.code, docs_url)} for d in diagnostics], indent=2, ensure_ascii=False
+        [
+            {**d.as_json(), "url": rule_url(d.code, docs_url), "fix": fixes[d].as_json() if d in fixes else None}
+            for d in diagnostics
+        ],
+        indent=2,
+        ensure_ascii=False,
     ) + "\n"
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = DOCS_URL) -> str:
+def format_sarif(
+    diagnostics: Sequence[Diagnostic], docs_url: str = DOCS_URL, fixes: Optional[Mapping[Diagnostic, Fix]] = None
+) -> str:
     from hermes_lint import formats  # imported for these two formats only (text and JSON need none of it)
 
-    return formats.format_sarif(diagnostics, docs_url)
+    return formats.format_sarif(diagnostics, docs_url, fixes=fixes)
 
 
 def format_github(diagnostics: Sequence[Diagnostic], docs_url: str = DOCS_URL) -> str:

@@ -46,6 +46,15 @@ def render_rule_page(rule: Type[Rule]) -> str:
         for path, text in sorted(fixed.files.items()):
             if inspect.cleandoc(first.files.get(path, "")) != text:
                 lines += [f"`{path}`:", ""] + code_block(text)
+    lines += ["## Automatic fix", "", rule.fix_description(), ""]
+    same_as_use_instead = (
+        first.autofixed is not None
+        and first.fix
+        and not first.autofixed_files
+        and first.fixed().code == inspect.cleandoc(first.autofixed)
+    )
+    if _offers_fixes(rule) and not same_as_use_instead:
+        lines += _autofixed(first)
     if notes:
         lines += ["## Notes", "", "\n\n".join(notes), ""]
     options = sorted({key for ex in (*rule.invalid, *rule.valid_examples()) for key in ex.options} & set(OPTION_DOCS))
@@ -62,7 +71,24 @@ def render_rule_page(rule: Type[Rule]) -> str:
         if isinstance(example, Invalid):
             heading += f" ({_where(example)})"
         lines += [heading, ""] + _example(example)
+        if isinstance(example, Invalid):
+            lines += _autofixed(example) if _offers_fixes(rule) else []
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _offers_fixes(rule: Type[Rule]) -> bool:
+    """Whether the rule's INVALID examples show what ``check --fix`` makes of them (HRM501's
+    fix is a regeneration, shown by ``manifest``, not an edit of the example)."""
+    return rule.fix_applicability is not None and not hasattr(rule, "run_example")
+
+
+def _autofixed(example: Invalid) -> List[str]:
+    if example.autofixed is None:
+        return ["No automatic fix for this one.", ""]
+    lines = ["After `check --fix`:", ""] + code_block(example.autofixed)
+    for path, text in sorted(example.autofixed_files.items()):
+        lines += [f"`{path}` after `check --fix`:", ""] + code_block(text)
+    return lines
 
 
 # A rationale's second paragraph is its "why" unless it opens as one of these notes on scope
@@ -133,8 +159,11 @@ _ESCAPED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}
 
 
 def render_index() -> str:
-    lines = ["# Rules", "", "| code | what it reports |", "|---|---|"]
-    lines += [f"| [{rule.code}]({rule.code}.md) | {rule.summary} |" for rule in all_rules()]
+    lines = ["# Rules", "", "| code | what it reports | `--fix` |", "|---|---|---|"]
+    lines += [
+        f"| [{rule.code}]({rule.code}.md) | {rule.summary} | {rule.fix_applicability or ''} |"
+        for rule in all_rules()
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -51,8 +51,10 @@ def add_tool(
     *,
     core: bool = False,
     toolset_description: str = "",
+    create_toolset: bool = True,
 ) -> ToolsetsEdit:
-    """List ``tool`` in ``toolset`` (created when missing) and, with ``core``, in
+    """List ``tool`` in ``toolset`` (created when missing, unless ``create_toolset`` is false:
+    then a missing toolset is a ``ToolsetsEditError``) and, with ``core``, in
     ``_HERMES_CORE_TOOLS``. A name already listed is left alone."""
     module = _parse(source)
     lists = _ListEdits()
@@ -65,6 +67,8 @@ def add_tool(
             f"{TOOLSETS_NAME} is not a dict literal (it is `{_snippet(module, toolsets)}`)"
         )
     entry = _literal_entries(module, toolsets, TOOLSETS_NAME).get(toolset)
+    if entry is None and not create_toolset:
+        raise ToolsetsEditError(f'it has no toolset "{toolset}"')
     if entry is None:
         element = _new_toolset_element(toolsets, tool, toolset, toolset_description)
         lists.replace(toolsets, append_element(toolsets, element))

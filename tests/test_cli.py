@@ -82,6 +82,19 @@ def test_json_format_is_an_array_of_objects(tmp_path):
             "code": "HRM004",
             "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)",
             "url": f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/HRM004.md",
+            "fix": {
+                "applicability": "safe",
+                "message": "rename an unknown keyword to the one registry keyword it is close to "
+                "(`check_func=` becomes `check_fn=`)",
+                "edits": [
+                    {
+                        "path": "tools/echo_tool.py",
+                        "content": "check_fn",
+                        "location": {"line": 30, "col": 5},
+                        "end_location": {"line": 30, "col": 15},
+                    }
+                ],
+            },
         }
     ]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from hermes_lint import __version__
+from hermes_lint.rules.hrm004_register_arguments import RegisterArguments
 from hermes_lint.terminal import Progress
 from tests.test_cli import GOOD_TOOL, make_project, run
 
@@ -73,7 +74,10 @@ def test_output_file_holds_the_report(project, tmp_path):
     assert result.stderr == f"Found 1 diagnostic in 1 file (report written to {target})\n"
     assert json.loads(target.read_text()) == [
         {"path": "tools/echo_tool.py", "line": 30, "col": 5, "code": "HRM004",
-         "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)", "url": URL.format("HRM004")}
+         "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)", "url": URL.format("HRM004"),
+         "fix": {"applicability": "safe", "message": RegisterArguments.fix_title, "edits": [
+             {"path": "tools/echo_tool.py", "content": "check_fn",
+              "location": {"line": 30, "col": 5}, "end_location": {"line": 30, "col": 15}}]}}
     ]
     refused = run(["check", "-o", str(tmp_path / "missing" / "r.txt")], project)
     assert refused.exit_code == 2

@@ -160,4 +160,31 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
     monkeypatch.chdir(PROJECT)
     result = CliRunner().invoke(main, ["check", "--select", "HRM001,HRM004", "--format", name])
     assert result.exit_code == 1
-    assert result.stdout == formatter(fixture_diagnostics())
+    if name == "sarif":  # SARIF carries each finding's fix
+        from hermes_lint.fix.command import fixes_on_disk
+
+        diagnostics = fixture_diagnostics()
+        fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)
+        assert fixes, "the fixture has a fixable finding"
+        assert result.stdout == formatter(diagnostics, fixes=fixes)
+    else:
+        assert result.stdout == formatter(fixture_diagnostics())
+
+
+def test_sarif_fixes_are_valid_sarif(sarif_validator):
+    """Each fixable finding's result has ``fixes``: its replacement, as the schema says."""
+    from hermes_lint.fix.command import fixes_on_disk
+
+    diagnostics = fixture_diagnostics()
+    fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)
+    log = json.loads(format_sarif(diagnostics, fixes=fixes))
+    sarif_validator.validate(log)
+    fixed = [r for r in log["runs"][0]["results"] if "fixes" in r]
+    assert [r["ruleId"] for r in fixed] == ["HRM004"]
+    (fix,) = fixed[0]["fixes"]
+    (change,) = fix["artifactChanges"]
+    (replacement,) = change["replacements"]
+    assert replacement["insertedContent"] == {"text": "check_fn"}
+    region = replacement["deletedRegion"]
+    assert region["endColumn"] - region["startColumn"] == len("check_func")
+    assert fix["properties"] == {"applicability": "safe"}

@@ -40,7 +40,8 @@ def test_every_page_opens_with_what_why_example_and_fix_and_ends_with_the_valid_
 
 def test_hrm004_page_shows_the_fix():
     page = rendered_pages()["HRM004.md"]
-    use_instead = page[page.index("## Use instead"):page.index("## Notes") if "## Notes" in page else None]
+    start = page.index("## Use instead")
+    use_instead = page[start:page.find("\n## ", start)]
     assert "check_fn=lambda: True)" in use_instead and "check_func" not in use_instead
 
 

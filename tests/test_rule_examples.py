@@ -129,3 +129,50 @@ NO_FIX = {"HRM501"}
 def test_every_rule_shows_a_fix():
     without = [rule.code for rule in all_rules() if not any(example.fix for example in rule.invalid)]
     assert without == sorted(NO_FIX), "give one INVALID example a fix= (the page's Use instead)"
+
+
+# --- automatic fixes (check --fix): each INVALID example of a rule with one is a triple
+# (invalid, autofixed, autofixed passes the rule)
+
+
+def _autofix_cases():
+    for rule in all_rules():
+        if rule.fix_applicability is None or hasattr(rule, "run_example"):
+            continue
+        for number, example in enumerate(rule.invalid):
+            yield pytest.param(rule, example, id=f"{rule.code}-AUTOFIX-{number}")
+
+
+@pytest.mark.parametrize("rule, example", list(_autofix_cases()))
+def test_autofix_of_invalid_example(rule, example: Invalid):
+    """The fix gives ``example.autofixed`` (and ``autofixed_files``), which the rule then accepts, and a
+    second run changes nothing; ``autofixed=None``: the rule offers no fix for this finding."""
+    from dataclasses import replace
+
+    from hermes_lint.fix.run import fix_sources
+
+    config = config_from_table({"select": [rule.code], **example.options})
+    outcome = fix_sources(example_sources(example), config, unsafe=True)
+    if example.autofixed is None:
+        assert outcome.texts == {} and outcome.fixed == 0, outcome.texts
+        return
+    expected = {}
+    if inspect.cleandoc(example.autofixed) != inspect.cleandoc(example.code):
+        expected[EXAMPLE_PATH] = inspect.cleandoc(example.autofixed) + "\n"
+    expected.update({path: inspect.cleandoc(text) + "\n" for path, text in example.autofixed_files.items()})
+    assert {path: data.decode() for path, data in outcome.texts.items()} == expected
+    assert outcome.remaining == [d for d in outcome.remaining if d.code != rule.code]
+    fixed_example = replace(
+        example, code=example.autofixed, files={**example.files, **example.autofixed_files}
+    )
+    assert run_example(rule, fixed_example) == []
+    again = fix_sources(example_sources(fixed_example), config, unsafe=True)
+    assert again.texts == {} and again.fixed == 0
+
+
+def test_every_rule_with_an_autofix_shows_it():
+    for rule in all_rules():
+        if rule.fix_applicability is not None:
+            assert rule.fix_applicability in ("safe", "unsafe") and rule.fix_title, rule.code
+            if not hasattr(rule, "run_example"):
+                assert any(ex.autofixed is not None for ex in rule.invalid), f"{rule.code} has no fixed example"

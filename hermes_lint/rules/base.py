@@ -73,6 +73,11 @@ class Invalid:
     # replacements, each of a text found exactly once in the example's files (after the ones
     # before it); the fixed example must pass the rule (tests/test_rule_examples.py).
     fix: Tuple[Tuple[str, str], ...] = ()
+    # For a rule with an automatic fix (``Rule.fix``): the example file after ``check --fix
+    # --unsafe-fixes`` restricted to this rule (None: the rule offers no fix for this finding),
+    # and the other files that change.
+    autofixed: Optional[str] = None
+    autofixed_files: Mapping[str, str] = field(default_factory=dict)
 
     def fixed(self) -> Valid:
         """The example with ``fix`` applied: a project the rule must accept."""
@@ -101,9 +106,28 @@ class Rule:
     # Where the rule's facts come from (provider documentation, runtime source); printed by
     # `hermes-lint explain`.
     sources: ClassVar[Sequence[str]] = ()
+    # A rule that can fix its findings itself: "safe" (``check --fix``) or "unsafe" (may change
+    # behaviour: also ``--unsafe-fixes``), what the fix does, and ``fix`` below.
+    fix_applicability: ClassVar[Optional[str]] = None
+    fix_title: ClassVar[str] = ""
 
     def check(self, ctx: Any) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @classmethod
+    def fix(cls, diagnostic: Any, source: Any) -> Optional[Sequence[Any]]:
+        """The edits (``hermes_lint.fix.edits.Edit``) that fix ``diagnostic``, one of this rule's,
+        read from ``source`` (``hermes_lint.fix.source.FixSource``); None when there is no safe
+        way to (a value that is not a literal in the same file, a shape the fix does not know)."""
+        return None
+
+    @classmethod
+    def fix_description(cls) -> str:
+        """One line for the docs: whether ``check --fix`` fixes the rule's findings, and how."""
+        if cls.fix_applicability is None:
+            return "No automatic fix: fix by hand."
+        how = "`check --fix`" if cls.fix_applicability == "safe" else "`check --fix --unsafe-fixes`"
+        return f"{how} does ({cls.fix_applicability}): {cls.fix_title}."
 
     @classmethod
     def needs_schemas(cls, config: Any) -> bool:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Iterator
 
 from hermes_lint.context import ModuleContext
@@ -40,6 +41,8 @@ class RegisterArguments(Rule):
 
     code = "HRM004"
     summary = "register() call with a missing required argument or an unknown keyword"
+    fix_applicability = "safe"
+    fix_title = "rename an unknown keyword to the one registry keyword it is close to (`check_func=` becomes `check_fn=`)"
 
     valid = [
         """
@@ -101,6 +104,31 @@ class RegisterArguments(Rule):
             col=80,
             message="unknown keyword `check_func=` (did you mean `check_fn=`?)",
             fix=(('check_func=', 'check_fn='),),
+            autofixed="""
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "", check_fn=lambda: True)
+            """,
+        ),
+        # the keyword it is close to is given already: renaming would pass it twice
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "",
+                              check_fn=lambda: True, check_func=lambda: False)
+            """,
+            line=3,
+            col=42,
+            message="unknown keyword `check_func=` (did you mean `check_fn=`?)",
+        ),
+        # nothing close: no guess
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "", colour="red")
+            """,
+            line=2,
+            col=80,
+            message="unknown keyword `colour=`",
         ),
         Invalid(
             """
@@ -127,6 +155,28 @@ class RegisterArguments(Rule):
             "parameter)",
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only when the message suggests exactly one keyword of the contract the check used
+        (``did you mean `check_fn=`?``) and the call does not pass it yet (by keyword or by
+        position)."""
+        import libcst as cst
+
+        from hermes_lint.fix.source import call_keyword
+
+        suggested = re.search(r"did you mean `(\w+)=`\?", diagnostic.message)
+        arg = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.Arg)
+        if suggested is None or arg is None or arg.keyword is None:
+            return None
+        keyword = suggested.group(1)
+        call = source.ancestor(diagnostic.path, arg, cst.Call)
+        if call is None or call_keyword(call, keyword) is not None:
+            return None
+        positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+        if keyword in BUILTIN.positional and BUILTIN.positional.index(keyword) < positional:
+            return None
+        return [source.replace(diagnostic.path, arg.keyword, keyword)]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         contract = ctx.contract or BUILTIN

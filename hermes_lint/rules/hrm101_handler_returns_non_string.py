@@ -107,6 +107,8 @@ class HandlerReturnsNonString(Rule):
 
     code = "HRM101"
     summary = "handler can return something other than a string"
+    fix_applicability = "unsafe"
+    fix_title = "wrap a returned dict or list literal in `json.dumps(...)`, importing `json` when needed (unsafe: a value JSON cannot encode now raises)"
 
     valid = [
         # an if/elif over every value of the schema's enum cannot fall off its end
@@ -296,6 +298,17 @@ class HandlerReturnsNonString(Rule):
             col=9,
             message="handler `_handle` can return a dict, not a JSON string",
             fix=(('from tools.registry import registry', 'import json\nfrom tools.registry import registry'), ('return {"error": "city is required"}', 'return json.dumps({"error": "city is required"})')),
+            autofixed="""
+            import json
+            from tools.registry import registry
+
+            def _handle(args, **kw):
+                if not args.get("city"):
+                    return json.dumps({"error": "city is required"})
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
         ),
         Invalid(
             """
@@ -322,6 +335,11 @@ class HandlerReturnsNonString(Rule):
             line=2,
             col=80,
             message="handler lambda can return a dict, not a JSON string",
+            autofixed="""
+            import json
+            from tools.registry import registry
+            registry.register(name="t", toolset="s", schema={}, handler=lambda args, **kw: json.dumps({"x": 1}))
+            """,
         ),
         Invalid(
             """
@@ -385,6 +403,29 @@ class HandlerReturnsNonString(Rule):
             also=((16, 9),),
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only a dict or list written in the ``return`` (or as the lambda's body): a value
+        returned from elsewhere (a variable, another function) has no fix."""
+        import libcst as cst
+
+        from hermes_lint.fix.transforms import module_import
+
+        path = diagnostic.path
+        literal_kinds = (cst.Dict, cst.List, cst.DictComp, cst.ListComp)
+        returned = source.node_at(path, diagnostic.line, diagnostic.col, cst.Return)
+        value = returned.value if returned is not None else None
+        if value is None:
+            value = source.node_at(path, diagnostic.line, diagnostic.col, cst.BaseExpression)
+            if not isinstance(source.parent(path, value), cst.Lambda):
+                return None
+        if not isinstance(value, literal_kinds):
+            return None
+        name, import_edits = module_import(source, path, "json")
+        if name is None:
+            return None
+        return [*import_edits, source.replace(path, value, f"{name}.dumps({source.code(path, value)})")]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analyzer = HandlerAnalyzer.of(ctx)

@@ -67,6 +67,8 @@ class AsyncHandlerFlag(Rule):
 
     code = "HRM105"
     summary = "async handler without is_async=True, or is_async=True on a handler returning no awaitable"
+    fix_applicability = "safe"
+    fix_title = "an awaitable handler without `is_async=True` gets it (`is_async=False` becomes `True`)"
 
     valid = [
         SEED_001_HANDLERS,
@@ -144,6 +146,14 @@ class AsyncHandlerFlag(Rule):
             col=61,
             message="handler `_handle` is `async def` but is registered without `is_async=True`; "
             "dispatch would get an un-awaited coroutine",
+            autofixed="""
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle, is_async=True)
+            """,
         ),
         Invalid(
             """
@@ -159,6 +169,46 @@ class AsyncHandlerFlag(Rule):
             message="handler `_handle` is `async def` but is registered without `is_async=True`; "
             "dispatch would get an un-awaited coroutine",
             fix=(('handler=_handle)', 'handler=_handle, is_async=True)'),),
+            autofixed="""
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle, is_async=True)
+            """,
+        ),
+        # one argument per line, with a trailing comma: the new one follows that layout
+        Invalid(
+            """
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            registry.register(
+                name="t",
+                toolset="s",
+                schema={},
+                handler=_handle,  # the entry point
+            )
+            """,
+            line=10,
+            col=13,
+            autofixed="""
+            from tools.registry import registry
+
+            async def _handle(args, **kw):
+                return "ok"
+
+            registry.register(
+                name="t",
+                toolset="s",
+                schema={},
+                handler=_handle,  # the entry point
+                is_async=True,
+            )
+            """,
         ),
         Invalid(
             """
@@ -174,6 +224,15 @@ class AsyncHandlerFlag(Rule):
             col=70,
             message="handler lambda returns the coroutine of `async def fetch` but is registered without "
             "`is_async=True`; dispatch would get an un-awaited coroutine",
+            autofixed="""
+            from tools.registry import registry
+
+            async def fetch(url):
+                return url
+
+            registry.register(name="t", toolset="s", schema={},
+                              handler=lambda args, **kw: fetch(args.get("url")), is_async=True)
+            """,
         ),
         Invalid(
             """
@@ -191,6 +250,30 @@ class AsyncHandlerFlag(Rule):
             "the registry would try to await its result",
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """At a literal ``is_async=False``: make it ``True``; at the handler of a call without
+        ``is_async``: add ``is_async=True``. The other finding (``is_async=True`` on a handler
+        returning no awaitable) has no fix: which of the two is wrong is not known."""
+        import libcst as cst
+
+        from hermes_lint.fix.source import add_keyword, call_keyword
+
+        path = diagnostic.path
+        arg = source.node_at(path, diagnostic.line, diagnostic.col, cst.Arg)
+        if arg is not None and arg.keyword is not None and arg.keyword.value == "is_async":
+            if isinstance(arg.value, cst.Name) and arg.value.value == "False":
+                return [source.replace(path, arg.value, "True")]
+            return None
+        handler = source.node_at(path, diagnostic.line, diagnostic.col, cst.BaseExpression)
+        arg = source.parent(path, handler) if handler is not None else None
+        call = source.parent(path, arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or arg.keyword is None or arg.keyword.value != "handler":
+            return None
+        if call_keyword(call, "is_async") is not None or any(a.star for a in call.args):
+            return None
+        return [add_keyword(source, path, call, "is_async=True")]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         contract = ctx.contract or BUILTIN

@@ -33,6 +33,8 @@ class CheckFnNotCallable(Rule):
 
     code = "HRM202"
     summary = "check_fn is not a callable (undefined, called, or a literal)"
+    fix_applicability = "safe"
+    fix_title = "pass the module function itself: `check_fn=f()` becomes `check_fn=f`"
 
     valid = [
         """
@@ -87,6 +89,16 @@ class CheckFnNotCallable(Rule):
             message="`check_fn=check_weather_requirements()` passes the result of calling "
             "`check_weather_requirements`, not the function: drop the parentheses",
             fix=(('check_fn=check_weather_requirements())', 'check_fn=check_weather_requirements)'),),
+            autofixed="""
+            import os
+            from tools.registry import registry
+
+            def check_weather_requirements():
+                return bool(os.getenv("WEATHER_API_KEY"))
+
+            registry.register(name="weather", toolset="weather", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_weather_requirements)
+            """,
         ),
         Invalid(
             """
@@ -125,6 +137,21 @@ class CheckFnNotCallable(Rule):
             also=((3, 95),),
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only a call without arguments of a plain module ``def`` (the "drop the parentheses"
+        finding): any other call may need its arguments or is not a function to pass."""
+        import libcst as cst
+
+        call = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.Call)
+        if call is None or call.args or not isinstance(call.func, cst.Name):
+            return None
+        defined = any(
+            isinstance(statement, ast.FunctionDef) and statement.name == call.func.value
+            for statement in source.tree(diagnostic.path).body
+        )
+        return [source.replace(diagnostic.path, call, call.func.value)] if defined else None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration, call in ctx.registration_calls():

@@ -42,6 +42,8 @@ class RequiresEnvMismatch(Rule):
 
     code = "HRM203"
     summary = "environment variables read but missing from requires_env, or listed and never checked"
+    fix_applicability = "unsafe"
+    fix_title = "add a variable that is read but not listed to the tool's `requires_env` (unsafe: the tool is then unavailable where it is unset)"
 
     valid = [
         # the same helper, its variable listed
@@ -176,6 +178,19 @@ class RequiresEnvMismatch(Rule):
             col=13,
             message="handler of tool `notion_search` needs `NOTION_TOKEN` (it returns an error on every "
             "path where it is unset) but `requires_env` does not list it",
+            autofixed="""
+            import json, os
+            from tools.registry import registry, tool_error
+
+            def _handle(args, **kw):
+                token = os.getenv("NOTION_TOKEN")
+                if not token:
+                    return tool_error("NOTION_TOKEN is not set")
+                return json.dumps({"ok": True, "query": args.get("query", "")})
+
+            registry.register(name="notion_search", toolset="notion", schema={}, handler=_handle,
+                              check_fn=lambda: True, requires_env=["NOTION_TOKEN"])
+            """,
         ),
         # the check reads its variable through a project helper (read from its file, never imported)
         Invalid(
@@ -218,6 +233,16 @@ class RequiresEnvMismatch(Rule):
             col=12,
             message="`MAIL_TOKEN` is required by check_fn `check_mail` but not "
             "listed in `requires_env` of tool `mail`",
+            autofixed="""
+            from tools.registry import registry
+            from vendor_secrets import secret
+
+            def check_mail():
+                return secret("MAIL_TOKEN") is not None
+
+            registry.register(name="mail", toolset="mail", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_mail, requires_env=["MAIL_TOKEN"])
+            """,
         ),
         Invalid(
             """
@@ -235,6 +260,16 @@ class RequiresEnvMismatch(Rule):
             message="`WEATHER_API_KEY` is required by check_fn `check_weather_requirements` but not "
             "listed in `requires_env` of tool `weather`",
             fix=(('check_fn=check_weather_requirements)', 'check_fn=check_weather_requirements, requires_env=["WEATHER_API_KEY"])'),),
+            autofixed="""
+            import os
+            from tools.registry import registry
+
+            def check_weather_requirements():
+                return bool(os.getenv("WEATHER_API_KEY"))
+
+            registry.register(name="weather", toolset="weather", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_weather_requirements, requires_env=["WEATHER_API_KEY"])
+            """,
         ),
         Invalid(
             """
@@ -254,6 +289,19 @@ class RequiresEnvMismatch(Rule):
             col=12,
             message="handler of tool `news` needs `NEWS_API_KEY` (`os.environ[...]` raises KeyError "
             "when it is unset) but `requires_env` does not list it",
+            autofixed="""
+            import os
+            from tools.registry import registry
+
+            def _client():
+                return os.environ["NEWS_API_KEY"]
+
+            def _handle(args, **kw):
+                return _client()
+
+            registry.register(name="news", toolset="news", schema={}, handler=_handle,
+                              check_fn=lambda: True, requires_env=["NEWS_API_KEY"])
+            """,
         ),
         Invalid(
             """
@@ -291,8 +339,51 @@ class RequiresEnvMismatch(Rule):
             line=9,
             col=12,
             message="`DOCKER_HOST` is required by the check_fn but not listed in `requires_env` of tool `d`",
+            autofixed="""
+            import os
+            from tools.registry import registry
+
+            def _has(name):
+                try:
+                    import docker
+                except ImportError:
+                    return False
+                return os.getenv(name) is not None
+
+            registry.register(name="d", toolset="s", schema={}, handler=lambda a, **k: "",
+                              check_fn=lambda: _has("DOCKER_HOST"), requires_env=["DOCKER_CERT", "DOCKER_HOST"])
+            """,
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """For "read but not listed": the variable goes into the ``requires_env`` list literal of
+        each tool the finding names (the keyword is added when the call has none). A tool named
+        by position ("registered at line N") is found by its line; a ``requires_env`` that is not
+        a list literal has no fix. "Listed but never checked" has none: the read may be elsewhere."""
+        import re
+
+        from hermes_lint.fix.transforms import add_to_string_list, register_calls, registered_name
+
+        message = diagnostic.message
+        found = re.match(r"`([^`]+)` is required by .* of (tools? .+)$", message) or re.match(
+            r"handler of (tools? .+?) needs `([^`]+)`", message
+        )
+        if found is None:
+            return None
+        variable, label = found.groups() if message.startswith("`") else found.groups()[::-1]
+        names = set(re.findall(r"`([^`]+)`", label))
+        lines = {int(n) for n in re.findall(r"registered at line (\d+)", label)}
+        path = diagnostic.path
+        edits = []
+        for start, call in register_calls(source, path):
+            if registered_name(call) in names or start in lines:
+                edit = add_to_string_list(source, path, call, "requires_env", variable)
+                if edit is None:
+                    return None
+                edits.append(edit)
+        return edits or None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analysis = EnvAnalysis.of(ctx)

@@ -21,6 +21,8 @@ class SchemaNameMismatch(Rule):
 
     code = "HRM303"
     summary = 'schema["name"] differs from the registered name'
+    fix_applicability = "unsafe"
+    fix_title = "set the schema's `name` to the registered name (unsafe: callers may use the schema's)"
 
     valid = [
         # the name from one shared constant
@@ -72,6 +74,17 @@ class SchemaNameMismatch(Rule):
             col=5,
             message="schema name 'wether' differs from the registered name 'weather'",
             fix=(('"name": "wether"', '"name": "weather"'),),
+            autofixed="""
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "weather",
+                "description": "Get the weather.",
+                "parameters": {"type": "object", "properties": {}},
+            }
+            registry.register(name="weather", toolset="weather", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
         ),
         Invalid(
             """
@@ -86,6 +99,28 @@ class SchemaNameMismatch(Rule):
             line=4,
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only where the finding is at a ``"name": "<literal>"`` entry of a dict literal (not a
+        schema built from a parameter, as in the second example)."""
+        import ast as python_ast
+        import re
+
+        import libcst as cst
+
+        from hermes_lint.fix.source import string_value
+        from hermes_lint.fix.transforms import replace_string
+
+        registered = re.search(r"registered name (.+)$", diagnostic.message)
+        key = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)
+        element = source.parent(diagnostic.path, key) if key is not None else None
+        if registered is None or not isinstance(element, cst.DictElement) or element.key is not key:
+            return None
+        if string_value(key) != "name" or string_value(element.value) is None:
+            return None
+        edit = replace_string(source, diagnostic.path, element.value, python_ast.literal_eval(registered.group(1)))
+        return [edit] if edit is not None else None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration in ctx.facts.registrations:

@@ -26,6 +26,8 @@ class RequiredNotDeclared(Rule):
 
     code = "HRM305"
     summary = "required names a property not in properties"
+    fix_applicability = "unsafe"
+    fix_title = "remove the undeclared name from `required` (unsafe: it may be the property's name that is wrong)"
 
     valid = [
         # required from a constant list
@@ -95,6 +97,21 @@ class RequiredNotDeclared(Rule):
             line=9,
             message="`required` names `querry`, which is not in `properties` (did you mean `query`?)",
             fix=(('["querry"]', '["query"]'),),
+            autofixed="""
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "search",
+                "description": "Search the web.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string", "description": "Text."}},
+                    "required": [],
+                },
+            }
+            registry.register(name="search", toolset="web", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
         ),
         Invalid(
             """
@@ -124,8 +141,49 @@ class RequiredNotDeclared(Rule):
             """,
             line=15,
             message="`required` of `questions[]` names `choices`, which is not in its `properties`",
+            autofixed="""
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "clarify",
+                "description": "Ask the user questions.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "questions": {
+                            "type": "array",
+                            "description": "Questions.",
+                            "items": {
+                                "type": "object",
+                                "properties": {"text": {"type": "string", "description": "Question."}},
+                                "required": ["text"],
+                            },
+                        },
+                    },
+                    "required": ["questions"],
+                },
+            }
+            registry.register(name="clarify", toolset="clarify", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only where the finding is at the named string in a list literal."""
+        import libcst as cst
+
+        from hermes_lint.fix.source import string_value
+        from hermes_lint.fix.transforms import remove_element
+
+        named = re.search(r"names `(.+?)`, which", diagnostic.message)
+        value = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)
+        element = source.parent(diagnostic.path, value) if value is not None else None
+        if named is None or not isinstance(element, cst.Element) or string_value(value) != named.group(1):
+            return None
+        edit = remove_element(source, diagnostic.path, element)
+        return [edit] if edit is not None else None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration in ctx.facts.registrations:

@@ -23,6 +23,8 @@ class RequiredWithDefault(Rule):
 
     code = "HRM314"
     summary = "a property both required and given a default"
+    fix_applicability = "unsafe"
+    fix_title = "drop the property from `required` (unsafe: callers that relied on it being passed may now omit it)"
 
     valid = [
         # required without default, optional with default; required list from a constant
@@ -90,6 +92,23 @@ class RequiredWithDefault(Rule):
             message="parameter `timeout` is required and has a default 60: a default applies only "
             "to an argument that may be left out",
             fix=(('"required": ["command", "timeout"]', '"required": ["command"]'),),
+            autofixed="""
+            from tools.registry import registry
+
+            SCHEMA = {
+                "description": "Run a command.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "command": {"type": "string", "description": "Shell command."},
+                        "timeout": {"type": "integer", "default": 60, "description": "Seconds."},
+                    },
+                    "required": ["command"],
+                },
+            }
+            registry.register(name="run", toolset="terminal", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
         ),
         Invalid(
             """
@@ -120,6 +139,41 @@ class RequiredWithDefault(Rule):
             "to an argument that may be left out",
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Only when the property, its ``properties`` and their ``required`` are literals of one
+        dict literal (``{"properties": {"p": {"default": ...}}, "required": [..., "p"]}``); a
+        property from a constant or a ``required`` from a parameter (second example) has none."""
+        import libcst as cst
+
+        from hermes_lint.fix.source import string_value
+        from hermes_lint.fix.transforms import remove_element
+
+        path = diagnostic.path
+        key = source.node_at(path, diagnostic.line, diagnostic.col, cst.SimpleString)
+        chain = []  # DictElements from the "default" entry outwards
+        node = key
+        while node is not None and len(chain) < 3:
+            node = source.parent(path, node)
+            if isinstance(node, cst.DictElement):
+                chain.append(node)
+            elif not isinstance(node, cst.Dict):
+                return None
+        if len(chain) < 3 or chain[0].key is not key or string_value(chain[0].key) != "default":
+            return None
+        prop, properties = string_value(chain[1].key), chain[2]
+        holder = source.parent(path, properties)
+        if prop is None or string_value(properties.key) != "properties" or not isinstance(holder, cst.Dict):
+            return None
+        for element in holder.elements:
+            if isinstance(element, cst.DictElement) and string_value(element.key) == "required":
+                if isinstance(element.value, cst.List):
+                    for item in element.value.elements:
+                        if string_value(item.value) == prop:
+                            edit = remove_element(source, path, item)
+                            return [edit] if edit is not None else None
+        return None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration in ctx.facts.registrations:

@@ -48,8 +48,19 @@ class RegisteredToolNotListed(Rule):
     code = "HRM404"
     summary = "a registered tool that no agent can be offered (no toolset lists it or merges it)"
     scope = "project"
+    fix_applicability = "safe"
+    fix_title = "list the tool in the toolset its `toolset=` names, when toolsets.py has that toolset"
 
     valid = [
+        # toolsets.py has no toolset "web": HRM406's finding (which toolset it belongs to is the
+        # user's choice, so neither rule offers a fix)
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="fetch_page", toolset="web", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+        ),
         Valid(
             """
             from tools.registry import registry
@@ -106,6 +117,17 @@ class RegisteredToolNotListed(Rule):
             message="tool `patch` is registered, but no toolset in toolsets.py lists it, and toolsets.py does "
             "not add registered tools to their toolset 'file': no agent is offered it",
             fix=(('"tools": ["write_file"]', '"tools": ["write_file", "patch"]'),),
+            autofixed="""
+            from tools.registry import registry
+            registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            registry.register(
+                name="patch",
+                toolset="file",
+                schema={},
+                handler=lambda a, **k: "",
+            )
+            """,
+            autofixed_files={"toolsets.py": TOOLSETS.replace('["write_file"]', '["write_file", "patch"]')},
         ),
         Invalid(
             """
@@ -115,8 +137,50 @@ class RegisteredToolNotListed(Rule):
             files={"toolsets.py": TOOLSETS},
             line=2,
             col=1,
+            autofixed="""
+            from tools.registry import registry
+            registry.register("search_files", "file", {}, lambda a, **k: "")
+            """,
+            autofixed_files={"toolsets.py": TOOLSETS.replace('["write_file"]', '["write_file", "search_files"]')},
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """The ``new-tool`` edit of toolsets.py (``toolsets_edit.add_tool``), for a call whose
+        name and toolset are string literals and a toolset that toolsets.py has."""
+        import libcst as cst
+
+        from hermes_lint.fix.edits import edit_between
+        from hermes_lint.fix.source import call_keyword, string_value
+        from hermes_lint.toolsets_edit import ToolsetsEditError, add_tool
+
+        path = diagnostic.path
+        # Reported at the call (a positional name) or at the name's value inside it.
+        call = source.node_at(path, diagnostic.line, diagnostic.col, cst.Call)
+        if call is None:
+            inner = source.nodes_at(path, diagnostic.line, diagnostic.col, cst.BaseExpression)
+            call = source.ancestor(path, inner[-1], cst.Call) if inner else None
+        if call is None:
+            return None
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+
+        def literal(keyword: str, position: int):
+            arg = call_keyword(call, keyword)
+            value = arg.value if arg is not None else positional[position] if len(positional) > position else None
+            return string_value(value) if value is not None else None
+
+        name, toolset = literal("name", 0), literal("toolset", 1)
+        toolsets_path = source.config.toolsets_file
+        toolsets_text = source.text(toolsets_path)
+        if name is None or toolset is None or toolsets_text is None:
+            return None
+        try:
+            edited = add_tool(toolsets_text.encode("utf-8"), name, toolset, create_toolset=False)
+        except ToolsetsEditError:
+            return None
+        edit = edit_between(toolsets_path, toolsets_text, edited.source.decode("utf-8"))
+        return [edit] if edit is not None else None
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
         toolsets = readable_toolsets(ctx)

@@ -56,6 +56,10 @@ class StaleManifest(Rule):
     code = "HRM501"
     summary = "the manifest is out of date"
     scope = "engine"
+    # The fix is the regeneration itself, done by `check --fix` when the project has a manifest
+    # (``hermes_lint.fix.command``), not an edit of a finding's text.
+    fix_applicability = "safe"
+    fix_title = "regenerate the manifest (`check --fix` does, when the project has one; or `hermes-lint manifest`)"
 
     valid = [
         Valid(_WEATHER, options={"manifest_of": _WEATHER}),

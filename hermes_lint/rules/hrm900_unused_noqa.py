@@ -20,6 +20,8 @@ class UnusedNoqa(Rule):
     code = "HRM900"
     summary = "`# noqa` that suppresses nothing"
     scope = "engine"
+    fix_applicability = "safe"
+    fix_title = "remove the unused codes from the comment (the whole comment when none is left)"
 
     valid = [
         """
@@ -42,8 +44,49 @@ class UnusedNoqa(Rule):
             message="unused `# noqa` for HRM101: it suppresses nothing",
             options={"select": ["HRM900", "HRM101"]},
             fix=(('x = 1  # noqa: HRM101', 'x = 1'),),
+            autofixed="""
+            import json
+            x = 1
+            """,
+        ),
+        # other linters' codes and the words after the codes stay
+        Invalid(
+            """
+            import os  # noqa: F401, HRM101 -- re-exported
+            """,
+            line=1,
+            col=12,
+            options={"select": ["HRM900", "HRM101"]},
+            autofixed="""
+            import os  # noqa: F401 -- re-exported
+            """,
+        ),
+        Invalid(
+            """
+            x = 1  # noqa: HRM101,HRM107
+            """,
+            line=1,
+            col=8,
+            also=((1, 8),),
+            options={"select": ["HRM900", "HRM101", "HRM107"]},
+            autofixed="""
+            x = 1
+            """,
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        import re
+
+        from hermes_lint.fix.noqa_edit import remove_code
+
+        named = re.search(r"\bfor ([A-Z]+[0-9]+)\b", diagnostic.message)
+        if named is None:
+            return None
+        code = named.group(1)
+        edit = remove_code(diagnostic.path, source.text(diagnostic.path), diagnostic.line, code)
+        return [edit] if edit is not None else None
 
     def check(self, ctx) -> Iterator[Finding]:  # pragma: no cover - produced by the engine
         return iter(())
