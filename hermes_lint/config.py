@@ -77,6 +77,17 @@ def _codes(value: Any, key: str) -> Tuple[str, ...]:
     return tuple(v.strip().upper() for v in value if v.strip())
 
 
+def _leaves_root(value: str) -> bool:
+    """A path setting that could name a file outside the project (absolute, a drive, '..').
+
+    The settings come from the repository, which is data: ``manifest = "../../x"`` must not make
+    ``hermes-lint manifest`` overwrite a file elsewhere."""
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    windows = PureWindowsPath(value)
+    return bool(windows.anchor) or PurePosixPath(value).is_absolute() or ".." in windows.parts
+
+
 def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]") -> Config:
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
@@ -103,6 +114,11 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
         else:
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where} {key} must be a non-empty string")
+            if _leaves_root(value):
+                raise ConfigError(
+                    f"{where} {key} = {value!r}: must be a path inside the project root "
+                    "(relative, without '..')"
+                )
             values[attr] = value
     unknown_providers = [p for p in values.get("providers", ()) if p not in KNOWN_PROVIDERS]
     if unknown_providers:

@@ -52,17 +52,20 @@ class ProjectSources:
 
 
 def read_source(root: Path, relative: str) -> SourceFile:
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        return SourceFile(relative, (root / relative).read_bytes())
-    except IsADirectoryError:
-        return SourceFile(relative, None, "it is a directory, not a file")
+        return SourceFile(relative, read_regular_file(root / relative))
     except OSError as exc:
         return SourceFile(relative, None, exc.strerror or str(exc))
 
 
 def collect_sources(root: Path, config: Config) -> ProjectSources:
     """Every candidate tool module under the tools directory, and toolsets.py when present."""
+    from hermes_lint.regular_files import require_listable
+
     tools_dir = root / config.tools_dir
+    require_listable(tools_dir)
     tool_files = [
         read_source(root, path.relative_to(root).as_posix())
         for path in candidate_tool_paths(tools_dir)

@@ -119,9 +119,10 @@ class ProjectSnapshot:
 
 
 def _read_bytes(path: str) -> Optional[bytes]:
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_file(path)
     except OSError:
         return None
 

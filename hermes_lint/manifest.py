@@ -440,9 +440,12 @@ def stale_diagnostic(display_path: str) -> Diagnostic:
 
 
 def read_current(path: Path) -> Optional[bytes]:
-    """The manifest on disk, or None when there is none."""
+    """The manifest on disk, or None when there is none (``OSError`` when it is not a regular
+    file or too large to be one)."""
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        return path.read_bytes()
+        return read_regular_file(path)
     except FileNotFoundError:
         return None
 

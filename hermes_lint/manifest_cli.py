@@ -28,6 +28,7 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
     only when its bytes change.
     """
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded
+    from hermes_lint.config import ConfigError
 
     def action() -> int:
         from hermes_lint.atomic import write_atomic
@@ -44,12 +45,24 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
 
         project_root = resolve_root(root)
         config = load_config(project_root)
-        target = Path(output) if output is not None else project_root / config.manifest
+        if output is not None:  # the command line may name any path the user can write
+            target = Path(output)
+        else:  # the repository's configuration may not: it is data, like the sources
+            target = project_root / config.manifest
+            if not _inside(target.parent, project_root):
+                raise ConfigError(
+                    f"[tool.hermes-lint] manifest = {config.manifest!r}: its directory is outside the project "
+                    f"root {project_root} (through a symbolic link); name the file with --output to write there"
+                )
         shown = _display_path(target, project_root)
         if target.is_dir():
             raise UsageError(f"--output {shown}: is a directory")
         if not target.parent.is_dir():
             raise UsageError(f"{shown}: directory {_display_path(target.parent, project_root)} does not exist")
+        if _exists_not_regular(target):
+            raise UsageError(f"{shown}: is not a regular file (a device, FIFO or socket); it is never replaced")
+        if not (check_only or show_diff) and target.is_symlink():
+            raise UsageError(f"{shown}: is a symbolic link; it is never replaced (name the file it points to)")
 
         generated = generate_for_root(project_root, config)
         if not generated.ok:
@@ -60,7 +73,10 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
                 err=True,
             )
             return EXIT_FINDINGS
-        current = read_current(target)
+        try:
+            current = read_current(target)
+        except OSError as exc:
+            raise UsageError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
         fresh = is_fresh(current, generated)
         if check_only or show_diff:
             if fresh:
@@ -76,7 +92,10 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
         if fresh:
             click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
             return EXIT_CLEAN
-        write_atomic(target, generated.text)
+        try:
+            write_atomic(target, generated.text)
+        except OSError as exc:  # read-only directory, disk full: nothing was replaced
+            raise UsageError(f"{shown}: cannot be written: {exc.strerror or exc}") from None
         click.echo(f"wrote {shown} ({summary(generated.data)})", err=True)
         return EXIT_CLEAN
 
@@ -99,9 +118,28 @@ def _labelled_changes(current, data: dict, shown: str) -> str:
     return "\n" + format_changes(changes, f"{shown} (on disk)", "the generated manifest")
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """``path``, its symbolic links followed, is ``root`` or below it."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _exists_not_regular(path: Path) -> bool:
+    import os
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # absent (or a dangling link): nothing there to replace
+        return False
+
+
 def _display_path(path: Path, root: Path) -> str:
     """Root-relative and '/'-separated when inside the root (as diagnostics are), else as is."""
     try:
-        return path.resolve().relative_to(root).as_posix()
+        return (path.parent.resolve() / path.name).relative_to(root).as_posix()  # the link itself, if one
     except ValueError:
         return str(path)

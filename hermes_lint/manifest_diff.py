@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from hermes_lint.regular_files import read_regular_file
 from hermes_lint.schema_walk import JSON_TYPES, json_equal, json_text, parameter_label
 
 BREAKING, COMPATIBLE, UNKNOWN = "breaking", "compatible", "unknown"
@@ -72,11 +73,15 @@ class Change:
 
 def load_manifest(path: Path) -> Dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_regular_file(path).decode("utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"{path}: not readable JSON ({exc})") from None
+    except RecursionError:
+        raise ManifestError(f"{path}: not readable JSON (nested too deeply)") from None
     _require_manifest(data, str(path))
     return data
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from hermes_lint.config import Config
 from hermes_lint.discovery import candidate_tool_paths
+from hermes_lint.regular_files import require_listable
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from hermes_lint.cache import ResultCache
@@ -42,6 +43,8 @@ class _Listing:
     def __init__(self, root: Path, config: Config):
         tools_dir = root / config.tools_dir
         self.paths = candidate_tool_paths(tools_dir)
+        if not self.paths:
+            require_listable(tools_dir)
         self.relative: List[str] = []
         if self.paths:
             # The files are direct children of tools_dir: one relative_to, not one per file.
@@ -312,7 +315,9 @@ def _watched(root: Path) -> Path:
 
 
 def _read_or_none(path: Path) -> Optional[bytes]:
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        return path.read_bytes()
+        return read_regular_file(path)
     except OSError:
         return None

@@ -1,0 +1,304 @@
+"""A repository is data: FIFOs, devices, symbolic links and oversized files in it neither hang a
+run, nor fill memory, nor make a command write outside the project."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hermes_lint import regular_files
+from hermes_lint.cache import CACHE_DIR_NAME, INDEX_NAME
+from hermes_lint.cli import main
+from hermes_lint.config import Config
+from hermes_lint.flake8_plugin import check_buffer, clear_caches
+from hermes_lint.regular_files import FileTooLarge, NotRegularFile, read_regular_file
+from hermes_lint.runner import run_project
+from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project
+
+posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and device symlinks are POSIX")
+
+
+@pytest.fixture
+def deadline():
+    """A blocking open() or read() fails the test instead of hanging the suite."""
+
+    def expired(signum, frame):
+        raise TimeoutError("blocked: a FIFO or device was read")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def cli(args, cwd: Path):
+    try:  # click < 8.2 mixes stderr into stdout unless told not to; 8.2 removed the option
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(main, args, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_reads_a_file_of_exactly_the_limit_and_refuses_one_byte_more(tmp_path):
+    at_limit, over = tmp_path / "a.py", tmp_path / "b.py"
+    at_limit.write_bytes(b"x" * 100)
+    over.write_bytes(b"x" * 101)
+    assert read_regular_file(at_limit, 100) == b"x" * 100
+    with pytest.raises(FileTooLarge, match="larger than 100 bytes"):
+        read_regular_file(over, 100)
+
+
+@posix_only
+def test_a_fifo_is_refused_without_blocking(tmp_path, deadline):
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(NotRegularFile, match="not a regular file"):
+        read_regular_file(tmp_path / "pipe")
+
+
+@posix_only
+@pytest.mark.parametrize("use_cache", [False, True])
+def test_check_reports_a_fifo_and_a_device_link_in_tools_as_hrm001(tmp_path, deadline, use_cache):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    os.mkfifo(root / "tools" / "fifo_tool.py")
+    (root / "tools" / "zero_tool.py").symlink_to("/dev/null")  # /dev/zero without the risk
+
+    diagnostics = run_project(root, Config(), use_cache=use_cache)
+
+    assert [(d.path, d.code, d.message) for d in diagnostics if d.code == "HRM001"] == [
+        ("tools/fifo_tool.py", "HRM001", "cannot be read: not a regular file"),
+        ("tools/zero_tool.py", "HRM001", "cannot be read: not a regular file"),
+    ]
+
+
+@posix_only
+def test_a_device_link_as_toolsets_file_is_hrm001(tmp_path, deadline):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    (root / "toolsets.py").unlink()
+    (root / "toolsets.py").symlink_to("/dev/null")
+    diagnostics = run_project(root, Config())
+    assert [(d.path, d.line, d.message) for d in diagnostics if d.code == "HRM001"] == [
+        ("toolsets.py", 1, "cannot be read: not a regular file")
+    ]
+
+
+def test_a_tool_module_over_the_size_cap_is_hrm001(tmp_path, monkeypatch):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    size = len(GOOD_TOOL.encode())
+    monkeypatch.setattr(regular_files, "MAX_FILE_BYTES", size)
+    assert not [d for d in run_project(root, Config()) if d.code == "HRM001"]
+    monkeypatch.setattr(regular_files, "MAX_FILE_BYTES", size - 1)
+    assert [(d.path, d.message) for d in run_project(root, Config()) if d.code == "HRM001"] == [
+        ("tools/echo_tool.py", f"cannot be read: larger than {size - 1} bytes")
+    ]
+
+
+@posix_only
+def test_flake8_plugin_is_not_blocked_by_a_fifo_among_the_tools(tmp_path, deadline):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    os.mkfifo(root / "tools" / "fifo_tool.py")
+    clear_caches()
+    try:
+        found = check_buffer(str(root / "tools" / "echo_tool.py"), GOOD_TOOL.splitlines(True), use_cache=False)
+    finally:
+        clear_caches()
+    assert found == []
+
+
+@posix_only
+def test_manifest_check_and_diff_refuse_a_fifo_without_blocking(tmp_path, deadline):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    os.mkfifo(root / "tools" / "manifest.json")
+    result = cli(["manifest", "--check"], root)
+    assert result.exit_code == 2
+    assert result.stderr == "hermes-lint: error: tools/manifest.json: is not a regular file (a device, FIFO or socket); it is never replaced\n"
+    diffed = cli(["diff", "tools/manifest.json", "tools/manifest.json"], root)
+    assert diffed.exit_code == 2
+    assert "tools/manifest.json: cannot be read: not a regular file" in diffed.stderr
+
+
+def test_an_unlistable_tools_directory_is_an_error_naming_it(tmp_path, monkeypatch):
+    # Root reads every directory whatever its mode: the refusal is injected.
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    real_listdir = os.listdir
+
+    def listdir(path="."):
+        if Path(path) == root / "tools":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    for args in (["check"], ["manifest"]):
+        result = cli(args, root)
+        assert result.exit_code == 2, args
+        assert result.stderr == (
+            f"hermes-lint: error: {root / 'tools'}: the tools directory cannot be listed: Permission denied\n"
+        )
+    assert not (root / "tools" / "manifest.json").exists()
+
+
+# --------------------------------------------------------------------------- writing the manifest
+
+
+@pytest.mark.parametrize("setting", ["../outside.json", "tools/../../outside.json", "/tmp/outside.json"])
+def test_a_configured_manifest_path_outside_the_root_is_a_configuration_error(tmp_path, setting):
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL},
+                       pyproject=f'[tool.hermes-lint]\nmanifest = "{setting}"\n')
+    outside = tmp_path / "outside.json"
+    outside.write_text("precious")
+
+    result = cli(["manifest"], root)
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"hermes-lint: error: [tool.hermes-lint] manifest = {setting!r}: must be a path inside the "
+        "project root (relative, without '..')\n"
+    )
+    assert outside.read_text() == "precious"
+
+
+@pytest.mark.parametrize("key", ["tools-dir", "toolsets-file"])
+def test_other_configured_paths_outside_the_root_are_configuration_errors(tmp_path, key):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, pyproject=f'[tool.hermes-lint]\n{key} = "../x"\n')
+    result = cli(["check"], root)
+    assert result.exit_code == 2
+    assert f"{key} = '../x': must be a path inside the project root" in result.stderr
+
+
+def test_a_configured_manifest_reaching_outside_through_a_symlink_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL},
+                        pyproject='[tool.hermes-lint]\nmanifest = "tools/out/manifest.json"\n')
+    (root / "tools" / "out").symlink_to(elsewhere)
+
+    result = cli(["manifest"], root)
+
+    assert result.exit_code == 2
+    assert "its directory is outside the project root" in result.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_output_on_the_command_line_may_be_outside_the_root(tmp_path):
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL})
+    result = cli(["manifest", "--output", str(tmp_path / "m.json")], root)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads((tmp_path / "m.json").read_text())["tools"]
+
+
+@posix_only
+def test_a_non_regular_output_is_never_replaced(tmp_path, deadline):
+    # A FIFO stands for /dev/null here: os.replace would turn either into a regular file.
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL})
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = cli(["manifest", "--output", str(fifo)], root)
+    assert result.exit_code == 2
+    assert "is not a regular file (a device, FIFO or socket); it is never replaced" in result.stderr
+    assert not fifo.is_file() and fifo.exists()
+
+
+def test_a_symlinked_manifest_is_never_replaced(tmp_path):
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL})
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    (root / "tools" / "manifest.json").symlink_to(real)
+    result = cli(["manifest"], root)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "hermes-lint: error: tools/manifest.json: is a symbolic link; it is never replaced (name the file it points to)\n"
+    )
+    assert (root / "tools" / "manifest.json").is_symlink() and real.read_text() == "{}"
+
+
+def test_an_unwritable_manifest_directory_is_a_clear_error_and_leaves_nothing(tmp_path, monkeypatch):
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL})
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", str(dst))
+
+    monkeypatch.setattr(os, "replace", refuse)  # root ignores a read-only mode: injected
+    result = cli(["manifest"], root)
+    assert result.exit_code == 2
+    assert result.stderr == "hermes-lint: error: tools/manifest.json: cannot be written: Permission denied\n"
+    assert sorted(p.name for p in (root / "tools").iterdir()) == ["echo_tool.py"]
+
+
+# --------------------------------------------------------------------------- the cache directory
+
+
+def outside_file(tmp_path: Path) -> Path:
+    target = tmp_path / "outside.txt"
+    target.write_text("precious")
+    return target
+
+
+@pytest.mark.parametrize("name", ["CACHEDIR.TAG", ".gitignore", INDEX_NAME])
+def test_a_symlink_inside_the_cache_never_writes_through(tmp_path, name):
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL.replace("check_fn=", "check_func=")})
+    target = outside_file(tmp_path)
+    (root / CACHE_DIR_NAME).mkdir()
+    (root / CACHE_DIR_NAME / name).symlink_to(target)
+
+    expected = run_project(root, Config())
+    assert run_project(root, Config(), use_cache=True) == expected
+    assert run_project(root, Config(), use_cache=True) == expected
+
+    assert target.read_text() == "precious"
+
+
+def test_a_symlinked_cache_directory_is_not_used(tmp_path):
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL.replace("check_fn=", "check_func=")})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / CACHE_DIR_NAME).symlink_to(elsewhere)
+
+    expected = run_project(root, Config())
+    assert run_project(root, Config(), use_cache=True) == expected
+
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_deeply_nested_cache_file_is_a_miss(tmp_path):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL.replace("check_fn=", "check_func=")})
+    expected = run_project(root, Config(), use_cache=True)
+    for name in os.listdir(root / CACHE_DIR_NAME):
+        if name.endswith(".json"):
+            (root / CACHE_DIR_NAME / name).write_text("[" * 100_000)
+    assert run_project(root, Config(), use_cache=True) == expected
+    assert json.loads((root / CACHE_DIR_NAME / INDEX_NAME).read_text())["files"]
+
+
+def test_a_failed_cache_write_leaves_no_temporary_file_and_is_completed_later(tmp_path, monkeypatch):
+    from hermes_lint import cache
+
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    real_create = cache._create
+
+    def disk_full(path, text):
+        real_create(path, text[: len(text) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache, "_create", disk_full)
+    run_project(root, Config(), use_cache=True)
+    assert sorted(os.listdir(root / CACHE_DIR_NAME)) == []
+
+    monkeypatch.setattr(cache, "_create", real_create)
+    run_project(root, Config(), use_cache=True)
+    names = sorted(os.listdir(root / CACHE_DIR_NAME))
+    assert ".gitignore" in names and "CACHEDIR.TAG" in names and INDEX_NAME in names
+    assert not [name for name in names if name.endswith(".tmp")]
+    assert (root / CACHE_DIR_NAME / ".gitignore").read_text() == "*\n"
