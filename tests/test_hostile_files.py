@@ -302,3 +302,79 @@ def test_a_failed_cache_write_leaves_no_temporary_file_and_is_completed_later(tm
     assert ".gitignore" in names and "CACHEDIR.TAG" in names and INDEX_NAME in names
     assert not [name for name in names if name.endswith(".tmp")]
     assert (root / CACHE_DIR_NAME / ".gitignore").read_text() == "*\n"
+
+
+# --------------------------------------------------------------------------- deep nesting
+
+
+def nested_parameters(levels: int, leaf: str = '{"type": "string"}') -> str:
+    """``parameters`` nesting ``levels`` objects, each holding the next as property ``p``: every
+    level is two JSON containers (the schema and its ``properties``)."""
+    inner = leaf
+    for _ in range(levels):
+        inner = '{"type": "object", "description": "d", "properties": {"p": %s}}' % inner
+    return inner
+
+
+def deep_tool(levels: int, leaf: str = '{"type": "string"}') -> str:
+    return (
+        "from tools.registry import registry\n\n"
+        f'SCHEMA = {{"name": "deep", "description": "Deep.", "parameters": {nested_parameters(levels, leaf)}}}\n\n'
+        "def handle(args, **kwargs):\n    return args['p']\n\n"
+        'registry.register(name="deep", toolset="demo", schema=SCHEMA, handler=handle, check_fn=lambda: True)\n'
+    )
+
+
+def test_schema_nesting_is_validated_up_to_the_bound_and_reported_past_it():
+    from hermes_lint.metaschema import MAX_NESTING, SchemaProblem, problems
+
+    # levels * 2 containers + the leaf: MAX_NESTING containers exactly, then one more
+    at_bound = json.loads(nested_parameters(0, "[" * (MAX_NESTING - 1) + "]" * (MAX_NESTING - 1)))
+    assert problems({"type": "object", "const": at_bound}) == ()  # const: MAX_NESTING - 1 below the root
+    assert problems({"type": "object", "const": [at_bound]}) == (
+        SchemaProblem((), f"nested more than {MAX_NESTING} levels deep: too deep to validate"),
+    )
+
+
+def test_an_invalid_schema_at_the_bound_is_explained_on_a_deep_stack():
+    """At the bound, jsonschema still runs: in a flake8 process or a worker the stack is already
+    deep, so it must fit with room to spare."""
+    from hermes_lint.metaschema import MAX_NESTING, clear_cache, problems
+
+    schema = json.loads(nested_parameters(MAX_NESTING // 2 - 1, '{"type": "str"}'))
+
+    def with_frames(depth):
+        return problems(schema) if depth == 0 else with_frames(depth - 1)
+
+    clear_cache()
+    found = with_frames(250)  # flake8's own frames are ~60 deep
+    assert len(found) == 1 and "'str' is not valid" in found[0].message
+
+
+def test_a_deep_schema_gets_the_same_answer_at_any_jobs(tmp_path):
+    from hermes_lint.runner import PARALLEL_THRESHOLD
+
+    tools = {f"t{n:03d}_tool.py": GOOD_TOOL.replace('"echo"', f'"echo{n}"') for n in range(PARALLEL_THRESHOLD)}
+    tools["deep_tool.py"] = deep_tool(95)
+    root = make_project(tmp_path, tools)
+    sequential = run_project(root, Config(), jobs=1)
+    assert run_project(root, Config(), jobs=2) == sequential
+    assert [(d.path, d.message) for d in sequential if d.code == "HRM302"] == [
+        ("tools/deep_tool.py", "invalid JSON Schema (Draft 2020-12) at `parameters`: nested more than 100 levels deep: too deep to validate")
+    ]
+
+
+def test_flake8_reports_a_deep_schema_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    root = make_project(tmp_path, {"deep_tool.py": deep_tool(95)})
+    completed = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "HRM302", "-j", "1", "tools/deep_tool.py"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert completed.stderr == ""
+    assert completed.stdout == (
+        "tools/deep_tool.py:3:51: HRM302 invalid JSON Schema (Draft 2020-12) at `parameters`: "
+        "nested more than 100 levels deep: too deep to validate\n"
+    )
