@@ -378,3 +378,40 @@ def test_flake8_reports_a_deep_schema_without_a_traceback(tmp_path):
         "tools/deep_tool.py:3:51: HRM302 invalid JSON Schema (Draft 2020-12) at `parameters`: "
         "nested more than 100 levels deep: too deep to validate\n"
     )
+
+
+# --------------------------------------------------------------------------- flake8 and a broken configuration
+
+BROKEN_CONFIG = '[tool.hermes-lint]\ningore = ["HRM1"]\n'
+CONFIG_MESSAGE = (
+    "hermes-lint: error: [tool.hermes-lint]: unknown key 'ingore' (known: ignore, known-dynamic-tools, "
+    "manifest, max-description-length, per-file-ignores, providers, select, tools-dir, toolsets-file) "
+    "(no HRM checks until it is fixed)\n"
+)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_flake8_reports_a_broken_configuration_once_and_keeps_running(tmp_path, jobs):
+    import subprocess
+    import sys
+
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL, "other.py": "x = 1\n"}, pyproject=BROKEN_CONFIG)
+    (root / "setup_helpers.py").write_text("import os\n")
+    completed = subprocess.run(
+        [sys.executable, "-m", "flake8", "-j", jobs, "--select", "HRM,F401", "."],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert completed.stderr == CONFIG_MESSAGE
+    # the other plugins still run: only the HRM checks are off
+    assert completed.stdout == "./setup_helpers.py:1:1: F401 'os' imported but unused\n"
+
+
+def test_flake8_plugin_reports_a_broken_configuration_found_from_the_file(tmp_path, capsys):
+    from hermes_lint import flake8_plugin
+
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, pyproject=BROKEN_CONFIG)
+    clear_caches()
+    flake8_plugin._reported_config_errors.clear()
+    checker = flake8_plugin.HermesLintChecker(None, str(root / "tools" / "echo_tool.py"), GOOD_TOOL.splitlines(True))
+    assert list(checker.run()) == [] and list(checker.run()) == []
+    assert capsys.readouterr().err == CONFIG_MESSAGE
