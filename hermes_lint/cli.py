@@ -59,12 +59,39 @@ def _in_paths(diagnostic_path: str, wanted: Tuple[str, ...]) -> bool:
     )
 
 
+def write_stdout(text: str, *, json_text: bool = False) -> None:
+    """Write the report. JSON goes out as ASCII (``\\uXXXX`` escapes) where the stream cannot
+    take UTF-8: ``backslashreplace`` would make invalid JSON of it."""
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed (`>&-`)
+        raise UsageError("standard output is closed: nowhere to write the report")
+    if json_text and not _takes_unicode(stream):
+        import json
+
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
+    stream.write(text)
+    stream.flush()
+
+
+def _takes_unicode(stream) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name.startswith("utf")
+    except LookupError:
+        return False
+
+
 def run_guarded(debug: bool, action) -> None:
     """Run ``action``; turn expected and unexpected errors into one line and exit 2."""
     try:
         code = action()
     except (UsageError, ConfigError) as exc:
         click.echo(f"hermes-lint: error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    except BrokenPipeError:  # the reader went away (`| head`): what it wanted, it got
+        _silence_stdout()
+        click.echo("hermes-lint: error: standard output closed before the report was written", err=True)
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # an internal error must still be one clear line
         if debug:
@@ -77,6 +104,17 @@ def run_guarded(debug: bool, action) -> None:
         )
         sys.exit(EXIT_ERROR)
     sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout once more at exit: into the closed pipe, another error. Pointed at
+    # the null device instead (as the Python documentation advises for SIGPIPE).
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 class _LazyGroup(click.Group):
@@ -106,6 +144,11 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="hermes-lint")
 def main() -> None:
     """Static checks for Hermes-style agent tool registrations."""
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii, LC_ALL=POSIX) still
+        # gets every line, non-ASCII characters escaped, rather than a UnicodeEncodeError.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 @main.command()
@@ -143,7 +186,7 @@ def check(paths, root, output_format, select, ignore, providers, exit_zero, jobs
         )
         if wanted is not None:
             diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
-        sys.stdout.write(FORMATTERS[output_format](diagnostics))
+        write_stdout(FORMATTERS[output_format](diagnostics), json_text=output_format in ("json", "sarif"))
         return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
 
     run_guarded(debug, action)

@@ -7,7 +7,6 @@ under ``--check``/``--diff``), 2 usage or internal error.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -27,7 +26,7 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
     be resolved); it lists them as diagnostics and exits 1. The file is replaced atomically and
     only when its bytes change.
     """
-    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded
+    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded, write_stdout
     from hermes_lint.config import ConfigError
 
     def action() -> int:
@@ -66,7 +65,7 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
 
         generated = generate_for_root(project_root, config)
         if not generated.ok:
-            sys.stdout.write(format_text(generated.problems))
+            write_stdout(format_text(generated.problems))
             click.echo(
                 f"hermes-lint: {shown} not {'checked' if check_only or show_diff else 'written'}: "
                 f"{len(generated.problems)} error(s) above would make it wrong; fix them first",
@@ -84,10 +83,10 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
                     click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
                 return EXIT_CLEAN
             if check_only:
-                sys.stdout.write(format_text([stale_diagnostic(shown)]))
+                write_stdout(format_text([stale_diagnostic(shown)]))
             if show_diff:
-                sys.stdout.write(diff(current, generated.text, shown))
-                sys.stdout.write(_labelled_changes(current, generated.data, shown))
+                write_stdout(diff(current, generated.text, shown))
+                write_stdout(_labelled_changes(current, generated.data, shown))
             return EXIT_FINDINGS
         if fresh:
             click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)

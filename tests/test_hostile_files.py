@@ -415,3 +415,45 @@ def test_flake8_plugin_reports_a_broken_configuration_found_from_the_file(tmp_pa
     checker = flake8_plugin.HermesLintChecker(None, str(root / "tools" / "echo_tool.py"), GOOD_TOOL.splitlines(True))
     assert list(checker.run()) == [] and list(checker.run()) == []
     assert capsys.readouterr().err == CONFIG_MESSAGE
+
+
+# --------------------------------------------------------------------------- output streams
+
+UNICODE_TOOL = GOOD_TOOL.replace('"required": [],', '"required": ["querr\u00e9\U0001F600"],')
+
+
+def run_console(root: Path, args, env_extra=None, **options):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_lint.cli", *args], cwd=root, env=env, capture_output=True, timeout=120, **options
+    )
+
+
+def test_non_utf8_stdout_gets_every_line_escaped(tmp_path):
+    assert UNICODE_TOOL != GOOD_TOOL
+    root = make_project(tmp_path, {"echo_tool.py": UNICODE_TOOL})
+    text = run_console(root, ["check", "--no-cache", "--select", "HRM305"], {"PYTHONIOENCODING": "ascii"})
+    assert text.returncode == 1 and text.stderr == b""
+    assert text.stdout.decode("ascii").endswith("HRM305 `required` names `querr\\xe9\\U0001f600`, which is not in `properties`\n")
+
+    as_json = run_console(root, ["check", "--no-cache", "--select", "HRM305", "--format", "json"], {"PYTHONIOENCODING": "ascii"})
+    assert json.loads(as_json.stdout.decode("ascii"))[0]["message"] == "`required` names `querr\u00e9\U0001F600`, which is not in `properties`"
+
+
+def test_sarif_under_latin1_is_complete_json(tmp_path):
+    root = make_project(tmp_path, {"echo_tool.py": UNICODE_TOOL})
+    sarif = run_console(root, ["check", "--no-cache", "--format", "sarif"], {"PYTHONIOENCODING": "latin-1"})
+    assert sarif.returncode == 1 and sarif.stderr == b""
+    log = json.loads(sarif.stdout.decode("latin-1"))
+    messages = [result["message"]["text"] for result in log["runs"][0]["results"]]
+    assert "`required` names `querr\u00e9\U0001F600`, which is not in `properties`" in messages
+
+
+def test_closed_stdout_is_one_clear_line(tmp_path):
+    root = make_project(tmp_path, {"echo_tool.py": UNICODE_TOOL})
+    closed = run_console(root, ["check", "--no-cache"], preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 2
+    assert closed.stderr == b"hermes-lint: error: standard output is closed: nowhere to write the report\n"
