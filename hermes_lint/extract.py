@@ -106,7 +106,30 @@ def parse_module(path: str, data: bytes) -> ParsedModule:
         return failed(1, 1, "file is too deeply nested to parse", text)
     except ValueError as exc:
         return failed(1, 1, f"cannot be parsed: {exc}", text)
+    problem = _compile_error(tree, path)
+    if problem is not None:
+        return failed(*problem, text)
     return ParsedModule(path, data, text, split_source_lines(text), tree, None)
+
+
+def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]]:
+    """What the compiler rejects in a module that parses (``return`` or ``yield`` outside a
+    function, a repeated parameter or keyword, a late ``from __future__`` import, ``nonlocal``
+    without a binding...): importing it would fail, so it is HRM001 and never frozen into the
+    manifest. The syntax tree is compiled, never run; its code object is dropped."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not errors (`x is 1`)
+            compile(tree, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}"
+    except (RecursionError, MemoryError):
+        return 1, 1, "file is too deeply nested to compile"
+    except ValueError as exc:
+        return 1, 1, f"cannot be compiled: {exc}"
+    return None
 
 
 def source_segment(lines: List[str], node: ast.AST) -> str:

@@ -457,3 +457,50 @@ def test_closed_stdout_is_one_clear_line(tmp_path):
     closed = run_console(root, ["check", "--no-cache"], preexec_fn=lambda: os.close(1))
     assert closed.returncode == 2
     assert closed.stderr == b"hermes-lint: error: standard output is closed: nowhere to write the report\n"
+
+
+# --------------------------------------------------------------------------- parses but does not compile
+
+NOT_COMPILING = {
+    "return at module level": ("return None\n", 7, 1, "'return' outside function"),
+    "yield outside a function": ("yield 1\n", 7, 1, "'yield' outside function"),
+    "duplicate parameter": ("def helper(a, a):\n    return ''\n", 7, 15, "duplicate argument 'a' in function definition"),
+    "late __future__ import": ("from __future__ import annotations\n", 7, 1, "from __future__ imports must occur at the beginning of the file"),
+    "nonlocal without a binding": ("def helper():\n    nonlocal x\n", 8, 5, "no binding for nonlocal 'x' found"),
+    "repeated keyword in register": (None, 7, 49, "keyword argument repeated: toolset"),
+}
+
+COMPILE_HEADER = (
+    "from tools.registry import registry\n\n"
+    'SCHEMA = {"name": "probe", "description": "P.", "parameters": {"type": "object", "properties": {}}}\n\n'
+    "def handle(args, **kwargs):\n    return ''\n"
+)
+REGISTER = 'registry.register(name="probe", toolset="demo", schema=SCHEMA, handler=handle, check_fn=lambda: True)\n'
+
+
+@pytest.mark.parametrize("case", sorted(NOT_COMPILING))
+def test_a_module_that_parses_but_does_not_compile_is_hrm001_and_never_frozen(tmp_path, case):
+    import ast
+
+    extra, line, col, message = NOT_COMPILING[case]
+    if extra is None:
+        source = COMPILE_HEADER + REGISTER.replace('toolset="demo",', 'toolset="demo", toolset="demo",')
+    else:
+        source = COMPILE_HEADER + extra + REGISTER
+    ast.parse(source)  # it parses: only the compiler rejects it
+    root = make_project(tmp_path, {"probe_tool.py": source}, toolsets=TOOLSETS.replace('"echo"', '"probe"'))
+
+    diagnostics = run_project(root, Config())
+
+    assert [(d.path, d.line, d.col, d.code, d.message) for d in diagnostics if d.code == "HRM001"] == [
+        ("tools/probe_tool.py", line, col, "HRM001", f"syntax error: {message}")
+    ]
+    cli(["manifest"], root)
+    manifest = root / "tools" / "manifest.json"
+    assert not manifest.exists() or "probe" not in json.loads(manifest.read_text())["tools"]
+
+
+def test_a_syntax_warning_is_not_an_error(tmp_path):
+    source = COMPILE_HEADER + "FLAG = (1 is 1)\n" + REGISTER
+    root = make_project(tmp_path, {"probe_tool.py": source}, toolsets=TOOLSETS.replace('"echo"', '"probe"'))
+    assert not [d for d in run_project(root, Config()) if d.code == "HRM001"]
