@@ -1,8 +1,8 @@
 """Per-file result cache: extracted facts and module diagnostics, reused while nothing changed.
 
 One index file per project under ``.hermes_lint_cache/`` (tagged with ``CACHEDIR.TAG``, ignored by
-git). An entry is reused when the file's stat (size, mtime) matches, or, failing that, when its
-content hash does; the whole cache is keyed on the toolkit version and the configuration.
+git). An entry is reused when the file's stat (size, mtime, ctime, inode) matches, or, failing
+that, when its content hash does; the whole cache is keyed on the toolkit version and the configuration.
 Beside it, a small file holds the last run's final diagnostics with the stat of every input
 (``runner.run_project``): when nothing changed they are reused as they are, without loading the
 index (which grows with the project: ~5 KB per tool module).
@@ -224,7 +224,7 @@ class ResultCache:
         return data["files"]
 
     def lookup(
-        self, path: str, stat: Tuple[int, int], read_bytes, *, schemas: bool = True
+        self, path: str, stat: Tuple[int, ...], read_bytes, *, schemas: bool = True
     ) -> Tuple[Optional[Any], Optional[bytes]]:
         """(cached ModuleResult or None, the file's bytes if they had to be read).
 
@@ -257,7 +257,7 @@ class ResultCache:
             self.changed = True
         return result, data
 
-    def store(self, path: str, stat: Tuple[int, int], result: Any) -> None:
+    def store(self, path: str, stat: Tuple[int, ...], result: Any) -> None:
         facts, schemas = _split_schemas(result.facts)
         payload = json.dumps(encode((facts, result.diagnostics, result.noqa)), separators=(",", ":"))
         schema_payload = json.dumps(encode(schemas), separators=(",", ":"))

@@ -41,7 +41,7 @@ TOOL, TOOLSETS = "tool", "toolsets"
 
 # Per-process caches (each flake8 worker process has its own).
 _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated again
-_configs: Dict[str, Tuple[Optional[Tuple[int, int]], Config]] = {}  # root -> (pyproject stat, config)
+_configs: Dict[str, Tuple[Optional[Tuple[int, ...]], Config]] = {}  # root -> (pyproject stat, config)
 _modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result)
 _snapshots: Dict[str, "ProjectSnapshot"] = {}  # root -> the project as this run read it
 
@@ -60,13 +60,13 @@ def clear_caches() -> None:
     new_run()
 
 
-def _stat_key(path: str) -> Optional[Tuple[int, int]]:
-    """(size, mtime) as the on-disk result cache keys files."""
+def _stat_key(path: str) -> Optional[Tuple[int, ...]]:
+    """(size, mtime, ctime): unchanged, unless rewritten with its old mtime kept."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # ctime: `cp -p` keeps the mtime
 
 
 def project_config(root: Path) -> Config:

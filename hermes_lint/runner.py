@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstrin
     from hermes_lint.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
+StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of``
+
 # Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 64
 
@@ -60,11 +62,11 @@ class _Listing:
         (which key the cache itself), or None when some input cannot be pinned by its stat."""
         if not all(self.regular):
             return None
-        parts = [f"{rel}\0{size}\0{mtime}" for rel, (size, mtime) in zip(self.relative, self.stats)]
+        parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
         if self.toolsets_stat is None:
             parts.append(f"{config.toolsets_file}\0absent")
         elif _is_regular(self.toolsets_stat):
-            parts.append(f"{config.toolsets_file}\0{self.toolsets_stat.st_size}\0{self.toolsets_stat.st_mtime_ns}")
+            parts.append(f"{config.toolsets_file}\0{_key_text(_key_of(self.toolsets_stat))}")
         else:
             return None
         return "\n".join(parts)
@@ -83,11 +85,19 @@ def _is_regular(stat: os.stat_result) -> bool:
     return stat_module.S_ISREG(stat.st_mode)
 
 
-def _key_of(stat: Optional[os.stat_result]) -> Optional[Tuple[int, int]]:
-    return None if stat is None else (stat.st_size, stat.st_mtime_ns)
+def _key_of(stat: Optional[os.stat_result]) -> Optional[StatKey]:
+    """What says a file is unchanged without reading it. Size and mtime alone are not enough:
+    ``cp -p``, ``rsync -t``, ``tar x`` and ``touch -r`` give new contents an old mtime. The
+    change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
+    changes when a file is replaced: git's choice too."""
+    return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
 
 
-def _stat_key(path: Path) -> Optional[Tuple[int, int]]:
+def _key_text(key) -> str:
+    return "\0".join(str(part) for part in key)
+
+
+def _stat_key(path: Path) -> Optional[StatKey]:
     return _key_of(_stat(path))
 
 
