@@ -40,7 +40,10 @@ def diff(old, new, fail_on, output_format, debug) -> None:
             before, after = load_manifest(Path(old)), load_manifest(Path(new))
         except ManifestError as exc:
             raise UsageError(str(exc)) from None
-        changes = label_changes(before, after)
+        try:
+            changes = label_changes(before, after)
+        except RecursionError:
+            raise UsageError(f"{old}, {new}: schemas nested too deeply to compare") from None
         if output_format == "json":
             payload = {"changes": [c.as_json() for c in changes], "counts": count(changes)}
             write_stdout(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", json_text=True)

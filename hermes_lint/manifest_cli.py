@@ -112,7 +112,7 @@ def _labelled_changes(current, data: dict, shown: str) -> str:
         return ""
     try:
         changes = label_changes(json.loads(current.decode("utf-8")), data)
-    except (ValueError, UnicodeDecodeError):  # not JSON, or not a manifest: the text diff says it all
+    except (ValueError, UnicodeDecodeError, RecursionError):  # not JSON, not a manifest, nested too deeply: the text diff says it all
         return ""
     return "\n" + format_changes(changes, f"{shown} (on disk)", "the generated manifest")
 
