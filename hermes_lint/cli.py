@@ -128,6 +128,28 @@ class _LazyGroup(click.Group):
         "diff": ("hermes_lint.diff_cli", "diff"),
     }
 
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        """Click's, except that a usage error is the one line every other error is (click's own
+        report is four: usage, a hint, a blank line, the error)."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare `hermes-lint`: the help is the message
+                exc.show()
+                sys.exit(exc.exit_code)
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            click.echo(f"hermes-lint: error: {exc.format_message()}{hint}", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted({*super().list_commands(ctx), *self.lazy_commands})
 

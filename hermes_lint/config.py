@@ -142,6 +142,8 @@ def read_pyproject_table(root: Path) -> Optional[Mapping[str, Any]]:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{pyproject}: cannot be read: nested too deeply") from None
     table = data.get("tool", {}).get("hermes-lint")
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.hermes-lint] must be a table")

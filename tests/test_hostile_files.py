@@ -504,3 +504,118 @@ def test_a_syntax_warning_is_not_an_error(tmp_path):
     source = COMPILE_HEADER + "FLAG = (1 is 1)\n" + REGISTER
     root = make_project(tmp_path, {"probe_tool.py": source}, toolsets=TOOLSETS.replace('"echo"', '"probe"'))
     assert not [d for d in run_project(root, Config()) if d.code == "HRM001"]
+
+
+# --------------------------------------------------------------------------- lone surrogates
+
+SURROGATE_TOOL = (
+    "from tools.registry import registry\n\n"
+    'SCHEMA = {"name": "probe", "description": "A \\ud800 probe.", "parameters": {"type": "object", "properties": {}}}\n\n'
+    "def handle(args, **kwargs):\n    return ''\n\n"
+    'registry.register(name="probe", toolset="demo", schema=SCHEMA, handler=handle, check_fn=lambda: True)\n'
+)
+
+
+def test_a_lone_surrogate_in_a_description_is_a_diagnostic_in_check_and_manifest(tmp_path):
+    root = make_project(tmp_path, {"probe_tool.py": SURROGATE_TOOL}, toolsets=TOOLSETS.replace('"echo"', '"probe"'))
+    assert [d.as_text() for d in run_project(root, Config()) if d.code == "HRM701"] == [
+        "tools/probe_tool.py:3:28: HRM701 description of tool `probe` contains U+D800 (a lone surrogate: "
+        "not a character, no UTF-8 encoder writes it) at character 3"
+    ]
+    result = cli(["manifest"], root)
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "tools/probe_tool.py:3:28: HRM701 `schema.description` of tool `probe` holds a lone surrogate U+D800: "
+        "not a character, so the manifest (UTF-8) cannot hold it\n"
+    )
+    assert not (root / "tools" / "manifest.json").exists()
+
+
+# --------------------------------------------------------------------------- new-tool
+
+def test_new_tool_keeps_the_final_cr_of_a_cr_only_toolsets_file(tmp_path):
+    root = make_project(tmp_path, {}, toolsets='TOOLSETS = {\r    "demo": {"description": "D", "tools": [], "includes": []},\r}\r')
+    result = cli(["new-tool", "probe", "--toolset", "demo"], root)
+    assert result.exit_code == 0, result.stderr
+    assert (root / "toolsets.py").read_bytes() == (
+        b'TOOLSETS = {\r    "demo": {"description": "D", "tools": ["probe"], "includes": []},\r}\r'
+    )
+
+
+def test_new_tool_refuses_a_deeply_nested_toolsets_file_with_the_by_hand_message(tmp_path):
+    toolsets = "X = " + "[" * 180 + "]" * 180 + '\nTOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n'
+    root = make_project(tmp_path, {}, toolsets=toolsets)
+    result = cli(["new-tool", "probe", "--toolset", "demo"], root)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "hermes-lint: error: cannot edit toolsets.py: it is nested too deeply for libcst to edit. Nothing was written. "
+        "To add the tool by hand:"
+    )
+    assert sorted(os.listdir(root / "tools")) == [] and (root / "toolsets.py").read_text() == toolsets
+
+
+def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypatch):
+    from hermes_lint import scaffold
+
+    root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
+
+    def killed(path, data):
+        raise KeyboardInterrupt  # like kill -9 between the two writes: no clean-up runs
+
+    monkeypatch.setattr(scaffold, "write_atomic", killed)
+    assert cli(["new-tool", "probe", "--toolset", "demo"], root).exit_code == 1  # click: "Aborted!"
+    created = (root / "tools" / "probe_tool.py").read_bytes()
+    assert b'"tools": []' in (root / "toolsets.py").read_bytes()
+
+    monkeypatch.undo()
+    result = cli(["new-tool", "probe", "--toolset", "demo"], root)
+    assert result.exit_code == 0, result.stderr
+    assert "kept tools/probe_tool.py (created by an earlier run that stopped before editing toolsets.py)" in result.stdout + result.stderr
+    assert (root / "tools" / "probe_tool.py").read_bytes() == created
+    assert b'"tools": ["probe"]' in (root / "toolsets.py").read_bytes()
+
+    again = cli(["new-tool", "probe", "--toolset", "demo"], root)  # finished: a re-run refuses
+    assert again.exit_code == 2 and "already registered in tools/probe_tool.py" in again.stderr
+
+
+def test_new_tool_does_not_resume_over_a_file_the_user_edited(tmp_path, monkeypatch):
+    from hermes_lint import scaffold
+
+    root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
+    monkeypatch.setattr(scaffold, "write_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert cli(["new-tool", "probe", "--toolset", "demo"], root).exit_code == 1
+    monkeypatch.undo()
+    tool = root / "tools" / "probe_tool.py"
+    tool.write_text(tool.read_text() + "# mine\n")
+    result = cli(["new-tool", "probe", "--toolset", "demo"], root)
+    assert result.exit_code == 2 and "already registered in tools/probe_tool.py" in result.stderr
+    assert tool.read_text().endswith("# mine\n")
+
+
+# --------------------------------------------------------------------------- one line, not a traceback
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "--zzz"], "No such option '--zzz'. (see `hermes-lint check --help`)"),
+        (["check", "-j", "x"], "Invalid value for '-j' / '--jobs': 'x' is not a valid integer range. (see `hermes-lint check --help`)"),
+        (["bogus"], "No such command 'bogus'. (see `hermes-lint --help`)"),
+    ],
+)
+def test_click_usage_errors_are_one_line(tmp_path, args, message):
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "hermes-lint"  # the console script the README installs
+    result = subprocess.run([str(script), *args], cwd=tmp_path, capture_output=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [f"hermes-lint: error: {message}"]
+
+
+def test_deep_nesting_in_pyproject_is_a_configuration_error(tmp_path):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL},
+                        pyproject="[tool.hermes-lint]\nselect = " + "[" * 5000 + "]" * 5000 + "\n")
+    result = cli(["check"], root)
+    assert result.exit_code == 2
+    assert result.stderr == f"hermes-lint: error: {root / 'pyproject.toml'}: cannot be read: nested too deeply\n"
