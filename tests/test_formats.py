@@ -24,7 +24,6 @@ from hermes_lint.config import load_config
 from hermes_lint.engine import check_sources, collect_sources
 from hermes_lint.formats import SARIF_SCHEMA_URI, format_github, format_sarif
 from hermes_lint.model import Diagnostic
-from hermes_lint.report import FORMATTERS
 from hermes_lint.rules import rule_by_code
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
@@ -148,9 +147,6 @@ def test_the_schema_rejects_a_broken_log(sarif_validator):
         sarif_validator.validate(broken)
 
 
-@pytest.mark.skipif(
-    not {"sarif", "github"} <= set(FORMATTERS), reason="the CLI does not offer --format sarif/github yet"
-)
 @pytest.mark.parametrize("name, formatter", [("sarif", format_sarif), ("github", format_github)])
 def test_check_command_offers_the_format(name, formatter, monkeypatch):
     monkeypatch.chdir(PROJECT)
