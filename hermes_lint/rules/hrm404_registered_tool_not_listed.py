@@ -52,8 +52,28 @@ class RegisteredToolNotListed(Rule):
             """,
             files={"toolsets.py": "TOOLSETS = load_toolsets()\n"},
         ),
+        # an MCP toolset's tool: listed at run time, when the server is connected
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="write_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            registry.register(name="fetch", toolset="mcp-github", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+        ),
     ]
     invalid = [
+        # `mcp-` is the MCP prefix; a toolset that only starts with "mcp" is an ordinary one
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="write_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            registry.register(name="fetch", toolset="mcpish", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+            line=3,
+            message="tool `fetch` is registered but no toolset in toolsets.py lists it: no agent is offered it",
+        ),
         Invalid(
             """
             from tools.registry import registry
