@@ -619,3 +619,15 @@ def test_deep_nesting_in_pyproject_is_a_configuration_error(tmp_path):
     result = cli(["check"], root)
     assert result.exit_code == 2
     assert result.stderr == f"hermes-lint: error: {root / 'pyproject.toml'}: cannot be read: nested too deeply\n"
+
+
+@posix_only
+def test_write_atomic_never_replaces_a_non_regular_file(tmp_path):
+    from hermes_lint.atomic import write_atomic
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file; it is never replaced"):
+        write_atomic(fifo, b"data")
+    assert fifo.exists() and not fifo.is_file()
+    assert sorted(os.listdir(tmp_path)) == ["pipe"]  # no temporary file left either
