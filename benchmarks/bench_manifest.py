@@ -18,7 +18,7 @@ environment that never writes bytecode) — and warm (``.pyc`` files present). P
 ms, the time above the floor, the ratio of import discovery's time above the floor to the
 manifest's, and how many tool modules each had imported when ``get_definitions`` returned.
 
-The runtime (``tools/registry.py``, ``hermes_lint/discovery.py``) is copied next to the corpus,
+The runtime (``RUNTIME_FILES``) is copied next to the corpus,
 so that other processes writing this checkout's ``__pycache__`` cannot warm a cold run.
 Absolute times depend on the machine; the ratios are the result (DESIGN.md §7).
 """
@@ -38,6 +38,13 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# The runtime: what an agent process loads (copied, so no other process warms its bytecode).
+RUNTIME_FILES = (
+    "tools/__init__.py", "tools/registry.py", "tools/manifest_loader.py", "tools/manifest_schema.py",
+    "tools/manifest_templates.py", "hermes_lint/__init__.py", "hermes_lint/discovery.py",
+    "hermes_lint/data/manifest.schema.json",
+)
+
 RUN = r"""
 import sys
 import tools, tools.registry as r
@@ -48,7 +55,7 @@ if mode == "import":
 else:
     r.registry.load_manifest(tools_dir + "/manifest.json", tools_dir=tools_dir)
 definitions = r.registry.get_definitions(r.registry.get_all_tool_names())
-imported = sum(1 for m in sys.modules if m.startswith("tools.") and m != "tools.registry")
+imported = sum(1 for m in sys.modules if m.startswith("tools.") and m not in r.RUNTIME_MODULES)
 sys.stdout.write(f"{len(definitions)} {imported}")
 """
 
@@ -75,8 +82,8 @@ def make_project(directory: Path, count: int) -> None:
 
     runtime = directory / "runtime"
     (runtime / "tools").mkdir(parents=True)
-    (runtime / "hermes_lint").mkdir()
-    for relative in ("tools/__init__.py", "tools/registry.py", "hermes_lint/__init__.py", "hermes_lint/discovery.py"):
+    (runtime / "hermes_lint" / "data").mkdir(parents=True)
+    for relative in RUNTIME_FILES:
         shutil.copy(REPO_ROOT / relative, runtime / relative)
 
 

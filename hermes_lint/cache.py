@@ -26,11 +26,12 @@ import dataclasses
 import json
 import os
 import zlib
-from stat import S_ISDIR
 from pathlib import Path
+from stat import S_ISDIR
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint import __version__, model
+from hermes_lint.regular_files import read_regular_file
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
 INDEX_NAME = "results-v3.json"
@@ -53,6 +54,7 @@ def _allow() -> None:
         for cls in (
             model.Location,
             model.Unresolved,
+            model.Hole,
             model.Diagnostic,
             model.CallableRef,
             model.Keyword,
@@ -201,6 +203,8 @@ class ResultCache:
         self._key: Optional[str] = None
         self._entries: Optional[Dict[str, Any]] = None
         self.changed = False
+        self.root = root
+        self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
 
     @property
     def key(self) -> str:
@@ -237,6 +241,8 @@ class ResultCache:
             data = read_bytes()
             if data is None or _sha256(data) != entry.get("sha256"):
                 return None, data
+        if not self._read_modules_unchanged(entry.get("read_modules", ())):
+            return None, data
         try:
             from hermes_lint.engine import ModuleResult
 
@@ -257,6 +263,26 @@ class ResultCache:
             self.changed = True
         return result, data
 
+    def _read_modules_unchanged(self, read_modules: Any) -> bool:
+        """Whether every other project file an entry's values were read from still has the
+        content it had (hashed once per run: a shared module is read by many tool modules)."""
+        if not isinstance(read_modules, list):
+            return False
+        for item in read_modules:
+            if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
+                return False
+            path, sha256 = item
+            current = self._current_hashes.get(path)
+            if current is None:
+                try:
+                    current = _sha256(read_regular_file(self.root / path))
+                except (OSError, ValueError):
+                    current = ""
+                self._current_hashes[path] = current
+            if current != sha256:
+                return False
+        return True
+
     def store(self, path: str, stat: Tuple[int, ...], result: Any) -> None:
         facts, schemas = _split_schemas(result.facts)
         payload = json.dumps(encode((facts, result.diagnostics, result.noqa)), separators=(",", ":"))
@@ -267,6 +293,7 @@ class ResultCache:
             "check": _sha256(f"{payload}\0{schema_payload}".encode()),
             "result": payload,
             "schemas": schema_payload,
+            "read_modules": [list(item) for item in result.facts.read_modules],
         }
         self.changed = True
 
@@ -294,6 +321,8 @@ class ResultCache:
             data = json.loads(self._read(PROJECT_NAME))
             if not isinstance(data, dict) or data.get("key") != self.key_text or data.get("state") != state:
                 return None
+            if not self._read_modules_unchanged(data.get("read_modules", [])):
+                return None
             payload = data["diagnostics"]
             # Against a damaged file (writes are atomic, so rarely); trust comes from decoding
             # into the allow-listed classes only, as for the index.
@@ -306,10 +335,20 @@ class ResultCache:
             return None
         return diagnostics
 
-    def store_project_diagnostics(self, state: str, diagnostics: List[model.Diagnostic]) -> None:
+    def store_project_diagnostics(
+        self, state: str, diagnostics: List[model.Diagnostic], read_modules: Tuple[Tuple[str, str], ...] = ()
+    ) -> None:
+        """``read_modules``: files outside ``state`` (not tool modules) whose content the
+        diagnostics depend on, with their sha256."""
         payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
         text = json.dumps(
-            {"key": self.key_text, "state": state, "crc32": zlib.crc32(payload.encode()), "diagnostics": payload},
+            {
+                "key": self.key_text,
+                "state": state,
+                "read_modules": [list(item) for item in read_modules],
+                "crc32": zlib.crc32(payload.encode()),
+                "diagnostics": payload,
+            },
             separators=(",", ":"),
         )
         self._write(PROJECT_NAME, text)
@@ -332,8 +371,6 @@ class ResultCache:
         return S_ISDIR(mode)
 
     def _read(self, name: str) -> str:
-        from hermes_lint.regular_files import read_regular_file
-
         if not self._usable():
             raise OSError(f"{self.directory}: not a directory")
         return read_regular_file(self.directory / name, MAX_CACHE_BYTES).decode("utf-8")

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
 # Provider rules (HRM6xx) only speak when a provider is chosen; these are the known targets.
-KNOWN_PROVIDERS = ("openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp")
+KNOWN_PROVIDERS = (
+    "openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "moonshot", "mcp", "llamacpp", "perplexity",
+)
 
 
 class ConfigError(Exception):
@@ -30,6 +32,12 @@ class Config:
     providers: Tuple[str, ...] = ()
     max_description_length: int = 1024
     manifest: str = "tools/manifest.json"
+    # Dotted names of third-party functions that read the environment variable named by their
+    # first argument (``vendor.secrets.get_secret``): HRM203 counts their calls as reads.
+    env_readers: Tuple[str, ...] = ()
+    # The project's root directory: names imported from its own modules are evaluated from
+    # their files (never imported). Empty: every import stays unknown.
+    project_root: str = ""
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
@@ -66,6 +74,7 @@ _KEYS = {
     "providers": "providers",
     "max-description-length": "max_description_length",
     "manifest": "manifest",
+    "env-readers": "env_readers",
 }
 
 
@@ -103,7 +112,7 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} per-file-ignores must be a table of glob = [codes]")
             values[attr] = tuple((glob, _codes(codes, key)) for glob, codes in value.items())
-        elif attr in ("known_dynamic_tools", "providers"):
+        elif attr in ("known_dynamic_tools", "providers", "env_readers"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
             values[attr] = tuple(value)
@@ -163,6 +172,7 @@ def load_config(root: Path, **overrides: Any) -> Config:
     if "providers" in changes:
         config_from_table({"providers": list(changes["providers"])}, where="--provider")
         changes["providers"] = tuple(changes["providers"])
+    changes.setdefault("project_root", str(root))
     return replace(config, **changes)
 
 

@@ -63,13 +63,39 @@ def source_registers_tools(text: str | bytes) -> bool:
     return tree_registers_tools(tree)
 
 
-def module_registers_tools(path: str | Path) -> bool:
-    """True when the file at ``path`` is a tool module (see ``tree_registers_tools``)."""
+def is_regular_file(path: str | Path) -> bool:
+    """True when ``path`` (links followed) is a regular file. A FIFO blocks its reader forever
+    and a link to ``/dev/zero`` never ends: neither is ever a tool module."""
+    import os
+    import stat
+
     try:
-        with open(path, "rb") as handle:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def module_registers_tools(path: str | Path) -> bool:
+    """True when the file at ``path`` is a tool module (see ``tree_registers_tools``); a file
+    that is not regular never is, and is not read (see ``is_regular_file``)."""
+    import os
+    import stat
+
+    try:
+        # O_NONBLOCK: opening a FIFO would otherwise wait for a writer before fstat could tell.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        with open(fd, "rb", closefd=False) as handle:
             data = handle.read()
     except OSError:
         return False
+    finally:
+        os.close(fd)
     return source_registers_tools(data)
 
 

@@ -9,15 +9,15 @@ Two phases, so that the per-file work can run in parallel or come from a cache:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
 from hermes_lint.config import Config
 from hermes_lint.context import ModuleContext, ModuleIndex, ProjectContext
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.extract import ParsedModule, extract_facts, parse_module
+from hermes_lint.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.noqa import NoqaComment, find_noqa_comments
 from hermes_lint.rules import all_rules
@@ -85,14 +85,25 @@ def _selected_rules(config: Config, scope: str) -> Tuple[Type[Rule], ...]:
     return tuple(rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code))
 
 
-def build_module_context(parsed: ParsedModule, config: Config) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
+def build_module_context(
+    parsed: ParsedModule, config: Config, project: Optional[Any] = None
+) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
+    """``project``: the ``ProjectModules`` imported names are read from (default: the files
+    under ``config.project_root``)."""
     from hermes_lint.evaluate import ModuleEvaluator
+    from hermes_lint.evaluate.project import project_modules
 
     if parsed.tree is None:
         return extract_facts(parsed, None, None), None
     index = ModuleIndex(parsed.tree)
-    evaluator = ModuleEvaluator(parsed.tree, parsed.lines)
-    facts = extract_facts(parsed, index, evaluator)
+    evaluator = ModuleEvaluator(
+        parsed.tree,
+        parsed.lines,
+        module=module_name(parsed.path),
+        is_package=parsed.path.endswith("__init__.py"),
+        project=project if project is not None else project_modules(config.project_root) if config.project_root else None,
+    )
+    facts = extract_facts(parsed, index, evaluator, config.env_readers)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
@@ -114,7 +125,7 @@ def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
     return facts
 
 
-def check_module(source: SourceFile, config: Config) -> ModuleResult:
+def check_module(source: SourceFile, config: Config, project: Optional[Any] = None) -> ModuleResult:
     """Phase 1 for one file: facts, module-rule diagnostics and noqa comments."""
     if source.data is None:
         facts = ModuleFacts(
@@ -126,7 +137,7 @@ def check_module(source: SourceFile, config: Config) -> ModuleResult:
         )
         return ModuleResult(facts, (facts.parse_error,), ())
     parsed = parse_module(source.path, source.data)
-    facts, ctx = build_module_context(parsed, config)
+    facts, ctx = build_module_context(parsed, config, project)
     diagnostics: List[Diagnostic] = []
     if facts.parse_error is not None:
         diagnostics.append(facts.parse_error)
@@ -148,6 +159,10 @@ def check_module(source: SourceFile, config: Config) -> ModuleResult:
             # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
             # more often). Broken here, everything is freed as soon as this function returns.
             ctx.memo.clear()
+        read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
+        read_modules.pop(source.path, None)
+        if read_modules:
+            facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))
     noqa = tuple(find_noqa_comments(parsed.text).values()) if parsed.text else ()
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
@@ -238,6 +253,11 @@ def apply_suppressions(
 
 
 def check_sources(sources: ProjectSources, config: Config) -> List[Diagnostic]:
-    """Both phases, in this process."""
-    results = [check_module(source, config) for source in sources.tool_files]
+    """Both phases, in this process. The sources' own files are read before the disk when
+    their values are imported by another module."""
+    from hermes_lint.evaluate.project import ProjectModules
+
+    given = {source.path: source.data for source in sources.tool_files if source.data is not None}
+    project = ProjectModules(config.project_root, given)
+    results = [check_module(source, config, project) for source in sources.tool_files]
     return finish(results, sources, config)

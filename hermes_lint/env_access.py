@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Dict, Iterator, Optional
+from typing import Any, Dict, FrozenSet, Iterator, Optional, Tuple
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.model import EnvRead, Location
@@ -34,23 +34,22 @@ _ACCESS_CLASSES = frozenset({ast.Call, ast.Subscript, ast.Compare})
 _ENVIRONMENT_ATTRIBUTES = frozenset({"environ", "getenv", "get"})
 
 
-class EnvAccessIndex:
-    """Recognises environment accesses the way ``extract.py`` does (same import spellings)."""
+class EnvSpellings:
+    """How one module spells an environment read: the names it binds to ``os``, ``os.environ``,
+    ``os.getenv``/``os.environ.get``, and to *environment readers* — functions whose result is a
+    read of the variable named by their first argument (``get_secret("TOKEN")``,
+    ``env_var_enabled("DEBUG")``): see ``environment_readers``."""
 
-    def __init__(self, ctx: ModuleContext):
-        self.ctx = ctx
-        imports = ctx.index.imports
+    def __init__(self, imports: Dict[str, str], readers: FrozenSet[str] = frozenset()):
         self.getenv_names = {n for n, t in imports.items() if t in ("os.getenv", "os.environ.get")}
         self.environ_names = {n for n, t in imports.items() if t == "os.environ"}
         self.os_names = {n for n, t in imports.items() if t == "os"}
-        # Reads extract.py could name, by location: an access elsewhere has no constant name.
-        self.named: Dict[Location, EnvRead] = {read.location: read for read in ctx.facts.env_reads}
+        self.reader_names = readers
 
-    @classmethod
-    def of(cls, ctx: ModuleContext) -> "EnvAccessIndex":
-        if "env_access_index" not in ctx.memo:
-            ctx.memo["env_access_index"] = cls(ctx)
-        return ctx.memo["env_access_index"]
+    @property
+    def may_access(self) -> bool:
+        """False when the module binds no name any spelling goes through: then no node reads."""
+        return bool(self.getenv_names or self.environ_names or self.os_names or self.reader_names)
 
     def is_environ(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name):
@@ -64,7 +63,7 @@ class EnvAccessIndex:
 
     def is_getenv(self, func: ast.AST) -> bool:
         if isinstance(func, ast.Name):
-            return func.id in self.getenv_names
+            return func.id in self.getenv_names or func.id in self.reader_names
         if isinstance(func, ast.Attribute):
             if func.attr == "getenv" and isinstance(func.value, ast.Name):
                 return func.value.id in self.os_names
@@ -89,15 +88,101 @@ class EnvAccessIndex:
             return EnvAccess(node, "contains", node.left, negated=isinstance(node.ops[0], ast.NotIn))
         return None
 
+
+def environment_readers(index: Any, evaluator: Any, configured: Tuple[str, ...] = ()) -> FrozenSet[str]:
+    """Names of the module bound to environment readers: its own functions whose body is
+    ``return <expression reading os.getenv(first parameter)>``, the same imported from another
+    module of the project (read from its file, never imported), and the dotted names listed in
+    the ``env-readers`` setting (third-party helpers). Cached on ``index``."""
+    cached = getattr(index, "env_readers", None)
+    if cached is not None:
+        return cached
+    found = set()
+    own = EnvSpellings(index.imports)
+    for name, function in index.functions.items():
+        if name not in index.assigned and _reads_its_argument(function, own):
+            found.add(name)
+    called = _called_with_a_name(index)
+    for name, origin in index.imports.items():
+        if name not in called:
+            continue  # only a call ``name("VARIABLE", ...)`` can be a read
+        if origin in configured:
+            found.add(name)
+            continue
+        definition = evaluator.imported_function(name) if evaluator is not None else None
+        if definition is not None:
+            function, imports = definition
+            if _reads_its_argument(function, EnvSpellings(imports)):
+                found.add(name)
+    index.env_readers = frozenset(found)
+    return index.env_readers
+
+
+def _called_with_a_name(index: Any) -> FrozenSet[str]:
+    """Names the module calls with a constant string first: ``get_secret("TOKEN")``."""
+    called = set()
+    for node in index.walk(index.tree):
+        if (
+            node.__class__ is ast.Call
+            and node.func.__class__ is ast.Name
+            and node.args
+            and node.args[0].__class__ is ast.Constant
+            and isinstance(node.args[0].value, str)
+        ):
+            called.add(node.func.id)
+    return frozenset(called)
+
+
+def _reads_its_argument(function: ast.AST, spellings: EnvSpellings) -> bool:
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+        return False
+    params = function.args.posonlyargs + function.args.args
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if not params or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    first = params[0].arg
+    stack = [] if isinstance(body[0].value, ast.Lambda) else [body[0].value]
+    while stack:  # the returned expression, not a lambda in it (that reads later, when called)
+        node = stack.pop()
+        found = spellings.access(node)
+        if found is not None and found.kind == "get":
+            return isinstance(found.name_node, ast.Name) and found.name_node.id == first
+        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.Lambda))
+    return False
+
+
+class EnvAccessIndex:
+    """The environment accesses of one module (the spellings of ``EnvSpellings``)."""
+
+    def __init__(self, ctx: ModuleContext):
+        self.ctx = ctx
+        self.spellings = EnvSpellings(
+            ctx.index.imports, environment_readers(ctx.index, ctx.evaluator, ctx.config.env_readers)
+        )
+        self.getenv_names = self.spellings.getenv_names | self.spellings.reader_names
+        self.environ_names = self.spellings.environ_names
+        self.os_names = self.spellings.os_names
+        self.is_environ = self.spellings.is_environ
+        self.is_getenv = self.spellings.is_getenv
+        self.access = self.spellings.access
+        # Reads extract.py could name, by location: an access elsewhere has no constant name.
+        self.named: Dict[Location, EnvRead] = {read.location: read for read in ctx.facts.env_reads}
+
+    @classmethod
+    def of(cls, ctx: ModuleContext) -> "EnvAccessIndex":
+        if "env_access_index" not in ctx.memo:
+            ctx.memo["env_access_index"] = cls(ctx)
+        return ctx.memo["env_access_index"]
+
     def read_of(self, access: EnvAccess) -> Optional[EnvRead]:
         """The ``EnvRead`` fact of ``access`` when its variable has a constant name."""
         return self.named.get(self.ctx.loc(access.node))
 
     @property
     def may_access(self) -> bool:
-        """False when the module imports none of ``os``, ``os.environ``, ``os.getenv``: then no
-        node can be an access (every spelling recognised goes through one of those names)."""
-        return bool(self.getenv_names or self.environ_names or self.os_names)
+        return self.spellings.may_access
 
     def accesses(self, root: ast.AST) -> Iterator[EnvAccess]:
         if not self.may_access:
@@ -126,7 +211,10 @@ class EnvAccessIndex:
         # of a module that are neither: a set lookup each instead of two method calls.
         names = self.environ_names | self.getenv_names
         references = []
+        readers = self.spellings.reader_names
         for stmt in self.ctx.tree.body if self.may_access else ():
+            if stmt.__class__ is ast.FunctionDef and stmt.name in readers:
+                continue  # a reader's read of its parameter: its calls name the variables
             for node in walk(stmt):
                 cls = node.__class__
                 if cls is ast.Name:

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint.context import ModuleIndex, char_col
+from hermes_lint.env_access import EnvSpellings, environment_readers
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
+from hermes_lint.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
     CallableRef,
     EnvRead,
@@ -180,8 +182,9 @@ def module_name(path: str) -> str:
 
 
 class _Extractor:
-    def __init__(self, parsed: ParsedModule, index: ModuleIndex, evaluator: Any):
+    def __init__(self, parsed: ParsedModule, index: ModuleIndex, evaluator: Any, env_readers: Tuple[str, ...] = ()):
         self.parsed = parsed
+        self.env_readers = env_readers  # the ``env-readers`` setting
         self.tree = parsed.tree
         self.index = index
         self.evaluator = evaluator
@@ -220,7 +223,13 @@ class _Extractor:
                 return Unresolved(f"no {name}= argument")
             return self.evaluator.evaluate(node)
 
-        schema = evaluated("schema")
+        schema = self.evaluator.evaluate(arguments["schema"], partial=True) if "schema" in arguments else evaluated("schema")
+        if not isinstance(schema, Unresolved):
+            structural = structural_hole(schema)
+            if structural is not None:  # its structure is unknown: as unknown as no schema at all
+                path, hole = structural
+                where = "" if len(path) < 2 else f" (at `{display_path(path)}`)"
+                schema = Unresolved(f"{hole.reason}{where}", hole.location)
         schema_locations: Tuple = ()
         if "schema" in arguments and not isinstance(schema, Unresolved):
             schema_locations = tuple(sorted(self.evaluator.locations_of(schema).items(), key=_repr_key))
@@ -242,7 +251,20 @@ class _Extractor:
             schema_locations=schema_locations,
             positional_args=len(call.args),
             has_star_args=has_star,
+            override_keys=None if has_star else self.override_keys(arguments.get("dynamic_schema_overrides")),
         )
+
+    def override_keys(self, node: Optional[ast.expr]) -> Optional[Tuple[str, ...]]:
+        """See ``Registration.override_keys``."""
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return ()
+        if isinstance(node, ast.Lambda):
+            return _returned_keys([node.body])
+        if isinstance(node, ast.Name) and node.id in self.index.functions and node.id not in self.index.assigned:
+            function = self.index.functions[node.id]
+            returns = [stmt.value for stmt in _own_returns(function)]
+            return _returned_keys(returns)
+        return None
 
     def _keyword_location(self, kw: ast.keyword) -> Location:
         # ast.keyword carries its own position since Python 3.9.
@@ -408,24 +430,11 @@ class _Extractor:
     # --- environment reads ---------------------------------------------------------------
 
     def env_reads(self) -> Tuple[EnvRead, ...]:
-        reads: List[EnvRead] = []
-        getenv_names = {
-            local for local, target in self.index.imports.items() if target in ("os.getenv", "os.environ.get")
-        }
-        environ_names = {local for local, target in self.index.imports.items() if target == "os.environ"}
-        os_names = {local for local, target in self.index.imports.items() if target == "os"}
-        if not (getenv_names or environ_names or os_names):
-            return ()  # every spelling below goes through one of these imported names
-
-        def is_environ(node: ast.AST) -> bool:
-            if isinstance(node, ast.Name):
-                return node.id in environ_names
-            return (
-                isinstance(node, ast.Attribute)
-                and node.attr == "environ"
-                and isinstance(node.value, ast.Name)
-                and node.value.id in os_names
-            )
+        spellings = EnvSpellings(
+            self.index.imports, environment_readers(self.index, self.evaluator, self.env_readers)
+        )
+        if not spellings.may_access:
+            return ()  # every spelling goes through one of the names it binds
 
         def constant_name(node: Optional[ast.AST]) -> Optional[str]:
             if node is None:
@@ -433,38 +442,20 @@ class _Extractor:
             value = self.evaluator.evaluate(node)
             return value if isinstance(value, str) else None
 
-        def visit(node: ast.AST, function: Optional[str]) -> None:
-            for child in self.index.walk(node):
-                if child.__class__ not in _ENV_READ_CLASSES:
-                    continue  # the only kinds tested below, in one set lookup
-                name = None
-                required = False
-                location_node = child
-                if isinstance(child, ast.Call) and child.args:
-                    func = child.func
-                    if isinstance(func, ast.Name) and func.id in getenv_names:
-                        name = constant_name(child.args[0])
-                    elif isinstance(func, ast.Attribute):
-                        if func.attr == "getenv" and isinstance(func.value, ast.Name) and func.value.id in os_names:
-                            name = constant_name(child.args[0])
-                        elif func.attr == "get" and is_environ(func.value):
-                            name = constant_name(child.args[0])
-                elif isinstance(child, ast.Subscript) and is_environ(child.value):
-                    if isinstance(child.ctx, ast.Load):
-                        name = constant_name(child.slice)
-                        required = True
-                elif isinstance(child, ast.Compare) and len(child.ops) == 1:
-                    # "X" in os.environ
-                    if isinstance(child.ops[0], (ast.In, ast.NotIn)) and is_environ(child.comparators[0]):
-                        name = constant_name(child.left)
-                if name is not None:
-                    reads.append(EnvRead(name, self.loc(location_node), function, required))
-
+        reads: List[EnvRead] = []
         for stmt in self.tree.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(stmt, stmt.name)
-            else:
-                visit(stmt, None)
+            function = stmt.name if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if function is not None and function in spellings.reader_names:
+                continue  # a reader reads its parameter: the calls of it name the variables
+            for child in self.index.walk(stmt):
+                if child.__class__ not in _ENV_READ_CLASSES:
+                    continue  # the only kinds an access can be, in one set lookup
+                access = spellings.access(child)
+                if access is None:
+                    continue
+                name = constant_name(access.name_node)
+                if name is not None:
+                    reads.append(EnvRead(name, self.loc(child), function, access.kind == "subscript"))
         return tuple(reads)
 
 
@@ -481,7 +472,9 @@ def _repr_key(item: Tuple[Any, Any]) -> str:
     return repr(item)
 
 
-def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any) -> ModuleFacts:
+def extract_facts(
+    parsed: ParsedModule, index: Optional[ModuleIndex], evaluator: Any, env_readers: Tuple[str, ...] = ()
+) -> ModuleFacts:
     """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``)."""
     from hermes_lint.model import Diagnostic
 
@@ -495,7 +488,7 @@ def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator:
             registers_tools=False,
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
-    extractor = _Extractor(parsed, index, evaluator)
+    extractor = _Extractor(parsed, index, evaluator, env_readers)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
         path=parsed.path,
@@ -507,3 +500,31 @@ def extract_facts(parsed: ParsedModule, index: Optional[ModuleIndex], evaluator:
         unread_register_calls=extractor.unread_register_calls(discovered),
         env_reads=extractor.env_reads(),
     )
+
+
+def _own_returns(function: ast.AST) -> List[ast.Return]:
+    """The ``return`` statements of ``function`` itself (not of functions nested in it)."""
+    found: List[ast.Return] = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _returned_keys(values: List[Optional[ast.expr]]) -> Optional[Tuple[str, ...]]:
+    """The keys of dict displays with constant string keys (``None`` returns add none), or None."""
+    keys: set = set()
+    for value in values:
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            continue
+        if not isinstance(value, ast.Dict):
+            return None
+        for key in value.keys:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None  # `**spread` or a computed key
+            keys.add(key.value)
+    return tuple(sorted(keys))

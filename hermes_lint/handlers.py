@@ -128,6 +128,9 @@ class ArgRead:
     function: str  # "" for the lambda
     # Keys read by the other operands of ``args.get("filename") or args.get("title")`` (aliases).
     alternates: Tuple[str, ...] = ()
+    # ``"x" in args`` tests whether the model sent the key: a read for HRM108, and for HRM107
+    # often a guard that rejects a key the schema deliberately leaves out.
+    membership: bool = False
 
 
 @dataclass
@@ -432,8 +435,12 @@ class HandlerAnalyzer:
     # --- args ---------------------------------------------------------------------------
 
     def args_use(self, fn: FunctionFacts, param: Optional[str], depth: int,
-                 stack: Tuple[Tuple[str, str], ...], use: ArgsUse) -> None:
-        """Collect the reads of ``param`` (``fn``'s parameter holding ``args``) into ``use``."""
+                 stack: Tuple[Tuple[str, str], ...], use: ArgsUse, keys: Optional[Dict[str, str]] = None) -> None:
+        """Collect the reads of ``param`` (``fn``'s parameter holding ``args``) into ``use``.
+
+        ``keys``: ``fn``'s other parameters whose value is a constant string at the one call
+        being followed (``_bool_arg(args, "archived")`` reads ``args.get(name)``)."""
+        self._keys = keys or {}
         if param is None:
             use.all_visible = False
             return
@@ -441,9 +448,13 @@ class HandlerAnalyzer:
             # ``args`` rebound (``args = args["inner"]``): later reads are of something else.
             use.all_visible = False
             return
+        keys = self._keys
         for name_node, parent, grand in _uses_of(fn, param):
+            self._keys = keys
             if not self._visible_use(name_node, parent, grand, fn, depth, stack, use):
                 use.all_visible = False
+
+    _keys: Dict[str, str] = {}
 
     def _visible_use(self, name_node, parent, grand, fn, depth, stack, use) -> bool:
         if isinstance(parent, ast.Attribute) and parent.value is name_node:
@@ -456,7 +467,7 @@ class HandlerAnalyzer:
         if isinstance(parent, ast.Compare):
             membership = len(parent.ops) == 1 and isinstance(parent.ops[0], (ast.In, ast.NotIn))
             if membership and parent.comparators[0] is name_node:
-                return self._read(parent.left, parent, fn, use)
+                return self._read(parent.left, parent, fn, use, membership=True)
             return all(isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in parent.ops)
         if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
             return True
@@ -472,10 +483,12 @@ class HandlerAnalyzer:
             return self._follow_args(grand, None, parent.arg, fn, depth, stack, use)
         return False
 
-    def _read(self, key_node: ast.AST, at: ast.AST, fn: FunctionFacts, use: ArgsUse) -> bool:
+    def _read(self, key_node: ast.AST, at: ast.AST, fn: FunctionFacts, use: ArgsUse, membership: bool = False) -> bool:
         key = None
         if isinstance(key_node, ast.Constant):
             key = key_node.value
+        elif isinstance(key_node, ast.Name) and key_node.id in self._keys and not _rebinds_anywhere(fn, key_node.id):
+            key = self._keys[key_node.id]
         elif isinstance(key_node, ast.Name) and not fn.is_local(key_node.id):
             try:  # a module constant: KEY = "city"
                 key = self.ctx.evaluator.evaluate(key_node)
@@ -483,7 +496,7 @@ class HandlerAnalyzer:
                 key = None
         if not isinstance(key, str):
             return False
-        use.reads.append(ArgRead(key, at, fn.name, _or_alternates(at, fn)))
+        use.reads.append(ArgRead(key, at, fn.name, _or_alternates(at, fn), membership))
         return True
 
     def _follow_args(self, call, position, keyword, fn, depth, stack, use) -> bool:
@@ -506,8 +519,34 @@ class HandlerAnalyzer:
         if (callee, param) in stack:
             return True  # recursion: its reads are being collected already
         use.functions.add(callee)
-        self.args_use(facts, param, depth + 1, stack + ((callee, param),), use)
+        saved = self._keys
+        self.args_use(facts, param, depth + 1, stack + ((callee, param),), use, self._constant_arguments(call, facts, fn))
+        self._keys = saved
         return True
+
+    def _constant_arguments(self, call: ast.Call, callee: FunctionFacts, caller: FunctionFacts) -> Dict[str, str]:
+        """The callee's parameters given a constant string at ``call`` (literal or module constant)."""
+        params = callee.node.args
+        positional = [a.arg for a in params.posonlyargs + params.args]
+        given: List[Tuple[str, ast.AST]] = []
+        for position, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                break
+            if position < len(positional):
+                given.append((positional[position], argument))
+        given.extend((kw.arg, kw.value) for kw in call.keywords if kw.arg is not None)
+        found: Dict[str, str] = {}
+        for name, node in given:
+            value = None
+            if isinstance(node, ast.Constant):
+                value = node.value
+            elif isinstance(node, ast.Name) and node.id in self._keys and not _rebinds_anywhere(caller, node.id):
+                value = self._keys[node.id]
+            elif isinstance(node, ast.Name) and not caller.is_local(node.id):
+                value = self.ctx.evaluator.evaluate(node)
+            if isinstance(value, str):
+                found[name] = value
+        return found
 
     # --- registrations ------------------------------------------------------------------
 
@@ -673,10 +712,11 @@ def declared_properties(registration: Registration) -> Optional[dict]:
 
 
 def schema_is_fixed(registration: Registration) -> bool:
-    """No run-time schema overrides: the properties seen here are the ones the model gets."""
+    """The properties seen here are the ones the model gets: no run-time overrides, or
+    overrides that never replace ``parameters`` (a description that names the active backend)."""
     overrides_position = REGISTER_PARAMETERS.index("dynamic_schema_overrides")
     return (
-        registration.keyword("dynamic_schema_overrides") is None
+        not registration.overrides_may_change("parameters")
         and registration.positional_args <= overrides_position
         and not registration.has_star_args
     )
@@ -825,12 +865,12 @@ def _says(test: ast.AST, name: str, outcome: bool) -> Optional[str]:
     return None
 
 
-def _exits(stmts: Sequence[ast.stmt]) -> bool:
+def exits(stmts: Sequence[ast.stmt]) -> bool:
     """The block certainly does not run past its end (return, raise, break, continue)."""
     for stmt in stmts:
         if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
             return True
-        if isinstance(stmt, ast.If) and stmt.orelse and _exits(stmt.body) and _exits(stmt.orelse):
+        if isinstance(stmt, ast.If) and stmt.orelse and exits(stmt.body) and exits(stmt.orelse):
             return True
     return False
 
@@ -846,10 +886,10 @@ def _block_conditions(
         if isinstance(stmt, ast.Assert):
             yield stmt.test, True, since
         elif isinstance(stmt, ast.If):
-            if stmt.orelse and _exits(stmt.orelse):
+            if stmt.orelse and exits(stmt.orelse):
                 yield stmt.test, True, since
             link = stmt
-            while _exits(link.body):
+            while exits(link.body):
                 yield link.test, False, since
                 if len(link.orelse) != 1 or not isinstance(link.orelse[0], ast.If):
                     break
@@ -873,6 +913,11 @@ def _conditions(node: ast.AST, fn: FunctionFacts) -> Iterator[Tuple[ast.expr, bo
                 yield from _block_conditions(block, index)
                 break
         child = parent
+
+
+def _rebinds_anywhere(fn: FunctionFacts, name: str) -> bool:
+    """Whether ``fn`` assigns its parameter ``name`` anywhere (then its value is not the argument)."""
+    return name in fn.bindings
 
 
 def _rebinds(name: str, stmts: Sequence[ast.stmt]) -> bool:
@@ -1373,6 +1418,10 @@ def error_shape(ret: ReturnFact, analyzer: HandlerAnalyzer, fn: FunctionFacts) -
     if ret.in_except and "message" in keys and _looks_like_failure(payload, keys, ret.except_names):
         return keys["message"], ("under `message` in an `except` block; return "
                                  "`{\"error\": ...}` (e.g. `tool_error(...)`)")
+    flag = _failure_flag(payload, keys) if ret.in_except else None
+    if flag is not None:
+        return keys[flag], (f"flagged only by `{flag}: {_FAILURE_TEXT[flag]}` in an `except` block, "
+                            "with no `error` key; return `{\"error\": ...}` (e.g. `tool_error(...)`)")
     return None
 
 
@@ -1396,12 +1445,22 @@ def _returned_dict(value: ast.AST, analyzer: HandlerAnalyzer, fn: FunctionFacts)
     return None
 
 
-def _looks_like_failure(payload: ast.Dict, keys: Dict[str, ast.AST], except_names: Tuple[str, ...]) -> bool:
-    """A ``message`` that reports the caught exception, or a payload flagged as a failure."""
+_FAILURE_TEXT = {"success": "False", "ok": "False", "status": '"error"'}
+
+
+def _failure_flag(payload: ast.Dict, keys: Dict[str, ast.AST]) -> Optional[str]:
+    """The key of a literal failure flag (``"status": "error"``, ``"success": False``...), if any."""
     for key, expected in _FAILURE_FLAGS.items():
         if key in keys:
             value = payload.values[payload.keys.index(keys[key])]
-            if isinstance(value, ast.Constant) and value.value == expected:
-                return True
+            if isinstance(value, ast.Constant) and type(value.value) is type(expected) and value.value == expected:
+                return key
+    return None
+
+
+def _looks_like_failure(payload: ast.Dict, keys: Dict[str, ast.AST], except_names: Tuple[str, ...]) -> bool:
+    """A ``message`` that reports the caught exception, or a payload flagged as a failure."""
+    if _failure_flag(payload, keys) is not None:
+        return True
     message = payload.values[payload.keys.index(keys["message"])]
     return any(isinstance(n, ast.Name) and n.id in except_names for n in ast.walk(message))

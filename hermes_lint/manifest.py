@@ -17,9 +17,17 @@ What a module becomes:
 - every candidate file, tool module or not, is listed in ``sources`` with its sha256, so the
   runtime can tell a changed, added or removed file.
 
-Errors that would make the manifest wrong (the schema cannot be evaluated, the schema or its
-``parameters`` is invalid, a tool name registered twice, a toolset that cannot be resolved)
-refuse generation, as hassfest's generate mode refuses while validation errors remain.
+A schema with unknown parts (holes: a description naming the home directory, a number read
+from the environment) is frozen with its known structure. Each hole is listed under the tool's
+``holes`` with its JSON path: a hole with a ``template`` (environment variables with defaults,
+``int``/``str``, formatting) is computed by the runtime at load, without importing; any other
+hole (or a schema whose structure is unknown) marks the tool ``import_for_definitions``: its
+module is imported when that tool's definition is first requested, never at start-up. Manifests
+that hold holes are format version 2; the others stay version 1, which every runtime reads.
+
+Errors that would make the manifest wrong (the schema or its ``parameters`` is invalid, a tool
+name registered twice, a toolset that cannot be resolved) refuse generation, as hassfest's
+generate mode refuses while validation errors remain. A run-time value never does.
 """
 
 from __future__ import annotations
@@ -39,10 +47,11 @@ from hermes_lint.check_forms import classify_check
 from hermes_lint.config import Config
 from hermes_lint.context import ModuleContext
 from hermes_lint.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
-from hermes_lint.model import Diagnostic, Location, ModuleFacts, Registration, Unresolved
+from hermes_lint.model import Diagnostic, Hole, Location, ModuleFacts, Registration, Unresolved, holes_in
 
 FORMAT = "hermes-tool-manifest"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # a manifest without holes
+FORMAT_VERSION_WITH_HOLES = 2
 # The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
 PACKAGE = "tools"
 STALE = "HRM501"
@@ -121,6 +130,9 @@ def generate(sources, config: Config) -> Generated:
                            f"name its module `{module}`; rename the file")
             )
             continue
+        reads = ctx.evaluator.read_modules()  # files of the project values were read from
+        reads.pop(source.path, None)
+        source_hashes.update(reads)
         frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
         if reasons:
             # Imported at run time, like import discovery: its schemas are not frozen, so
@@ -129,6 +141,8 @@ def generate(sources, config: Config) -> Generated:
             continue
         problems.extend(module_problems)
         modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
+        if reads:  # the runtime imports the module instead when one of them changed
+            modules[module]["reads"] = sorted(reads)
         for tool, registration in frozen:
             _note_duplicate(tool, registration, source.path, first_seen, problems)
             tools.setdefault(tool["name"], tool)
@@ -137,9 +151,10 @@ def generate(sources, config: Config) -> Generated:
     problems.extend(toolsets_problems)
     if problems:
         return Generated(None, None, sorted(set(problems)))
+    with_holes = any("holes" in tool for tool in tools.values())
     data = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION_WITH_HOLES if with_holes else FORMAT_VERSION,
         "generator": f"hermes-lint {__version__}",
         "package": PACKAGE,
         "tools_dir": PurePosixPath(config.tools_dir).as_posix(),
@@ -197,13 +212,15 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
     schema = registration.schema
     if not _schema_is_sound(facts, registration, schema, name, problems):
         return None
+    schema, holes = _frozen_schema(schema)
     if not _exact_json(schema):
         raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN)")
 
     dynamic = _has_dynamic_overrides(call)
-    description = values["description"] or schema.get("description", "")
+    description = values["description"] or schema.get("description", "") or ""
     if not _exact_json(description):  # pragma: no cover - schema is exact JSON already
         raise _ImportOnly("the description is not plain JSON data")
+    needs_import = dynamic or check["kind"] == "import" or any("reason" in hole for hole in holes)
     tool = {
         "name": name,
         "toolset": toolset,
@@ -220,8 +237,10 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
         "check": check,
         "dynamic_schema_overrides": dynamic,
         # Said explicitly so a reader of the manifest knows what the runtime will do.
-        "import_for_definitions": dynamic or check["kind"] == "import",
+        "import_for_definitions": needs_import,
     }
+    if holes:
+        tool["holes"] = holes
     if not _encodable(facts, registration, tool, problems):
         return None
     return tool
@@ -262,6 +281,47 @@ def _surrogate_at(value: Any, path: Tuple) -> Optional[Tuple[Tuple, str]]:
             if found is not None:
                 return found
     return None
+
+
+def _frozen_schema(schema: Any) -> Tuple[Any, List[dict]]:
+    """The schema as JSON, each hole replaced by ``null``, and the holes: ``[{"path", "template"
+    | "reason"}]``. A wholly unknown schema is ``{}`` with one hole at the empty path."""
+    if isinstance(schema, Unresolved) and not isinstance(schema, Hole):
+        return {}, [{"path": [], "reason": _hole_reason(schema)}]
+    found = holes_in(schema)
+    if not found:
+        return schema, []
+    holes = []
+    for path, hole in found:
+        if hole.template is not None and _exact_json(hole.template):
+            holes.append({"path": list(path), "template": hole.template})
+        else:
+            holes.append({"path": list(path), "reason": _hole_reason(hole)})
+    return _without_holes(schema), holes
+
+
+def _hole_reason(hole: Unresolved) -> str:
+    where = f" (line {hole.location.line})" if hole.location is not None else ""
+    return f"{hole.reason}{where}"
+
+
+def _known_part(value: Any) -> Any:
+    """``value`` less its holes (dict entries and list items dropped): what can be validated."""
+    if isinstance(value, dict):
+        return {key: _known_part(item) for key, item in value.items() if not isinstance(item, Hole)}
+    if isinstance(value, list):
+        return [_known_part(item) for item in value if not isinstance(item, Hole)]
+    return value
+
+
+def _without_holes(value: Any) -> Any:
+    if isinstance(value, Hole):
+        return None
+    if isinstance(value, dict):
+        return {key: _without_holes(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_holes(item) for item in value]
+    return value
 
 
 def _require_static_call(registration: Registration) -> None:
@@ -316,12 +376,7 @@ def _schema_is_sound(facts: ModuleFacts, registration: Registration, schema: Any
 
     where = _argument_location(registration, "schema")
     if isinstance(schema, Unresolved):
-        problems.append(
-            Diagnostic(facts.path, where.line, where.col, "HRM301",
-                       f"schema of tool `{name}` cannot be evaluated statically ({schema.reason}), "
-                       "so the manifest cannot freeze it")
-        )
-        return False
+        return True  # frozen as unknown: the runtime imports the module for its definitions
     if not isinstance(schema, dict):
         problems.append(
             Diagnostic(facts.path, where.line, where.col, "HRM304",
@@ -337,7 +392,7 @@ def _schema_is_sound(facts: ModuleFacts, registration: Registration, schema: Any
                            f"parameters of tool `{name}` is not a dict (register() raises TypeError)")
             )
             return False
-        found = metaschema_problems(parameters)
+        found = metaschema_problems(_known_part(parameters))
         if found:
             first = found[0]
             location = registration.schema_location(("parameters",) + tuple(first.path)) or where
@@ -524,12 +579,41 @@ def check_manifest(root: Path, config: Config, target: Path) -> List[Diagnostic]
 
 
 def summary(data: dict) -> str:
-    frozen = len(data["modules"])
+    """``74 tools: 70 frozen, 4 resolved at import; 1 import-only module: tools.x``.
+
+    "Resolved at import": the tool's definition (its schema) needs its module imported; a
+    ``check_fn`` that must be imported to run is counted apart, it is about availability."""
+    tools = data["tools"]
+    at_import = sum(1 for tool in tools.values() if _definition_import_reasons(tool))
+    text = f"{_count(len(tools), 'tool')}: {len(tools) - at_import} frozen, {at_import} resolved at import"
+    checks = sum(1 for tool in tools.values() if tool["check"]["kind"] == "import")
+    if checks:
+        text += f"; {_count(checks, 'check')} imported to run"
     imported = len(data["import_only"])
-    text = f"{len(data['tools'])} tools from {frozen} frozen modules"
     if imported:
-        text += f"; {imported} import-only: {', '.join(sorted(data['import_only']))}"
+        text += f"; {_count(imported, 'import-only module')}: {', '.join(sorted(data['import_only']))}"
     return text
+
+
+def import_lines(data: dict) -> List[str]:
+    """One line per tool whose definition needs its module imported, with the reason."""
+    lines = []
+    for name, tool in sorted(data["tools"].items()):
+        reasons = _definition_import_reasons(tool)
+        if reasons:
+            lines.append(f"{tool['module']}: tool `{name}` is resolved at import: {'; '.join(reasons)}")
+    return lines
+
+
+def _definition_import_reasons(tool: dict) -> List[str]:
+    reasons = [hole["reason"] for hole in tool.get("holes", ()) if "reason" in hole]
+    if tool["dynamic_schema_overrides"]:
+        reasons.append("dynamic_schema_overrides= is computed at run time")
+    return reasons
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 __all__: Sequence[str] = (

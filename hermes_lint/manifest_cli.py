@@ -38,6 +38,7 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             is_fresh,
             read_current,
             stale_diagnostic,
+            import_lines,
             summary,
         )
         from hermes_lint.report import format_text
@@ -95,6 +96,8 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             write_atomic(target, generated.text)
         except OSError as exc:  # read-only directory, disk full: nothing was replaced
             raise UsageError(f"{shown}: cannot be written: {exc.strerror or exc}") from None
+        for line in import_lines(generated.data):
+            click.echo(line, err=True)
         click.echo(f"wrote {shown} ({summary(generated.data)})", err=True)
         return EXIT_CLEAN
 

@@ -38,6 +38,82 @@ def is_unresolved(value: Any) -> bool:
     return isinstance(value, Unresolved)
 
 
+class HoleUsed(TypeError):
+    """A hole was compared, hashed, tested or turned into text: the answer is unknown."""
+
+    def __init__(self, hole: "Hole", what: str):
+        super().__init__(f"a hole has no {what}")
+        self.hole = hole
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Hole(Unresolved):
+    """An unknown leaf inside an otherwise known value (a *partial* value).
+
+    ``{"description": f"Scripts live under {display_hermes_home()}/scripts"}`` is a dict whose
+    one value is a hole: its keys, its other values and the structure around it are known. A
+    hole is an ``Unresolved`` (``is_unresolved`` is true for it), so code that already stays
+    silent on unknown values stays silent on holes. It can be neither compared, hashed, tested
+    for truth nor turned into text: any such use raises ``TypeError`` instead of answering as if
+    the hole were some particular value (``[hole] == ["x"]`` must not be ``False``).
+
+    ``template``, when set, is the declarative recipe the runtime uses to compute the value at
+    load time without importing the module (environment variables with defaults, ``int``,
+    formatting): a JSON expression, see ``hermes_lint.manifest_templates``.
+    """
+
+    template: Any = field(default=None, compare=False, hash=False)
+
+    def __eq__(self, other: Any) -> bool:
+        raise HoleUsed(self, "value to compare")
+
+    def __ne__(self, other: Any) -> bool:
+        raise HoleUsed(self, "value to compare")
+
+    def __hash__(self) -> int:
+        raise HoleUsed(self, "hash")
+
+    def __lt__(self, other: Any) -> bool:
+        raise HoleUsed(self, "order")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __bool__(self) -> bool:
+        raise HoleUsed(self, "truth value")
+
+    def __str__(self) -> str:
+        raise HoleUsed(self, "text")
+
+    def __format__(self, spec: str) -> str:
+        raise HoleUsed(self, "text")
+
+    def __repr__(self) -> str:
+        # repr() of a container holding a hole would otherwise yield text that looks like data.
+        raise HoleUsed(self, "text")
+
+    def describe(self) -> str:
+        return f"<hole: {self.reason}>"
+
+
+def is_hole(value: Any) -> bool:
+    return isinstance(value, Hole)
+
+
+def holes_in(value: Any, path: Tuple[Any, ...] = ()) -> list:
+    """``[(json_path, hole), ...]`` of every hole inside ``value``, in a stable order."""
+    found: list = []
+    stack = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, Hole):
+            found.append((where, item))
+        elif isinstance(item, dict):
+            stack.extend((where + (key,), child) for key, child in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((where + (i,), child) for i, child in reversed(list(enumerate(item))))
+    return found
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     """One finding: ``path:line:col: CODE message`` (path relative to the project root, '/'-separated)."""
@@ -111,6 +187,14 @@ class Registration:
     schema_locations: Tuple[Tuple[Tuple[Any, ...], Location], ...] = ()
     positional_args: int = 0
     has_star_args: bool = False  # *args or **kwargs: the call cannot be read statically
+    # The schema's top-level keys that ``dynamic_schema_overrides=`` may replace at run time:
+    # () without overrides (or ``None``), None when unknown. An overrides function whose every
+    # ``return`` is a dict display with constant keys gives those keys.
+    override_keys: Optional[Tuple[str, ...]] = ()
+
+    def overrides_may_change(self, key: str) -> bool:
+        """Whether run-time overrides may replace the schema's top-level ``key``."""
+        return self.override_keys is None or key in self.override_keys
 
     def keyword(self, name: str) -> Optional[Keyword]:
         for kw in self.keywords:
@@ -168,3 +252,7 @@ class ModuleFacts:
     # Register calls in a discovered module that are not top-level statements (inside `if`,
     # `try`, a function...): they may register names static analysis does not see.
     unread_register_calls: Tuple[Location, ...] = ()
+    # Other files of the project whose syntax values were read from (cross-module evaluation),
+    # with the sha256 they had: (("tools/shared/schema.py", "ab12..."), ...). Facts and findings
+    # of this module are stale when one of them changes.
+    read_modules: Tuple[Tuple[str, str], ...] = ()

@@ -110,6 +110,11 @@ OPENAI_ROOT_ERROR = Source(
     "OpenAI API error text \"Invalid schema for function 'x': schema must be a JSON Schema of "
     "'type: \\\"object\\\"', got 'type: \\\"None\\\"'\""
 )
+OPENAI_ROOT_COMBINATOR = Source(
+    "OpenAI API error text \"Invalid schema for function 'x': schema must have type 'object' and not have "
+    "'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level\" (code `invalid_function_parameters`, without "
+    "strict mode)"
+)
 OPENAI_STRICT_ERRORS = Source(
     "OpenAI API error texts \"'additionalProperties' is required to be supplied and to be false\", "
     "\"'required' is required to be supplied and to be an array including every key in properties\", "
@@ -186,6 +191,22 @@ MCP_SCHEMA = Source(
     "https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2025-11-25/schema.ts",
 )
 
+LLAMACPP_ERROR = Source(
+    "llama.cpp server error text \"HTTP 400: Unable to generate parser for this template. Automatic parser "
+    "generation failed: JSON schema conversion failed: Unrecognized schema: \\\"object\\\"\" for an "
+    "`\"type\": \"object\"` node with no `properties`, quoted by NousResearch/hermes-agent "
+    "tools/schema_sanitizer.py (which injects `properties: {}` into such nodes before every request)"
+)
+HERMES_FREE_OBJECT = Source(
+    "NousResearch/hermes-agent issue #96734: with `properties: {}` injected into a free-form object "
+    "parameter, models reliably send `{}` for it"
+)
+PERPLEXITY_ERROR = Source(
+    "Perplexity Chat Completions: \"any object-typed parameter that omits `properties` is rejected with "
+    "HTTP 400\" (verified against the live API in NousResearch/hermes-agent pull request #81308; no vendor "
+    "page states it)"
+)
+
 # --------------------------------------------------------------------------- the table
 
 # Keys sanitize_gemini_schema keeps (verbatim from the source above); everything else is dropped.
@@ -204,6 +225,8 @@ ANTHROPIC_STRICT_UNSUPPORTED = frozenset({
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
     "minLength", "maxLength", "maxItems", "uniqueItems", "contains", "minContains", "maxContains",
 })
+# What OpenAI refuses at the `parameters` root, strict mode or not.
+OPENAI_ROOT_REJECTED = frozenset({"oneOf", "anyOf", "allOf", "enum", "not"})
 TOOL_NAME = r"[a-zA-Z0-9_-]{1,64}"  # HRM308's pattern
 MCP_NAME = r"[A-Za-z0-9_.-]{1,128}"
 
@@ -216,19 +239,20 @@ CONSTRAINTS: Tuple[Constraint, ...] = (
        (OPENAI_ROOT_ERROR,), defer_to="HRM304"),
     _C("HRM601", "openai", "tools_per_request", REJECTED, "at most 128 tools in one request",
        (OPENAI_CHAT,), arg=128),
+    _C("HRM601", "openai", "root_keyword", REJECTED, "no oneOf, anyOf, allOf, enum or not at the `parameters` root",
+       (OPENAI_ROOT_COMBINATOR,), arg=OPENAI_ROOT_REJECTED),
     # OpenAI strict mode (`strict: true`)
     _C("HRM602", "openai-strict", "object_flag", REJECTED, "every object sets `additionalProperties: false`",
        (OPENAI_STRUCTURED, OPENAI_STRICT_ERRORS), arg=("additionalProperties", False, True)),
     _C("HRM602", "openai-strict", "all_required", REJECTED,
        'every property is in `required` (an optional one as "type": [T, "null"])',
        (OPENAI_STRUCTURED, OPENAI_STRICT_ERRORS)),
-    _C("HRM602", "openai-strict", "keyword", REJECTED,
+    _C("HRM602", "openai-strict", "strict_keyword", REJECTED,
        "no allOf, not, dependentRequired, dependentSchemas, if, then, else", (OPENAI_STRUCTURED,),
-       arg=frozenset({"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"})),
+       arg=frozenset({"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}),
+       defer_to="HRM601"),
     _C("HRM602", "openai-strict", "keyword", REJECTED, "no `default`", (OPENAI_STRICT_ERRORS,),
        arg=frozenset({"default"})),
-    _C("HRM602", "openai-strict", "root_keyword", REJECTED, "the root is not an anyOf", (OPENAI_STRUCTURED,),
-       arg=frozenset({"anyOf"})),
     _C("HRM602", "openai-strict", "string_format", REJECTED,
        "string formats only " + ", ".join(sorted(OPENAI_STRICT_FORMATS)), (OPENAI_STRUCTURED,),
        arg=OPENAI_STRICT_FORMATS),
@@ -281,6 +305,11 @@ CONSTRAINTS: Tuple[Constraint, ...] = (
        defer_to="HRM313"),
     _C("HRM605", "moonshot", "type_beside", KIMI, "with anyOf, `type` is on the branches, never the parent",
        (HERMES_MOONSHOT, MOONSHOT_ERRORS), arg="anyOf"),
+    # Servers that refuse a free-form object parameter (off unless the target is selected)
+    _C("HRM607", "llamacpp", "free_object", REJECTED, "every object below the root lists its `properties`",
+       (LLAMACPP_ERROR, HERMES_FREE_OBJECT)),
+    _C("HRM607", "perplexity", "free_object", REJECTED, "every object below the root lists its `properties`",
+       (PERPLEXITY_ERROR,)),
     # MCP (spec 2025-11-25)
     _C("HRM606", "mcp", "name_pattern", ADVISED, "tool names match [A-Za-z0-9_.-]{1,128}",
        (MCP_TOOLS,), arg=MCP_NAME, defer_to="HRM308"),
@@ -313,7 +342,7 @@ def rule_table(code: str) -> str:
     """The rows of a rule as documentation: target, requirement, what a violation does."""
     lines = ["What is checked (target: requirement — what a violation does):", ""]
     for c in constraints_of(code):
-        deferred = f" (not repeated while {c.defer_to} is selected)" if c.defer_to else ""
+        deferred = f" (left to {c.defer_to} where that rule, selected, reports the same fact)" if c.defer_to else ""
         lines.append(f"- {c.target}: {c.says} — {c.effect}{deferred}")
     return "\n".join(lines)
 
@@ -347,6 +376,12 @@ def _check_keyword(node, constraint):
 def _check_root_keyword(node, constraint):
     if node.via == "parameters":
         yield from _check_keyword(node, constraint)
+
+
+def _check_strict_keyword(node, constraint):
+    # At the root, allOf/not are what HRM601 reports for every OpenAI request: one fact, one finding.
+    for path, text in _check_keyword(node, constraint):
+        yield path, text, node.via == "parameters" and path[-1] in OPENAI_ROOT_REJECTED
 
 
 def _check_outside_keys(node, constraint):
@@ -477,9 +512,20 @@ def _check_root_type(node, constraint):
         yield node.path + ("type",), '`parameters` is not "type": "object"'
 
 
+def _check_free_object(node, constraint):
+    # The root is HRM304's; a typed map (`additionalProperties` holding a schema) states its values.
+    types = node.types()
+    if node.via == "parameters" or not types or "object" not in types:
+        return
+    if "properties" in node.schema or isinstance(node.schema.get("additionalProperties"), dict):
+        return
+    yield node.path + ("type",), f"object {_label(node)} has no `properties` (a free-form object)"
+
+
 _NODE_CHECKS: Dict[str, Callable] = {
     "keyword": _check_keyword,
     "root_keyword": _check_root_keyword,
+    "strict_keyword": _check_strict_keyword,
     "outside_keys": _check_outside_keys,
     "object_flag": _check_object_flag,
     "all_required": _check_all_required,
@@ -492,6 +538,7 @@ _NODE_CHECKS: Dict[str, Callable] = {
     "enum_complex": _check_enum_complex,
     "ref": _check_ref,
     "root_type": _check_root_type,
+    "free_object": _check_free_object,
 }
 
 

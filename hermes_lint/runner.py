@@ -302,7 +302,14 @@ def run_project(root: Path, config: Config, *, jobs: int = 1, use_cache: bool = 
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
     # name) made the result depend on more than the stats in ``state``: not reusable.
     if state is not None and not type(watched).touched:
-        cache.store_project_diagnostics(state, diagnostics)
+        listed = set(listing.relative)
+        read_modules = {
+            path: sha256
+            for result in results
+            for path, sha256 in result.facts.read_modules
+            if path not in listed  # tool modules are in ``state`` already
+        }
+        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())))
     return diagnostics
 
 

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
-from hermes_lint.model import Location, Registration, Unresolved
+from hermes_lint.model import Location, Registration, Unresolved, holes_in
 
 JsonPath = Tuple[Any, ...]
 
@@ -87,6 +87,50 @@ class SubSchema:
 
     def has(self, keyword: str) -> bool:
         return keyword in self.schema
+
+
+# Keywords whose value is the schema's structure: a hole there (or in a subschema they hold)
+# leaves the parameter set, their types or what is required unknown.
+_STRUCTURE_KEYWORDS = frozenset(SINGLE_SCHEMA_KEYWORDS + SCHEMA_MAP_KEYWORDS + SCHEMA_LIST_KEYWORDS + ("type", "required"))
+
+
+def is_structural_path(path: JsonPath) -> bool:
+    """Whether a hole at ``path`` (from the tool schema's root) hides the schema's structure.
+
+    Structure: the schema itself, ``parameters``, a whole subschema (a ``properties`` entry, an
+    ``anyOf`` branch, ``items``), a map or list of subschemas, and the value of ``type`` or
+    ``required`` (or any item of them). Not structure: descriptions, titles, defaults, examples,
+    ``enum`` values, bounds and formats; rules that read those stay silent on a hole there, and
+    the other rules still run.
+    """
+    if len(path) < 2:
+        return len(path) == 0 or path[0] == "parameters"
+    if path[0] != "parameters":
+        return False  # the tool's name or description
+    at = 1  # path[at] is a keyword of a subschema
+    while at < len(path):
+        keyword = path[at]
+        if keyword in SCHEMA_MAP_KEYWORDS or keyword in SCHEMA_LIST_KEYWORDS:
+            if at + 2 >= len(path):
+                return True  # the map or list itself, or one whole subschema in it
+            at += 2
+        elif keyword in SINGLE_SCHEMA_KEYWORDS:
+            if at + 1 >= len(path):
+                return True
+            at += 2 if path[at + 1].__class__ is int else 1  # legacy tuple `items: [...]`
+            if at >= len(path):
+                return True
+        else:
+            return keyword in ("type", "required")
+    return True
+
+
+def structural_hole(schema: Any) -> Optional[Tuple[JsonPath, Unresolved]]:
+    """The first hole that hides the structure of a partially known tool schema, or None."""
+    for path, hole in holes_in(schema):
+        if is_structural_path(path):
+            return path, hole
+    return None
 
 
 def parameters_of(schema: Any) -> Optional[Mapping[str, Any]]:
@@ -290,7 +334,7 @@ def locate(registration: Registration, path: JsonPath, ctx: Any = None) -> Locat
     return found or registration.location
 
 
-def has_dynamic_overrides(registration: Registration) -> bool:
-    """``dynamic_schema_overrides=`` merges run-time values over the schema's top-level keys."""
-    return registration.keyword("dynamic_schema_overrides") is not None or registration.positional_args > 10
+def overrides_may_change(registration: Registration, key: str) -> bool:
+    """Whether ``dynamic_schema_overrides=`` may replace the schema's top-level ``key`` at run time."""
+    return registration.overrides_may_change(key) or registration.positional_args > 10
 

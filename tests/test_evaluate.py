@@ -711,11 +711,11 @@ def test_a_helper_called_before_it_is_defined_is_refused():
         ("import json", 'json.dumps({})', "call to imported function json.dumps", (2, 10)),
         ("from other import SCHEMA", "SCHEMA", "imported name SCHEMA (other.SCHEMA)", (2, 10)),
         ("import os", 'os.environ["KEY"]', "environment read", (2, 10)),
-        ("import os", 'os.environ.get("KEY", "")', "environment read", (2, 10)),
-        ("import os", 'os.getenv("KEY")', "environment read", (2, 10)),
+        ("import os", 'os.environ.get("KEY", "")', "environment variable KEY", (2, 10)),
+        ("import os", 'os.getenv("KEY")', "environment variable KEY", (2, 10)),
         ("import os as system", 'system.environ.get("KEY").lower()', "environment read", (2, 10)),
         ("from os import environ", 'environ["KEY"]', "environment read", (2, 10)),
-        ("from os import getenv", 'getenv("KEY")', "environment read", (2, 10)),
+        ("from os import getenv", 'getenv("KEY")', "environment variable KEY", (2, 10)),
         ("", 'open("f").read()', "call to builtin open", (2, 10)),
         ("", "print(1)", "call to builtin print", (2, 10)),
         ("", "undefined_helper()", "call to undefined function undefined_helper", (2, 10)),
@@ -764,7 +764,7 @@ def test_an_unresolved_constant_propagates_its_own_reason_and_location():
     [
         ('data = open("schema.json").read()\n    return data', "call to builtin open (in helper)", (3, 12)),
         ("import json\n    return {}", "unsupported statement: import (in helper)", (3, 5)),
-        ("try:\n        return 1\n    except Exception:\n        return 2", "unsupported statement: try (in helper)", (3, 5)),
+        ('try:\n        return open("x")\n    except OSError:\n        return 2', "call to builtin open (in helper)", (4, 16)),
         ("while True:\n        pass", "unsupported statement: while loop (in helper)", (3, 5)),
         ('with open("x") as f:\n        return 1', "unsupported statement: with (in helper)", (3, 5)),
         ("def inner():\n        pass\n    return 1", "unsupported statement: nested function definition (in helper)", (3, 5)),
@@ -1139,3 +1139,36 @@ def test_module_names_changed_by_exec_make_every_constant_unresolved():
         "module names are changed dynamically (exec() at line 3)",
         Location(3, 1),
     )
+
+
+def test_try_whose_body_raises_nothing_runs_else_and_finally():
+    source = """
+    def pick():
+        try:
+            value = {"mode": "fast"}
+        except KeyError:
+            return {"mode": "never"}
+        else:
+            value["seen"] = True
+        finally:
+            marker = 1
+        return value
+
+    SCHEMA = pick()
+    """
+    assert constant(source, "SCHEMA") == {"mode": "fast", "seen": True}
+
+
+def test_try_whose_body_cannot_be_evaluated_is_refused_with_the_body_s_reason():
+    source = """
+    import json
+
+    def load():
+        try:
+            return json.load(open("config.json"))
+        except OSError:
+            return {}
+
+    SCHEMA = load()
+    """
+    assert refusal(constant(source, "SCHEMA"))[0] == "call to imported function json.load (in load)"

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_lint.config import Config, load_config
-from hermes_lint.manifest import check_manifest, generate_for_root, render, resolve_toolset
+from hermes_lint.manifest import check_manifest, generate_for_root, import_lines, render, resolve_toolset, summary
 from hermes_lint.manifest_cli import manifest as manifest_command
 from hermes_lint.rules import rule_by_code
 
@@ -249,8 +249,6 @@ def test_registrations_that_cannot_be_frozen_make_their_module_import_only(tmp_p
 
 
 REFUSED = {
-    "unresolvable schema": (
-        "registry.register(name='t', toolset='p', schema=load_schema('t.json'), handler=handle)", "HRM301"),
     "invalid schema": (
         "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': "
         "{'type': 'object', 'properties': {'n': {'type': 'str'}}}})", "HRM302"),
@@ -263,6 +261,88 @@ REFUSED = {
         "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
         "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)", "HRM402"),
 }
+
+
+def test_a_schema_built_at_run_time_is_frozen_as_unknown_and_imported_for_its_definition(tmp_path):
+    registration = "registry.register(name='t', toolset='p', schema=load_schema('t.json'), handler=handle)"
+    make_project(tmp_path, {"late_tool": inspect.cleandoc(HEADER) + "\n" + registration + "\n"}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.problems == []
+    tool = generated.data["tools"]["t"]
+    assert tool["schema"] == {}
+    assert tool["import_for_definitions"] is True
+    assert tool["holes"] == [{"path": [], "reason": "call to undefined function load_schema (line 10)"}]
+    assert generated.data["format_version"] == 2
+    assert generated.data["import_only"] == {}  # never imported at start-up
+
+
+def test_a_description_hole_keeps_the_structure_and_only_that_tool_is_imported_for_definitions(tmp_path):
+    source = """
+    from pathlib import Path
+    from tools.registry import registry
+
+    SCHEMA = {
+        "name": "notes",
+        "description": f"Notes live in {Path.home()}/notes.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "Text."}}},
+    }
+
+    def handle(args, **kwargs):
+        return args.get("text", "")
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.problems == []
+    tool = generated.data["tools"]["notes"]
+    assert tool["schema"] == {
+        "name": "notes",
+        "description": None,
+        "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "Text."}}},
+    }
+    assert tool["holes"] == [{"path": ["description"], "reason": "call to imported function Path.home (line 6)"}]
+    assert tool["import_for_definitions"] is True
+    assert summary(generated.data) == "1 tool: 0 frozen, 1 resolved at import"
+    assert import_lines(generated.data) == [
+        "tools.notes_tool: tool `notes` is resolved at import: call to imported function Path.home (line 6)"
+    ]
+
+
+def test_an_environment_default_in_a_description_is_a_template_the_runtime_fills(tmp_path):
+    source = """
+    import os
+    from tools.registry import registry
+
+    LIMIT = int(os.getenv("NOTES_LIMIT", "600"))
+    SCHEMA = {
+        "name": "notes",
+        "description": "Take notes.",
+        "parameters": {"type": "object", "properties": {
+            "text": {"type": "string", "description": f"At most {LIMIT} characters."},
+        }},
+    }
+
+    def handle(args, **kwargs):
+        return args.get("text", "")
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    generated = generate(tmp_path)
+    tool = generated.data["tools"]["notes"]
+    read = {"env": "NOTES_LIMIT"}
+    assert tool["holes"] == [{
+        "path": ["parameters", "properties", "text", "description"],
+        "template": {"concat": [
+            {"const": "At most "},
+            {"format": {"call": "int", "args": [{"if": {"is_none": read}, "then": {"const": "600"}, "else": read}]},
+             "spec": "", "conversion": ""},
+            {"const": " characters."},
+        ]},
+    }]
+    assert tool["import_for_definitions"] is False
+    assert summary(generated.data) == "1 tool: 1 frozen, 0 resolved at import"
 
 
 @pytest.mark.parametrize("case", list(REFUSED))
@@ -377,7 +457,7 @@ def test_the_schema_rejects_what_the_runtime_refuses():
     bad["tools"]["web_search"]["check"] = {"kind": "module", "name": "a.b"}
     assert not validator.is_valid(bad)
     bad = json.loads(json.dumps(data))
-    bad["format_version"] = 2
+    bad["format_version"] = 3
     assert not validator.is_valid(bad)
 
 
@@ -411,7 +491,7 @@ def test_writes_then_reports_up_to_date_without_rewriting(project):
     result = run("--root", str(project))
     assert result.exit_code == 0, result.stderr
     target = project / "tools" / "manifest.json"
-    assert "wrote tools/manifest.json (1 tools from 1 frozen modules)" in result.stderr
+    assert "wrote tools/manifest.json (1 tool: 1 frozen, 0 resolved at import)" in result.stderr
     first = target.read_bytes()
     mtime = target.stat().st_mtime_ns
 
@@ -524,3 +604,69 @@ def test_hrm501_examples_through_manifest_check(rule, example, expected):
     assert [(d.path, d.line, d.col) for d in found] == expected
     if found and example.message:
         assert found[0].message == example.message
+
+
+def test_an_environment_helper_that_branches_and_falls_back_is_a_template(tmp_path):
+    # the real-world shape: a helper that returns the default when the variable is unset or
+    # empty, converts it otherwise, and logs and falls back when the conversion fails
+    source = """
+    import logging
+    import os
+    from tools.registry import registry
+
+    logger = logging.getLogger(__name__)
+
+    def _env_number(name, default, converter):
+        raw = os.getenv(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            return converter(raw)
+        except (TypeError, ValueError):
+            logger.warning("bad %s: %r", name, raw)
+            return default
+
+    LIMIT = _env_number("NOTES_LIMIT", 600, int)
+    SCHEMA = {"name": "notes", "description": f"Notes of up to {LIMIT} characters.",
+              "parameters": {"type": "object", "properties": {}}}
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=lambda args, **kw: "", check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    tool = generate(tmp_path).data["tools"]["notes"]
+    read = {"env": "NOTES_LIMIT"}
+    assert tool["holes"] == [{"path": ["description"], "template": {"concat": [
+        {"const": "Notes of up to "},
+        {"format": {
+            "if": {"or": [{"is_none": read}, {"eq": [read, {"const": ""}]}]},
+            "then": {"const": 600},
+            "else": {"try": {"call": "int", "args": [read]}, "except": ["TypeError", "ValueError"],
+                     "fallback": {"const": 600}},
+        }, "spec": "", "conversion": ""},
+        {"const": " characters."},
+    ]}}]
+    assert tool["import_for_definitions"] is False
+
+
+def test_a_helper_that_branches_on_the_environment_with_shared_state_is_not_a_template(tmp_path):
+    # the two ways of the `if` would see each other's list: no template, the tool is imported
+    source = """
+    import os
+    from tools.registry import registry
+
+    def _choices(name):
+        found = []
+        if os.getenv(name):
+            found.append("remote")
+        found.append("local")
+        return ", ".join(found)
+
+    SCHEMA = {"name": "notes", "description": f"Where: {_choices('NOTES_REMOTE')}.",
+              "parameters": {"type": "object", "properties": {}}}
+
+    registry.register(name="notes", toolset="p", schema=SCHEMA, handler=lambda args, **kw: "", check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"notes_tool": source}, toolsets=None)
+    tool = generate(tmp_path).data["tools"]["notes"]
+    assert tool["holes"] == [{"path": ["description"], "reason": "environment variable NOTES_REMOTE (in _choices) (line 6)"}]
+    assert tool["import_for_definitions"] is True

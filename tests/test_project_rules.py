@@ -188,7 +188,9 @@ def test_environment_findings_across_modules():
         ),
         (
             "tools/search_tool.py", 34, 1, "HRM201",
-            "tool `search_news` has no `check_fn`: it is offered to the model even where it cannot run",
+            "tool `search_news` has no `check_fn`: it is offered to the model even where it cannot run; "
+            "if it needs nothing, say so with a named check that returns True "
+            "(`def check_search_requirements(): return True`) or the project's shared one",
         ),
     ]
 

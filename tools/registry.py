@@ -5,41 +5,94 @@ module body calls ``registry.register(...)`` at top level, and that import fills
 ``registry`` singleton. MCP servers and plugins write into the same table at run time, so every
 mutation happens under one ``RLock`` and readers work on a snapshot taken under it.
 
+A drop-in for upstream Hermes's ``tools.registry``: the same public methods, signatures and
+result shapes (the README's parity table lists each and the few deliberate differences).
+Loading a frozen manifest lives in ``tools.manifest_loader``; ``ToolRegistry.load_manifest``
+and ``discover_builtin_tools`` call into it.
+
 Standard library only, and lean at start-up: the runtime imports this module on every start,
 often with no ``.pyc`` to load, so ``ast``, ``asyncio``, ``copy``, ``importlib``, ``json``,
-``logging``, ``pathlib``, ``threading`` and ``hermes_lint.discovery`` are imported only by the
-functions that need them (an ``import`` of a loaded module is a dict lookup). Loading a fresh
-manifest and building the definitions imports only ``json`` and ``hermes_lint.discovery``
-(tests/runtime/test_load_manifest.py checks it).
+``logging``, ``threading`` and ``hermes_lint.discovery`` are imported only by the functions that
+need them (an ``import`` of a loaded module is a dict lookup). ``logger`` and ``importlib`` are
+still module attributes, made on first access, so that callers can patch them as upstream's.
 """
 
 from __future__ import annotations
 
 import _thread  # threading's own lock types, without importing threading
 import os
+import sys
 import time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
+
+    from tools.manifest_loader import ManifestLoad
+
+__all__ = [
+    "CHECK_FN_GRACE_SECONDS",
+    "CHECK_FN_TTL_SECONDS",
+    "DEFAULT_EMOJI",
+    "DEFAULT_RESULT_SIZE_CHARS",
+    "MANIFEST_ENV_VAR",
+    "MANIFEST_FILE_NAME",
+    "MCP_TOOLSET_PREFIX",
+    "PLUGIN_PACKAGE_PREFIX",
+    "RESULT_CONTRACT_ERROR_TYPE",
+    "RUNTIME_MODULES",
+    "ToolEntry",
+    "ToolRegistry",
+    "discover_builtin_tools",
+    "invalidate_check_fn_cache",
+    "registry",
+    "tool_error",
+    "tool_result",
+]
 
 # A check_fn result is reused for this long, so that building the definitions every agent round
-# does not re-run probes such as "is Docker up?".
+# does not re-run probes such as "is Docker up?". One probe per check *function*: tools sharing a
+# check_fn share its result.
 CHECK_FN_TTL_SECONDS = 30.0
 # Docker/playwright probes flap. For this long after the last successful probe a failing probe
-# still reports the tool as available, so a sub-agent does not see a tool vanish mid-task.
+# still reports the tool as available (and is not cached: the next request probes again), so a
+# sub-agent does not see a tool vanish mid-task.
 CHECK_FN_GRACE_SECONDS = 60.0
+# Upstream's names for the two windows; the cache reads these, so patching them works as there.
+_CHECK_FN_TTL_SECONDS = CHECK_FN_TTL_SECONDS
+_CHECK_FN_FAILURE_GRACE_SECONDS = CHECK_FN_GRACE_SECONDS
+
+DEFAULT_EMOJI = "⚡"
+# get_max_result_size's answer for a tool without its own limit and no default given.
+DEFAULT_RESULT_SIZE_CHARS = 100_000
+# error_type of the result that replaces a handler's value of the wrong type.
+RESULT_CONTRACT_ERROR_TYPE = "tool_result_contract"
 
 # Toolsets of MCP servers. A server that re-lists its tools (notifications/tools/list_changed)
 # registers them again under a fresh toolset, so MCP replacing MCP is a refresh, not a conflict.
 MCP_TOOLSET_PREFIX = "mcp-"
+# Plugins are loaded as hermes_plugins.<plugin>[.<module>]: code there is plugin code even before
+# the plugin's override policy is recorded.
+PLUGIN_PACKAGE_PREFIX = "hermes_plugins."
 
-# The frozen manifest (``hermes-lint manifest``; format in hermes_lint/data/manifest.schema.json).
-MANIFEST_FORMAT = "hermes-tool-manifest"
-MANIFEST_FORMAT_VERSION = 1
+# The frozen manifest (``hermes-lint manifest``): its file in the tools directory, and the
+# variable whose value "0" makes discover_builtin_tools ignore it and import every tool module.
 MANIFEST_FILE_NAME = "manifest.json"
-# "0" makes discover_builtin_tools ignore the manifest and import every tool module.
 MANIFEST_ENV_VAR = "HERMES_TOOLS_MANIFEST"
+
+# The runtime's own modules: never tool modules, never "the caller" of a registry method.
+_PACKAGE = __name__.rpartition(".")[0] or "tools"
+RUNTIME_MODULES = frozenset(
+    f"{_PACKAGE}.{stem}" for stem in ("registry", "manifest_loader", "manifest_schema",
+                                      "manifest_templates")
+)
+
+# Names kept importable from here that live in tools.manifest_loader (imported on first use).
+_LOADER_NAMES = frozenset({
+    "ManifestError", "ManifestLoad", "MANIFEST_FORMAT", "MANIFEST_FORMAT_VERSION",
+    "MANIFEST_FORMAT_VERSIONS",
+})
 
 
 def _logger():
@@ -53,11 +106,47 @@ def _logger():
     return logger
 
 
+def _importlib():
+    """The ``importlib`` this module imports with (a module attribute callers may patch)."""
+    module = globals().get("importlib")
+    if module is None:
+        import importlib as module
+
+        globals()["importlib"] = module
+    return module
+
+
 def __getattr__(name: str) -> object:
-    # ``tools.registry.logger`` stays importable; it is made on first use (see ``_logger``).
+    # Module attributes made on first use (see _logger, _importlib), and the loader's names.
     if name == "logger":
         return _logger()
+    if name == "importlib":
+        return _importlib()
+    if name in _LOADER_NAMES:
+        from tools import manifest_loader
+
+        return getattr(manifest_loader, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------- discovery
+
+
+def _is_registry_register_call(node: object) -> bool:
+    """True for a statement ``registry.register(...)`` (an expression statement), as upstream."""
+    import ast
+
+    from hermes_lint.discovery import is_registry_register_call
+
+    return isinstance(node, ast.Expr) and is_registry_register_call(node.value)
+
+
+def _module_registers_tools(module_path: str | Path) -> bool:
+    """True when the file is a tool module: a top-level ``registry.register(...)`` statement.
+    The one predicate of ``hermes_lint.discovery``, under upstream's name."""
+    from hermes_lint.discovery import module_registers_tools
+
+    return module_registers_tools(module_path)
 
 
 def discover_builtin_tools(tools_dir=None, *, use_manifest: bool | None = None) -> list[str]:
@@ -66,7 +155,9 @@ def discover_builtin_tools(tools_dir=None, *, use_manifest: bool | None = None) 
     A tool module is a ``*.py`` file that ``hermes_lint.discovery`` recognises (top-level
     ``registry.register(...)``; ``__init__.py``, ``registry.py`` and ``mcp_tool.py`` never are).
     Modules are imported as ``tools.<stem>`` in sorted file order. A module that fails to import
-    is logged as a warning and skipped: one broken tool must not take the agent down.
+    is logged as a warning and skipped: one broken tool must not take the agent down. A
+    ``*.py`` entry that is not a regular file (a FIFO, a link to a device) is skipped with a
+    warning without being opened.
 
     When ``tools_dir`` holds a ``manifest.json`` (``hermes-lint manifest``), the module-level
     ``registry`` is filled from it instead (``ToolRegistry.load_manifest`` with
@@ -76,8 +167,6 @@ def discover_builtin_tools(tools_dir=None, *, use_manifest: bool | None = None) 
     or not. ``use_manifest=False``, or the environment variable ``HERMES_TOOLS_MANIFEST=0``,
     turns the manifest off.
     """
-    import importlib
-
     tools_path = _tools_dir_path(tools_dir)
     if use_manifest is None:
         use_manifest = os.environ.get(MANIFEST_ENV_VAR, "1") != "0"
@@ -86,22 +175,39 @@ def discover_builtin_tools(tools_dir=None, *, use_manifest: bool | None = None) 
         # Looked up at call time: tests (and embedders) may swap the singleton.
         return registry.load_manifest(manifest_path, tools_dir=tools_path, fallback=True).modules
 
-    from hermes_lint.discovery import candidate_tool_paths, module_registers_tools
+    from hermes_lint.discovery import candidate_tool_paths
 
     module_names = [
         f"tools.{path.stem}"
         for path in candidate_tool_paths(tools_path)
-        if module_registers_tools(path)
+        if _regular_tool_file(path) and _module_registers_tools(path)
     ]
     imported: list[str] = []
     for module_name in module_names:
-        try:
-            importlib.import_module(module_name)
-        except Exception as exc:
-            _logger().warning("Could not import tool module %s: %s", module_name, exc)
-            continue
-        imported.append(module_name)
+        if _import_tool_module(module_name):
+            imported.append(module_name)
     return imported
+
+
+def _regular_tool_file(path: str | Path) -> bool:
+    """False, with a warning, for a candidate that is not a regular file: reading a FIFO blocks
+    forever and a link to /dev/zero never ends."""
+    from hermes_lint.discovery import is_regular_file
+
+    if is_regular_file(path):
+        return True
+    _logger().warning("Skipping tool module %s: not a regular file", path)
+    return False
+
+
+def _import_tool_module(module_name: str) -> bool:
+    """Import one tool module as discovery does: a failure is a logged warning."""
+    try:
+        _importlib().import_module(module_name)
+    except Exception as exc:
+        _logger().warning("Could not import tool module %s: %s", module_name, exc)
+        return False
+    return True
 
 
 def _tools_dir_path(tools_dir) -> str:
@@ -109,6 +215,9 @@ def _tools_dir_path(tools_dir) -> str:
     if tools_dir is None:
         return os.path.dirname(os.path.realpath(__file__))
     return os.fspath(tools_dir)
+
+
+# --------------------------------------------------------------------- entries
 
 
 class ToolEntry:
@@ -130,7 +239,6 @@ class ToolEntry:
 
     def __init__(
         self,
-        *,
         name: str,
         toolset: str,
         schema: dict,
@@ -140,7 +248,7 @@ class ToolEntry:
         is_async: bool = False,
         description: str = "",
         emoji: str = "",
-        max_result_size_chars: int | None = None,
+        max_result_size_chars: int | float | None = None,
         dynamic_schema_overrides: Callable[[], dict] | None = None,
     ) -> None:
         self.name = name
@@ -159,33 +267,20 @@ class ToolEntry:
         return f"ToolEntry(name={self.name!r}, toolset={self.toolset!r})"
 
 
-class _CheckState:
-    """The cached outcome of one entry's check_fn (see ``ToolRegistry._check_fn_cached``)."""
-
-    __slots__ = ("entry", "checked_at", "available", "last_success_at")
-
-    def __init__(self, entry: ToolEntry, checked_at: float, available: bool,
-                 last_success_at: float | None) -> None:
-        # The entry itself, not its name: a re-registered tool must not inherit the old probe.
-        self.entry = entry
-        self.checked_at = checked_at
-        self.available = available
-        self.last_success_at = last_success_at
+# --------------------------------------------------------------------- the registry
 
 
 class ToolRegistry:
     """Name → ``ToolEntry`` table shared by built-in tools, MCP servers and plugins.
 
-    ``allow_tool_override`` is the operator's consent for ``register(..., override=True)`` to
-    replace a tool of another toolset. ``clock`` (seconds, monotonic) drives the check_fn cache;
-    tests inject a fake one.
-
-    Manifest loading (``load_manifest(path)``, DESIGN §2) is a later addition: it builds entries
-    and stores them through ``_add_entry`` so that the same conflict rules apply.
+    ``allow_tool_override`` is the operator's consent for *plugin* code that has no override
+    policy of its own (see ``register_plugin_override_policy``) to replace or remove a tool it
+    does not own. ``clock`` (seconds, monotonic; default ``time.monotonic``, looked up at each
+    call) drives the check_fn cache; tests inject a fake one.
     """
 
     def __init__(self, *, allow_tool_override: bool = False,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] | None = None) -> None:
         self.allow_tool_override = allow_tool_override
         self._clock = clock
         # Re-entrant: a plugin's registration hook may register further tools.
@@ -193,11 +288,15 @@ class ToolRegistry:
         self._tools: dict[str, ToolEntry] = {}
         self._generation = 0
         self._toolset_aliases: dict[str, str] = {}
-        self._override_policies: dict[str, bool] = {}
+        # The first check_fn registered per toolset (get_toolset_requirements reports it).
+        self._toolset_checks: dict[str, Callable[[], object]] = {}
+        self._plugin_override_policy: dict[str, bool] = {}
         # Separate from _lock and never held while a probe runs: probes may be slow.
         self._check_lock = _thread.allocate_lock()
-        self._check_states: dict[str, _CheckState] = {}
-        # Serialises the import of a manifest tool's module (see _materialize); re-entrant
+        # Per check function: (probed at, answer, the function — kept alive for id keys).
+        self._check_results: dict[object, tuple[float, bool, object]] = {}
+        self._check_last_good: dict[object, float] = {}
+        # Serialises the import of a manifest tool's module (see tools.manifest_loader); re-entrant
         # because the import registers into this registry.
         self._materialize_lock = _thread.RLock()
 
@@ -214,7 +313,7 @@ class ToolRegistry:
         is_async: bool = False,
         description: str = "",
         emoji: str = "",
-        max_result_size_chars: int | None = None,
+        max_result_size_chars: int | float | None = None,
         dynamic_schema_overrides: Callable[[], dict] | None = None,
         override: bool = False,
     ) -> None:
@@ -223,8 +322,8 @@ class ToolRegistry:
         - same name, same toolset: replaced (a module reloaded, a tool re-registered);
         - same name, another toolset: rejected with an error log, the first one stays; except
           when both toolsets start with ``mcp-`` (an MCP refresh replaces it), or with
-          ``override=True`` when permitted (see ``register_plugin_override_policy``), else
-          ``PermissionError``.
+          ``override=True``: replaced (logged) unless the handler is plugin code without
+          permission (see ``register_plugin_override_policy``), which is ``PermissionError``.
 
         ``TypeError`` when ``schema`` is not a dict or its ``parameters`` is not a dict.
         ``description`` defaults to the schema's own description.
@@ -251,34 +350,57 @@ class ToolRegistry:
         self._add_entry(entry, override=override)
 
     def deregister(self, name: str) -> bool:
-        """Remove a tool; False when no tool has that name."""
+        """Remove a tool; False when no tool has that name.
+
+        The toolset's recorded check and the aliases pointing at it go with its last tool.
+        Plugin code (the calling module, see ``register_plugin_override_policy``) may remove
+        only its own tools and MCP tools unless permitted, else ``PermissionError``: removing a
+        built-in tool and registering its own under the name would otherwise bypass the
+        override rule.
+        """
+        caller = _caller_module()
         with self._lock:
-            removed = self._tools.pop(name, None)
-            if removed is None:
+            entry = self._tools.get(name)
+            if entry is None:
                 return False
+            if not entry.toolset.startswith(MCP_TOOLSET_PREFIX):
+                self._check_plugin_may_remove(caller, entry)
+            del self._tools[name]
+            if not any(other.toolset == entry.toolset for other in self._tools.values()):
+                self._toolset_checks.pop(entry.toolset, None)
+                self._toolset_aliases = {
+                    alias: target
+                    for alias, target in self._toolset_aliases.items()
+                    if target != entry.toolset
+                }
             self._generation += 1
-        self._forget_check_state(name)
         return True
 
     def register_toolset_alias(self, alias: str, toolset: str) -> None:
         """Let ``alias`` stand for ``toolset`` (e.g. ``"foo"`` for ``"mcp-foo"``) in lookups."""
         with self._lock:
+            existing = self._toolset_aliases.get(alias)
+            if existing and existing != toolset:
+                _logger().warning("Toolset alias collision: '%s' (%s) overwritten by %s",
+                                  alias, existing, toolset)
             self._toolset_aliases[alias] = toolset
             self._generation += 1
 
     def register_plugin_override_policy(self, module_namespace: str, allowed: bool) -> None:
-        """Decide whether handlers from ``module_namespace`` may use ``override=True``.
+        """Record the operator's decision for the plugin whose code lives in ``module_namespace``.
 
-        Semantics: the handler's ``__module__`` matches a namespace when it equals it or starts
-        with it followed by a dot (``"plugins.acme"`` matches ``plugins.acme.tools`` but not
-        ``plugins.acme_evil``). The most specific (longest) matching namespace decides, and its
-        decision stands in both directions: ``allowed=True`` permits the override even when the
-        operator's ``allow_tool_override`` is off, ``allowed=False`` forbids it even when that
-        flag is on. With no matching policy, the operator's flag decides. Policies only matter
-        for ``override=True``; without it a cross-toolset registration is always rejected.
+        Plugin code is code defined in a module that equals a recorded namespace or starts with
+        it followed by a dot (``"plugins.acme"`` covers ``plugins.acme.tools`` but not
+        ``plugins.acme_evil``; the longest recorded namespace is the owner), or any module under
+        ``hermes_plugins.`` (owner ``hermes_plugins.<plugin>``). A handler belongs to the module
+        that defined it (its ``__globals__``, else ``__module__``); ``deregister`` asks for the
+        calling module. For plugin code, replacing (``override=True``) or removing a tool it
+        does not own needs ``allowed=True``; with no recorded decision, the registry's
+        ``allow_tool_override`` decides. Other code keeps upstream's rule: ``override=True``
+        is its opt-in. Durable: a policy is never cleared.
         """
         with self._lock:
-            self._override_policies[module_namespace] = bool(allowed)
+            self._plugin_override_policy[module_namespace] = bool(allowed)
 
     def _add_entry(self, entry: ToolEntry, *, override: bool) -> bool:
         """Store ``entry`` under the conflict rules of ``register``; True when stored."""
@@ -288,8 +410,9 @@ class ToolRegistry:
                 if not self._may_replace(existing, entry, override):
                     return False
             self._tools[entry.name] = entry
+            if entry.check_fn is not None and entry.toolset not in self._toolset_checks:
+                self._toolset_checks[entry.toolset] = entry.check_fn
             self._generation += 1
-        self._forget_check_state(entry.name)
         return True
 
     def _may_replace(self, existing: ToolEntry, entry: ToolEntry, override: bool) -> bool:
@@ -299,11 +422,16 @@ class ToolRegistry:
         ):
             return True
         if override:
-            if not self._override_permitted(entry.handler):
+            owner = self._plugin_owner_of(entry.handler)
+            if owner is not None and not self._plugin_permitted(owner):
+                _logger().error(
+                    "Tool registration REJECTED: plugin %r may not override tool '%s' "
+                    "(toolset '%s') without the operator's opt-in", owner, entry.name,
+                    existing.toolset,
+                )
                 raise PermissionError(
-                    f"Tool '{entry.name}' (toolset '{entry.toolset}') may not override the same "
-                    f"name in toolset '{existing.toolset}': allow_tool_override is off and no "
-                    f"plugin override policy allows module '{_handler_module(entry.handler)}'"
+                    f"Plugin module {owner!r} cannot override tool {entry.name!r} (toolset "
+                    f"{existing.toolset!r}) without operator opt-in (allow_tool_override)"
                 )
             _logger().warning(
                 "Tool '%s' (toolset '%s') overrides the same name in toolset '%s'",
@@ -317,16 +445,41 @@ class ToolRegistry:
         )
         return False
 
-    def _override_permitted(self, handler: Callable[..., object]) -> bool:
-        module = _handler_module(handler)
+    def _plugin_namespace(self, module: str) -> str | None:
+        """The plugin that owns code of ``module``, or None for code that is no plugin's."""
         matching = [
             namespace
-            for namespace in self._override_policies
+            for namespace in self._plugin_override_policy
             if module == namespace or module.startswith(namespace + ".")
         ]
-        if not matching:
-            return self.allow_tool_override
-        return self._override_policies[max(matching, key=len)]
+        if matching:
+            return max(matching, key=len)
+        if module.startswith(PLUGIN_PACKAGE_PREFIX):
+            return ".".join(module.split(".")[:2])
+        return None
+
+    def _plugin_owner_of(self, handler: Callable[..., object]) -> str | None:
+        """The plugin that defined ``handler``, or None (built-in, MCP, embedder code)."""
+        return self._plugin_namespace(_defining_module(handler))
+
+    def _plugin_permitted(self, plugin: str) -> bool:
+        policy = self._plugin_override_policy.get(plugin)
+        return self.allow_tool_override if policy is None else policy
+
+    def _check_plugin_may_remove(self, caller: str, entry: ToolEntry) -> None:
+        plugin = self._plugin_namespace(caller)
+        if plugin is None or plugin == self._plugin_owner_of(entry.handler):
+            return
+        if self._plugin_permitted(plugin):
+            return
+        _logger().error(
+            "Tool deregistration REJECTED: plugin %r may not remove tool '%s' (toolset '%s') "
+            "without the operator's opt-in", plugin, entry.name, entry.toolset,
+        )
+        raise PermissionError(
+            f"Plugin module {caller!r} cannot deregister tool {entry.name!r} (toolset "
+            f"{entry.toolset!r}) without operator opt-in (allow_tool_override)"
+        )
 
     # ----------------------------------------------------------------- lookup
 
@@ -342,7 +495,11 @@ class ToolRegistry:
 
     def get_all_tool_names(self) -> list[str]:
         """Every registered name, sorted."""
-        return sorted(self._snapshot())
+        return sorted(entry.name for entry in self._snapshot_entries())
+
+    def get_registered_toolset_names(self) -> list[str]:
+        """Every toolset that has a registered tool, sorted."""
+        return sorted({entry.toolset for entry in self._snapshot_entries()})
 
     def get_tool_names_for_toolset(self, toolset: str) -> list[str]:
         """Sorted names registered under ``toolset`` or under the toolset it is an alias of."""
@@ -351,66 +508,223 @@ class ToolRegistry:
             entries = list(self._tools.values())
         return sorted(entry.name for entry in entries if entry.toolset == canonical)
 
-    def get_definitions(self, tool_names) -> list[dict]:
+    def get_registered_toolset_aliases(self) -> dict[str, str]:
+        """``{alias: toolset}``, a copy."""
+        with self._lock:
+            return dict(self._toolset_aliases)
+
+    def get_toolset_alias_target(self, alias: str) -> str | None:
+        """The toolset ``alias`` stands for, or None."""
+        with self._lock:
+            return self._toolset_aliases.get(alias)
+
+    def get_schema(self, name: str) -> dict | None:
+        """The tool's schema as registered (not a copy; availability not checked), or None."""
+        entry = self.get_entry(name)
+        return _definition_schema(entry) if entry is not None else None
+
+    def get_toolset_for_tool(self, name: str) -> str | None:
+        entry = self.get_entry(name)
+        return entry.toolset if entry is not None else None
+
+    def get_tool_to_toolset_map(self) -> dict[str, str]:
+        """``{tool name: toolset}`` of every registered tool."""
+        return {entry.name: entry.toolset for entry in self._snapshot_entries()}
+
+    def get_emoji(self, name: str, default: str = DEFAULT_EMOJI) -> str:
+        """The tool's emoji; ``default`` for an unknown tool or an empty emoji."""
+        entry = self.get_entry(name)
+        return entry.emoji if entry is not None and entry.emoji else default
+
+    def get_max_result_size(self, name: str, default: int | float | None = None) -> int | float:
+        """The tool's ``max_result_size_chars``; else ``default``; else
+        ``DEFAULT_RESULT_SIZE_CHARS``."""
+        entry = self.get_entry(name)
+        if entry is not None and entry.max_result_size_chars is not None:
+            return entry.max_result_size_chars
+        return default if default is not None else DEFAULT_RESULT_SIZE_CHARS
+
+    def get_definitions(self, tool_names: Iterable[str], quiet: bool = False) -> list[dict]:
         """Provider-ready definitions of the available tools among ``tool_names``.
 
-        In the given order; unknown names, repeated names and tools whose check_fn fails are
-        left out. Each definition is ``{"type": "function", "function": {...}}`` where the
-        function dict is a deep copy of the schema, with ``dynamic_schema_overrides()`` merged
-        over its top-level keys (an override that raises or returns a non-dict is logged and the
-        static schema is used) and ``name`` always the registered name.
+        Sorted by name, each once; unknown names and tools whose check_fn fails are left out
+        (a debug log each unless ``quiet``). Each definition is
+        ``{"type": "function", "function": {...}}`` where the function dict is a deep copy of
+        the schema, with ``dynamic_schema_overrides()`` merged over its top-level keys (an
+        override that raises or returns a non-dict is logged and the static schema is used)
+        and ``name`` always the registered name.
         """
-        tools = self._snapshot()
+        entries = {entry.name: entry for entry in self._snapshot_entries()}
+        checked: dict[int, bool] = {}
         definitions = []
-        seen: set[str] = set()
-        for name in tool_names:
-            entry = tools.get(name)
-            if entry is None or name in seen or not self._check_fn_cached(entry):
+        for name in sorted(set(tool_names)):
+            entry = entries.get(name)
+            if entry is None:
                 continue
-            seen.add(name)
-            function = _copy_schema(entry.schema)
+            if not self._available(entry, checked):
+                if not quiet and "logging" in sys.modules:
+                    # Without logging imported no handler exists to show a debug record:
+                    # skipping it keeps logging's import out of a healthy start-up.
+                    _logger().debug("Tool %s unavailable (check failed)", name)
+                continue
+            schema = _definition_schema(entry)
+            if schema is None:
+                continue
+            function = _copy_schema(schema)
             function.update(_dynamic_overrides(entry))
             function["name"] = entry.name
             definitions.append({"type": "function", "function": function})
         return definitions
 
-    def _snapshot(self) -> dict[str, ToolEntry]:
-        # Readers copy the table under the lock, then work without it: MCP refreshes may
-        # mutate it from another thread at any moment.
+    def _snapshot_state(self) -> tuple[list[ToolEntry], dict[str, Callable[[], object]]]:
+        """The entries and the toolsets' recorded checks, copied under one lock hold: MCP
+        refreshes may mutate the table from another thread at any moment."""
         with self._lock:
-            return dict(self._tools)
+            return list(self._tools.values()), dict(self._toolset_checks)
+
+    def _snapshot_entries(self) -> list[ToolEntry]:
+        return self._snapshot_state()[0]
 
     # ----------------------------------------------------------------- availability
 
-    def _check_fn_cached(self, entry: ToolEntry) -> bool:
-        """Whether ``entry`` is available, probing its check_fn at most once per TTL.
-
-        No check_fn: available. A check_fn that raises counts as False (logged). A failing
-        probe within ``CHECK_FN_GRACE_SECONDS`` of the last successful one still answers True.
-        """
-        if entry.check_fn is None:
+    def _available(self, entry: ToolEntry, checked: dict[int, bool] | None = None) -> bool:
+        """``entry``'s check, probed through the cache; ``checked`` memoizes one pass (a
+        failure in the grace window is not cached, and one pass must not probe it twice)."""
+        fn = entry.check_fn
+        if fn is None:
             return True
-        now = self._clock()
-        with self._check_lock:
-            state = self._check_states.get(entry.name)
-        if state is not None and state.entry is not entry:
-            state = None
-        if state is not None and now - state.checked_at < CHECK_FN_TTL_SECONDS:
-            return state.available
-        passed = _probe(entry)
-        last_success_at = now if passed else (state.last_success_at if state else None)
-        in_grace = last_success_at is not None and now - last_success_at < CHECK_FN_GRACE_SECONDS
-        available = passed or in_grace
-        if not passed and in_grace:
-            _logger().debug("check_fn of tool '%s' failed; still available (grace window)",
-                            entry.name)
-        with self._check_lock:
-            self._check_states[entry.name] = _CheckState(entry, now, available, last_success_at)
-        return available
+        if checked is None:
+            return self._check_fn_cached(fn)
+        key = id(fn)
+        if key not in checked:
+            checked[key] = self._check_fn_cached(fn)
+        return checked[key]
 
-    def _forget_check_state(self, name: str) -> None:
+    def _check_fn_cached(self, fn: Callable[[], object]) -> bool:
+        """``bool(fn())``, probed at most once per TTL per check function.
+
+        A probe that raises counts as False (logged). A failing probe within the grace window
+        after the function's last success answers True and is not cached (the next request
+        probes again); past it, the failure is cached like a success.
+        """
+        now = self._clock() if self._clock is not None else time.monotonic()
+        key = _check_key(fn)
         with self._check_lock:
-            self._check_states.pop(name, None)
+            cached = self._check_results.get(key)
+        if cached is not None and now - cached[0] < _CHECK_FN_TTL_SECONDS:
+            return cached[1]
+        passed, failure = _probe(fn)
+        with self._check_lock:
+            if passed:
+                self._check_last_good[key] = now
+                self._check_results[key] = (now, True, fn)
+                return True
+            last_good = self._check_last_good.get(key)
+            in_grace = last_good is not None and now - last_good < _CHECK_FN_FAILURE_GRACE_SECONDS
+            if not in_grace:
+                self._check_results[key] = (now, False, fn)
+        if in_grace:
+            _logger().warning("check_fn %s %s within %.0f s of its last success; its tools stay "
+                              "available", _callable_name(fn), failure,
+                              _CHECK_FN_FAILURE_GRACE_SECONDS)
+        elif failure is not _RETURNED_FALSE:
+            # A plain False (a key not configured) is the everyday case, and logging costs
+            # start-up time: only a check that raised is worth a warning.
+            _logger().warning("check_fn %s %s; its tools are unavailable", _callable_name(fn),
+                              failure)
+        return in_grace
+
+    def invalidate_check_fn_cache(self) -> None:
+        """Forget every cached check result and last success (after a configuration change)."""
+        with self._check_lock:
+            self._check_results.clear()
+            self._check_last_good.clear()
+
+    def _toolset_has_exposable_tools(self, toolset: str, entries: list[ToolEntry],
+                                     checked: dict[int, bool] | None = None) -> bool:
+        """Whether ``get_definitions`` would expose at least one tool of ``toolset``: every
+        tool's own check counts, not the first one registered."""
+        if checked is None:
+            checked = {}
+        return any(
+            self._available(entry, checked) for entry in entries if entry.toolset == toolset
+        )
+
+    def is_toolset_available(self, toolset: str) -> bool:
+        """True when at least one tool of ``toolset`` is available (a raising check is False)."""
+        entries, _ = self._snapshot_state()
+        return self._toolset_has_exposable_tools(toolset, entries)
+
+    def check_toolset_requirements(self) -> dict[str, bool]:
+        """``{toolset: available}`` for every registered toolset, sorted by name."""
+        entries, _ = self._snapshot_state()
+        checked: dict[int, bool] = {}
+        return {
+            toolset: self._toolset_has_exposable_tools(toolset, entries, checked)
+            for toolset in sorted({entry.toolset for entry in entries})
+        }
+
+    def get_available_toolsets(self) -> dict[str, dict]:
+        """Per toolset, in registration order: ``{"available", "tools", "description": "",
+        "requirements"}`` (requirements: the tools' ``requires_env`` names, first seen first)."""
+        entries, _ = self._snapshot_state()
+        checked: dict[int, bool] = {}
+        toolsets: dict[str, dict] = {}
+        for entry in entries:
+            info = toolsets.get(entry.toolset)
+            if info is None:
+                info = toolsets[entry.toolset] = {
+                    "available": self._toolset_has_exposable_tools(entry.toolset, entries, checked),
+                    "tools": [],
+                    "description": "",
+                    "requirements": [],
+                }
+            info["tools"].append(entry.name)
+            for variable in entry.requires_env:
+                if variable not in info["requirements"]:
+                    info["requirements"].append(variable)
+        return toolsets
+
+    def get_toolset_requirements(self) -> dict[str, dict]:
+        """Per toolset: ``{"name", "env_vars", "check_fn", "setup_url": None, "tools"}``;
+        ``check_fn`` is the first one registered in the toolset (reported, never called)."""
+        entries, toolset_checks = self._snapshot_state()
+        result: dict[str, dict] = {}
+        for entry in entries:
+            info = result.get(entry.toolset)
+            if info is None:
+                info = result[entry.toolset] = {
+                    "name": entry.toolset,
+                    "env_vars": [],
+                    "check_fn": toolset_checks.get(entry.toolset),
+                    "setup_url": None,
+                    "tools": [],
+                }
+            if entry.name not in info["tools"]:
+                info["tools"].append(entry.name)
+            for variable in entry.requires_env:
+                if variable not in info["env_vars"]:
+                    info["env_vars"].append(variable)
+        return result
+
+    def check_tool_availability(self, quiet: bool = False) -> tuple[list[str], list[dict]]:
+        """``(available toolsets, unavailable)``, both sorted by toolset; each unavailable one is
+        ``{"name", "env_vars" (its first tool's requires_env), "tools"}``."""
+        entries, _ = self._snapshot_state()
+        checked: dict[int, bool] = {}
+        available: list[str] = []
+        unavailable: list[dict] = []
+        for toolset in sorted({entry.toolset for entry in entries}):
+            members = [entry for entry in entries if entry.toolset == toolset]
+            if self._toolset_has_exposable_tools(toolset, members, checked):
+                available.append(toolset)
+            else:
+                unavailable.append({
+                    "name": toolset,
+                    "env_vars": list(members[0].requires_env),
+                    "tools": [entry.name for entry in members],
+                })
+        return available, unavailable
 
     # ----------------------------------------------------------------- dispatch
 
@@ -419,145 +733,108 @@ class ToolRegistry:
 
         Always returns a JSON string, except the multimodal envelope
         ``{"_multimodal": True, "content": [...]}``, which passes through as the dict it is.
-        Unknown tool, an exception (logged with its traceback) or a result of another type
-        become ``{"error": ...}`` JSON. ``is_async`` handlers return an awaitable that the
-        registry runs (handlers never call ``asyncio.run`` themselves).
+        An unknown tool is ``{"error": "Unknown tool: NAME"}``; an exception (logged with its
+        traceback) is ``{"error": "Tool execution failed: TYPE: MESSAGE"}``; a result of
+        another type is ``{"error": ..., "error_type": "tool_result_contract", "tool": NAME,
+        "result_type": TYPE}``. ``is_async`` handlers return an awaitable that the registry runs
+        (handlers never call ``asyncio.run`` themselves).
         """
+        import json
+
         entry = self.get_entry(name)
         if entry is None:
-            return tool_error(f"Unknown tool: {name}")
+            return json.dumps({"error": f"Unknown tool: {name}"})
         try:
             result = entry.handler(args, **kwargs)
             if entry.is_async:
                 result = _run_awaitable(result, name)
         except Exception as exc:
             _logger().exception("Tool '%s' raised", name)
-            return tool_error(f"{type(exc).__name__}: {exc}")
+            return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
         return _result_within_contract(name, result)
 
     # ----------------------------------------------------------------- manifest
 
-    def load_manifest(self, path, *, tools_dir=None, fallback: bool = False) -> "ManifestLoad":
-        """Fill the table from a manifest written by ``hermes-lint manifest``, importing nothing.
+    def load_manifest(self, path, *, tools_dir=None, fallback: bool = False) -> ManifestLoad:
+        """Fill the table from a manifest written by ``hermes-lint manifest``, importing no
+        tool module: see ``tools.manifest_loader.load_manifest``."""
+        from tools.manifest_loader import load_manifest
 
-        Every tool of a frozen module gets a lazy entry: schema, description and flags from the
-        manifest; the handler imports the tool's module on the first ``dispatch`` (its own
-        ``register`` call then replaces the lazy entry in the same toolset); a check recorded as
-        ``always``/``env``/``module`` is evaluated here, one of kind ``import`` (or a tool with
-        ``dynamic_schema_overrides``) imports the module when definitions are first requested.
+        return load_manifest(self, path, tools_dir=tools_dir, fallback=fallback)
 
-        ``tools_dir`` (default: this package's directory) holds the tool modules. A module whose
-        file changed, appeared or disappeared since the manifest was generated is stale: one
-        warning names those files, and they are handled as ``discover_builtin_tools`` would
-        (imported when they register tools) while the rest still comes from the manifest.
-        Modules the manifest lists as ``import_only`` are imported too, in file order.
 
-        ``ManifestError`` for a manifest that is missing, unreadable, corrupt, truncated, of
-        another format or a newer version, or that names a module outside the tools package;
-        the registry is then untouched. With ``fallback=True`` that is a warning instead, and
-        every tool module is imported (``discover_builtin_tools(tools_dir, use_manifest=False)``).
+def invalidate_check_fn_cache() -> None:
+    """Forget the module-level registry's cached check results (upstream's function)."""
+    registry.invalidate_check_fn_cache()
 
-        Imported modules register through the module-level ``registry``, as tool modules always
-        do, so that is the registry to load a manifest into (``discover_builtin_tools`` does).
-        Another registry still works: a lazy tool then adopts the module's entry, or rebuilds it
-        from the manifest's handler reference.
-        """
-        tools_path = _tools_dir_path(tools_dir)
-        try:
-            plan = _ManifestPlan.read(path)
-            files = plan.files_on_disk(tools_path)
-        except ManifestError as exc:
-            if not fallback:
-                raise
-            _logger().warning("%s; falling back to importing every tool module", exc)
-            imported = discover_builtin_tools(tools_path, use_manifest=False)
-            return ManifestLoad(str(path), imported, [], imported, [], fallback=True)
-        return self._fill_from_plan(plan, files, str(path))
 
-    def _fill_from_plan(self, plan: "_ManifestPlan", files, path: str) -> "ManifestLoad":
-        from hermes_lint.discovery import module_registers_tools
-
-        stale = plan.stale_files(files)
-        if stale:
-            _logger().warning(
-                "Tool manifest %s is stale for %s; importing those modules instead "
-                "(regenerate it with `hermes-lint manifest`)",
-                path, ", ".join(f"{name} ({why})" for name, why in stale),
-            )
-        stale_names = {name for name, _ in stale}
-        modules: list[str] = []
-        loaded: list[str] = []
-        imported: list[str] = []
-        for file_path, recorded in files:
-            module_name = f"{plan.package}.{os.path.basename(file_path)[:-3]}"
-            if recorded in stale_names:
-                if module_registers_tools(file_path) and _import_tool_module(module_name):
-                    modules.append(module_name)
-                    imported.append(module_name)
-            elif module_name in plan.modules:
-                added = self._add_manifest_module(plan, module_name)
-                loaded.extend(added)
-                modules.append(module_name)
-            elif module_name in plan.import_only:
-                if _import_tool_module(module_name):
-                    modules.append(module_name)
-                    imported.append(module_name)
-        return ManifestLoad(path, modules, loaded, imported, [name for name, _ in stale])
-
-    def _add_manifest_module(self, plan: "_ManifestPlan", module_name: str) -> list[str]:
-        """Lazy entries for one frozen module, in registration order; like an import, a
-        ``PermissionError`` (an override not allowed) stops the module's remaining tools."""
-        added = []
-        for tool in plan.module_tools(module_name):
-            with self._lock:
-                existing = self._tools.get(tool["name"])
-            if (
-                existing is not None
-                and existing.toolset == tool["toolset"]
-                and not isinstance(existing.handler, _LazyHandler)
-                and _handler_module(existing.handler) == module_name
-            ):
-                added.append(tool["name"])
-                continue  # the module is imported already: keep its real entry
-            try:
-                if self._add_entry(_lazy_entry(self, tool), override=tool["override"]):
-                    added.append(tool["name"])
-            except PermissionError as exc:
-                _logger().warning("Could not import tool module %s: %s", module_name, exc)
-                break
-        return added
-
-    def _materialize(self, lazy: "_LazyTool") -> ToolEntry:
-        """Import a lazy tool's module and return the tool's real entry.
-
-        The import runs the module's ``registry.register(...)``, which replaces the lazy entry
-        (same toolset). When it registered elsewhere (this is not the module-level registry) or
-        the module was imported before, the entry is adopted from the module-level registry,
-        else rebuilt from the manifest's handler reference. ``ImportError`` and friends
-        propagate: ``dispatch`` turns them into an ``{"error": ...}`` result.
-        """
-        import importlib
-
-        with self._materialize_lock:
-            current = self.get_entry(lazy.name)
-            if current is not None and current.handler is not lazy.handler:
-                return current
-            module = importlib.import_module(lazy.module)
-            current = self.get_entry(lazy.name)
-            if current is not None and current.handler is not lazy.handler:
-                return current
-            real = _adopt_entry(self, lazy, module)
-            if real is None:
-                raise LookupError(
-                    f"tool module {lazy.module} was imported but registered no tool "
-                    f"'{lazy.name}' in toolset '{lazy.toolset}' (the tool manifest is out of date)"
-                )
-            if current is not None:
-                self._add_entry(real, override=lazy.override)
-            return real
+def _check_fn_cached(fn: Callable[[], object]) -> bool:
+    """``bool(fn())`` through the module-level registry's check cache (upstream's function)."""
+    return registry._check_fn_cached(fn)
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def _caller_module() -> str:
+    """The module of the code that called into the registry: the first frame outside the
+    runtime's own modules (a subclass or the loader calling ``deregister`` is not the caller)."""
+    try:
+        frame = sys._getframe(2)
+    except ValueError:
+        return ""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module not in RUNTIME_MODULES:
+            return module if isinstance(module, str) else ""
+        frame = frame.f_back
+    return ""
+
+
+
+
+def _defining_module(handler: object) -> str:
+    """The module that defined ``handler``: its globals' ``__name__`` (a closure or lambda
+    belongs to the module it was written in, whatever ``__module__`` says), else
+    ``__module__``; a ``functools.partial`` is its function's."""
+    while True:
+        inner = getattr(handler, "func", None)
+        if inner is None or not callable(inner) or type(handler).__name__ != "partial":
+            break
+        handler = inner
+    namespace = getattr(handler, "__globals__", None)
+    if isinstance(namespace, dict):
+        module = namespace.get("__name__")
+    else:
+        module = getattr(handler, "__module__", None)
+    return module if isinstance(module, str) else ""
+
+
+def _definition_schema(entry: ToolEntry) -> dict | None:
+    """The schema a definition starts from. A manifest entry may know it only once its module
+    is imported (a hole in the frozen schema): its lazy handler says (None: the import failed,
+    so the tool has no definition, as with import discovery)."""
+    # Looked up on the type: a mock handler answers every attribute.
+    from_manifest = getattr(type(entry.handler), "_manifest_schema", None)
+    if from_manifest is None:
+        return entry.schema
+    return from_manifest(entry.handler)
+
+
+def _check_key(fn: object) -> object:
+    """The cache key of a check function: itself, or its id when it is not hashable."""
+    try:
+        hash(fn)
+    except TypeError:
+        return ("unhashable", id(fn))
+    return fn
+
+
+def _callable_name(fn: object) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+# --------------------------------------------------------------------- internals
 
 
 def _check_schema_shape(name: str, schema: object) -> None:
@@ -611,13 +888,15 @@ def _handler_module(handler: Callable[..., object]) -> str:
     return getattr(handler, "__module__", None) or ""
 
 
-def _probe(entry: ToolEntry) -> bool:
+_RETURNED_FALSE = "returned False"
+
+
+def _probe(fn: Callable[[], object]) -> tuple[bool, str]:
+    """``(bool(fn()), what went wrong)``; an exception is a failure, never raised."""
     try:
-        return bool(entry.check_fn())
+        return bool(fn()), _RETURNED_FALSE
     except Exception as exc:
-        _logger().warning("check_fn of tool '%s' raised %s: %s; treating the tool as unavailable",
-                          entry.name, type(exc).__name__, exc)
-        return False
+        return False, f"raised {type(exc).__name__}: {exc}"
 
 
 def _dynamic_overrides(entry: ToolEntry) -> dict:
@@ -691,11 +970,18 @@ def _is_multimodal_envelope(result: object) -> bool:
 def _result_within_contract(name: str, result: object) -> str | dict:
     if isinstance(result, str) or _is_multimodal_envelope(result):
         return result
+    import json
+
     _close_if_coroutine(result)
     type_name = type(result).__name__
     _logger().error("Tool '%s' returned %s, expected a JSON string%s", name, type_name,
                     " (an async handler needs is_async=True)" if type_name == "coroutine" else "")
-    return tool_error(f"Tool '{name}' returned {type_name}, expected a JSON string")
+    return json.dumps({
+        "error": f"Tool handler returned unsupported result type: {type_name}",
+        "error_type": RESULT_CONTRACT_ERROR_TYPE,
+        "tool": name,
+        "result_type": type_name,
+    }, ensure_ascii=False)
 
 
 def _close_if_coroutine(result: object) -> None:
@@ -707,491 +993,24 @@ def _close_if_coroutine(result: object) -> None:
         result.close()
 
 
-# --------------------------------------------------------------------- manifest
-
-
-class ManifestError(Exception):
-    """A tool manifest that cannot be used: missing, unreadable, corrupt, truncated, of another
-    format or a newer version, or naming a module outside the tools package."""
-
-
-class ManifestLoad:
-    """What ``load_manifest`` did.
-
-    ``modules``: the tool modules whose tools are now registered, in file order (what
-    ``discover_builtin_tools`` returns); ``tools``: the names registered lazily from the
-    manifest; ``imported``: modules imported while loading (stale, import-only, or all of them
-    after a fallback); ``stale``: the files that did not match the manifest.
-    """
-
-    __slots__ = ("path", "modules", "tools", "imported", "stale", "fallback")
-
-    def __init__(self, path: str, modules: list[str], tools: list[str], imported: list[str],
-                 stale: list[str], fallback: bool = False) -> None:
-        self.path = path
-        self.modules = modules
-        self.tools = tools
-        self.imported = imported
-        self.stale = stale
-        self.fallback = fallback
-
-    def __repr__(self) -> str:
-        return (f"ManifestLoad(tools={len(self.tools)}, imported={self.imported!r}, "
-                f"stale={self.stale!r}, fallback={self.fallback})")
-
-
-# The package tool modules live in: the manifest may name modules of this package only.
-_PACKAGE = __name__.rpartition(".")[0] or "tools"
-_HEX = frozenset("0123456789abcdef")
-_CHECK_KINDS = ("always", "env", "module", "import")
-
-
-class _ManifestPlan:
-    """A manifest read and fully validated before anything is registered.
-
-    The manifest is data, never a way to import code: modules must be ``<package>.<stem>`` for a
-    file ``<tools_dir>/<stem>.py`` that discovery could import (not ``os``, not ``../x``, not
-    ``tools.x.y``, not ``tools.registry``); handler and check references are dotted attribute
-    names looked up on such a module after it is imported; nothing else is ever imported
-    except a ``module`` check's ``importlib.util.find_spec`` probe, which locates but does not
-    import.
-    """
-
-    __slots__ = ("where", "package", "tools_dir", "sources", "modules", "import_only", "tools")
-
-    @classmethod
-    def read(cls, path) -> "_ManifestPlan":
-        import json
-
-        where = f"Tool manifest {path}"
-        try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
-        except OSError as exc:
-            raise ManifestError(f"{where} cannot be read: {exc.strerror or exc}") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ManifestError(f"{where} is corrupt: it is not UTF-8 text") from None
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise ManifestError(f"{where} is corrupt: nested too deeply") from None
-        except ValueError as exc:
-            # A manifest is one JSON object: text that stops before its closing brace was cut.
-            end = text.rstrip()
-            truncated = getattr(exc, "msg", "") != "Extra data" and (  # trailing garbage: corrupt
-                getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
-            )
-            state = "is truncated" if truncated else "is corrupt"
-            detail = getattr(exc, "msg", str(exc))
-            raise ManifestError(
-                f"{where} {state}: not valid JSON ({detail} at line {getattr(exc, 'lineno', 1)} "
-                f"column {getattr(exc, 'colno', 1)})"
-            ) from None
-        return cls(where, data)
-
-    def __init__(self, where: str, data: object) -> None:
-        self.where = where
-        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-            found = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise ManifestError(
-                f"{where} is not a hermes tool manifest (format {found!r}, "
-                f"expected {MANIFEST_FORMAT!r})"
-            )
-        version = data.get("format_version")
-        if type(version) is not int or version < 1:
-            self._corrupt(f"format_version {version!r} is not a positive integer")
-        if version > MANIFEST_FORMAT_VERSION:
-            raise ManifestError(
-                f"{where} has format version {version}, newer than this runtime reads "
-                f"({MANIFEST_FORMAT_VERSION}): upgrade the runtime, or regenerate the manifest "
-                "with the matching `hermes-lint manifest`"
-            )
-        self.package = data.get("package")
-        if self.package != _PACKAGE:
-            self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
-        self.tools_dir = self._relative_path(data.get("tools_dir"), "tools_dir")
-        self.sources = self._mapping(data, "sources")
-        for source, digest in self.sources.items():
-            self._relative_path(source, "a sources path")
-            if not (isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX):
-                self._corrupt(f"sources[{source!r}] is not a sha256 hex digest")
-        self.modules = self._mapping(data, "modules")
-        self.import_only = self._mapping(data, "import_only")
-        for key, records in (("modules", self.modules), ("import_only", self.import_only)):
-            for module, record in records.items():
-                self._check_module(module, record, key)
-        both = set(self.modules) & set(self.import_only)
-        if both:
-            self._corrupt(f"module {sorted(both)[0]!r} is both frozen and import-only")
-        self.tools = self._mapping(data, "tools")
-        for name, tool in self.tools.items():
-            self._check_tool(name, tool)
-        for module, record in self.modules.items():
-            names = record.get("tools")
-            if not isinstance(names, list) or not all(
-                isinstance(n, str) and self.tools.get(n, {}).get("module") == module for n in names
-            ):
-                self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
-        listed = {n for record in self.modules.values() for n in record["tools"]}
-        unlisted = sorted(set(self.tools) - listed)
-        if unlisted:
-            self._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
-
-    # --- validation helpers ---------------------------------------------------------------
-
-    def _corrupt(self, what: str) -> None:
-        raise ManifestError(f"{self.where} is corrupt: {what}")
-
-    def _refuse(self, what: str) -> None:
-        raise ManifestError(f"{self.where} is refused: {what}")
-
-    def _mapping(self, data: dict, key: str) -> dict:
-        value = data.get(key)
-        if not isinstance(value, dict):
-            self._corrupt(f"{key!r} is missing or not an object")
-        return value
-
-    def _relative_path(self, value: object, what: str) -> str:
-        parts = value.split("/") if isinstance(value, str) else []
-        if not parts or any(p in ("", ".", "..") or "\\" in p or ":" in p for p in parts):
-            self._refuse(f"{what} {value!r} is not a plain relative path inside the project")
-        return value
-
-    def _check_module(self, module: object, record: object, key: str) -> None:
-        from hermes_lint.discovery import SKIPPED_FILE_NAMES
-
-        prefix = self.package + "."
-        stem = module[len(prefix):] if isinstance(module, str) and module.startswith(prefix) else ""
-        if not stem.isidentifier() or f"{stem}.py" in SKIPPED_FILE_NAMES:
-            self._refuse(
-                f"it names module {module!r}, which is not a tool module of the "
-                f"{self.package!r} package ({self.package}.<name> for {self.tools_dir}/<name>.py)"
-            )
-        if not isinstance(record, dict):
-            self._corrupt(f"{key}[{module!r}] is not an object")
-        expected = f"{self.tools_dir}/{stem}.py"
-        if record.get("path") != expected:
-            self._refuse(f"module {module!r} is recorded at {record.get('path')!r}, not {expected!r}")
-        if expected not in self.sources:
-            self._corrupt(f"module {module!r} has no source hash")
-
-    def _check_tool(self, name: str, tool: object) -> None:
-        if not isinstance(tool, dict) or tool.get("name") != name or not name:
-            self._corrupt(f"tools[{name!r}] is not a tool of that name")
-        fields = {
-            "toolset": str, "module": str, "schema": dict, "requires_env": list,
-            "override": bool, "dynamic_schema_overrides": bool, "check": dict,
-        }
-        for field, kind in fields.items():
-            if not isinstance(tool.get(field), kind):
-                self._corrupt(f"tools[{name!r}].{field} is missing or not a {kind.__name__}")
-        for field in ("description", "emoji", "is_async", "max_result_size_chars"):
-            if field not in tool:
-                self._corrupt(f"tools[{name!r}].{field} is missing")
-        if tool["module"] not in self.modules:
-            self._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
-        if "parameters" in tool["schema"] and not isinstance(tool["schema"]["parameters"], dict):
-            self._corrupt(f"tools[{name!r}].schema.parameters is not an object")
-        handler = tool.get("handler")
-        if handler != "via import":
-            # A plain name only: a dotted path could reach another module through the tool
-            # module's imports (`os.system`).
-            if not isinstance(handler, dict) or handler.get("module") != tool["module"] or not _is_name(
-                handler.get("qualname")
-            ):
-                self._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
-        check = tool["check"]
-        kind = check.get("kind")
-        if kind not in _CHECK_KINDS:
-            self._corrupt(f"tools[{name!r}].check has an unknown kind {kind!r}")
-        if kind == "env":
-            for key in ("all", "present"):
-                names = check.get(key, [])
-                if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                    self._corrupt(f"tools[{name!r}].check.{key} is not a list of variable names")
-        elif kind == "module" and not _is_name(check.get("name")):
-            # Top-level only: find_spec("a.b") would import `a`.
-            self._refuse(f"tools[{name!r}].check.name {check.get('name')!r} is not a top-level module name")
-        elif kind == "import" and "function" in check and not _is_name(check["function"]):
-            self._refuse(f"tools[{name!r}].check.function {check['function']!r} is not a function name")
-
-    # --- use ------------------------------------------------------------------------------
-
-    def files_on_disk(self, tools_path: str) -> list[tuple[str, str]]:
-        """``(path, manifest-relative name)`` of each candidate tool file, in discovery order."""
-        from hermes_lint.discovery import candidate_tool_file_names
-
-        prefix = self.tools_dir + "/"
-        return [
-            (os.path.join(tools_path, name), prefix + name)
-            for name in candidate_tool_file_names(tools_path)
-        ]
-
-    def stale_files(self, files) -> list[tuple[str, str]]:
-        """``(name, why)`` for each tool file that is not as the manifest recorded it."""
-        prefix = self.tools_dir + "/"
-        recorded = {
-            name: digest
-            for name, digest in self.sources.items()
-            if name.startswith(prefix) and "/" not in name[len(prefix):]
-        }
-        stale: list[tuple[str, str]] = []
-        contents: list[tuple[str, str, bytes]] = []
-        for path, name in files:
-            expected = recorded.pop(name, None)
-            if expected is None:
-                stale.append((name, "added"))
-                continue
-            try:
-                contents.append((name, expected, _read_bytes(path)))
-            except OSError:
-                stale.append((name, "unreadable"))
-        sha256 = _sha256_for(sum(len(data) for _, _, data in contents))
-        stale.extend(
-            (name, "changed") for name, expected, data in contents if sha256(data).hexdigest() != expected
-        )
-        stale.extend((name, "removed") for name in sorted(recorded))
-        return stale
-
-    def module_tools(self, module: str) -> list[dict]:
-        return [self.tools[name] for name in self.modules[module]["tools"]]
-
-
-def _read_bytes(path: str) -> bytes:
-    """The file's contents; ``os.read`` on the descriptor is about twice as fast as ``open()``
-    and its buffered reader for the many small files that every start-up hashes."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
-        while chunks[-1]:  # a file that grew since fstat, or a short read
-            chunks.append(os.read(fd, 1 << 16))
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
-def _sha256_for(total_bytes: int):
-    """A sha256 constructor. ``hashlib`` loads OpenSSL (~10 ms at start-up, cold); for the few
-    hundred kilobytes of a typical tools directory the interpreter's built-in implementation is
-    faster overall, for megabytes OpenSSL's speed wins."""
-    import sys
-
-    if "hashlib" not in sys.modules and total_bytes < 1_000_000:
-        for builtin in ("_sha2", "_sha256"):  # _sha2 since Python 3.12
-            try:
-                return __import__(builtin).sha256
-            except ImportError:
-                continue
-    import hashlib
-
-    return hashlib.sha256
-
-
-def _is_name(value: object) -> bool:
-    return isinstance(value, str) and value.isidentifier()
-
-
-class _LazyTool:
-    """A manifest tool whose module is not imported yet: what its lazy callables share."""
-
-    __slots__ = ("registry", "name", "toolset", "module", "qualname", "check", "override",
-                 "dynamic", "handler", "entry", "check_fn")
-
-    def __init__(self, registry: ToolRegistry, tool: dict) -> None:
-        self.registry = registry
-        self.name = tool["name"]
-        self.toolset = tool["toolset"]
-        self.module = tool["module"]
-        handler = tool["handler"]
-        self.qualname = handler["qualname"] if isinstance(handler, dict) else None
-        self.check = tool["check"]
-        self.override = tool["override"]
-        self.dynamic = tool["dynamic_schema_overrides"]
-        self.handler = _LazyHandler(self)
-        self.entry: ToolEntry | None = None
-        self.check_fn: Callable[[], object] | None = None
-
-
-class _LazyHandler:
-    """Imports the tool's module on the first call, then runs the real handler."""
-
-    def __init__(self, lazy: _LazyTool) -> None:
-        self._lazy = lazy
-        # Plugin override policies match on the handler's module.
-        self.__module__ = lazy.module
-        self.__qualname__ = self.__name__ = lazy.qualname or f"<{lazy.name}>"
-
-    def __call__(self, args, **kwargs):
-        entry = self._lazy.registry._materialize(self._lazy)
-        return entry.handler(args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"<lazy handler of tool '{self._lazy.name}' from {self._lazy.module}>"
-
-
-class _ImportingCheck:
-    """A check of kind ``import``: imports the module, then runs the real check_fn."""
-
-    __slots__ = ("lazy",)
-
-    def __init__(self, lazy: _LazyTool) -> None:
-        self.lazy = lazy
-
-    def __call__(self) -> object:
-        entry = self.lazy.registry._materialize(self.lazy)
-        return entry.check_fn() if entry.check_fn is not None else True
-
-
-class _LazyOverrides:
-    """``dynamic_schema_overrides`` of a manifest tool: only the imported module knows them."""
-
-    __slots__ = ("lazy",)
-
-    def __init__(self, lazy: _LazyTool) -> None:
-        self.lazy = lazy
-
-    def __call__(self) -> dict:
-        entry = self.lazy.registry._materialize(self.lazy)
-        overrides = entry.dynamic_schema_overrides
-        return overrides() if overrides is not None else {}
-
-
-def _always_available() -> bool:
-    return True
-
-
-class _EnvCheck:
-    """``{"kind": "env"}``: every ``all`` variable set and non-empty (``bool(os.getenv(X))``),
-    every ``present`` variable set (``X in os.environ``)."""
-
-    __slots__ = ("nonempty", "present")
-
-    def __init__(self, nonempty: list[str], present: list[str]) -> None:
-        self.nonempty = tuple(nonempty)
-        self.present = tuple(present)
-
-    def __call__(self) -> bool:
-        environ = os.environ
-        return all(environ.get(name) for name in self.nonempty) and all(
-            name in environ for name in self.present
-        )
-
-
-class _ModuleCheck:
-    """``{"kind": "module"}``: ``importlib.util.find_spec(name) is not None``, as the check did."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self) -> bool:
-        import importlib.util
-
-        return importlib.util.find_spec(self.name) is not None
-
-
-def _lazy_entry(registry: ToolRegistry, tool: dict) -> ToolEntry:
-    lazy = _LazyTool(registry, tool)
-    check = tool["check"]
-    kind = check["kind"]
-    if kind == "always":
-        check_fn: Callable[[], object] = _always_available
-    elif kind == "env":
-        check_fn = _EnvCheck(check.get("all", []), check.get("present", []))
-    elif kind == "module":
-        check_fn = _ModuleCheck(check["name"])
-    else:
-        check_fn = _ImportingCheck(lazy)
-    entry = ToolEntry(
-        name=lazy.name,
-        toolset=lazy.toolset,
-        schema=tool["schema"],
-        handler=lazy.handler,
-        check_fn=check_fn,
-        requires_env=tool["requires_env"],
-        is_async=tool["is_async"],
-        description=tool["description"],
-        emoji=tool["emoji"],
-        max_result_size_chars=tool["max_result_size_chars"],
-        dynamic_schema_overrides=_LazyOverrides(lazy) if lazy.dynamic else None,
-    )
-    lazy.entry = entry
-    lazy.check_fn = check_fn
-    return entry
-
-
-def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntry | None:
-    """The real entry of a lazy tool whose module's import did not register into ``reg``."""
-    shared = globals().get("registry")
-    if shared is not None and shared is not reg:
-        entry = shared.get_entry(lazy.name)
-        if (
-            entry is not None
-            and entry.toolset == lazy.toolset
-            and not isinstance(entry.handler, _LazyHandler)
-            and _handler_module(entry.handler) == lazy.module
-        ):
-            return ToolEntry(**{slot: getattr(entry, slot) for slot in ToolEntry.__slots__})
-    if lazy.qualname is None or lazy.dynamic or lazy.entry is None:
-        return None
-    handler = _resolve_qualname(module, lazy.qualname)
-    check_fn = lazy.check_fn
-    if isinstance(check_fn, _ImportingCheck):
-        function = lazy.check.get("function")
-        check_fn = _resolve_qualname(module, function) if function else None
-        if check_fn is None:
-            return None
-    if handler is None:
-        return None
-    base = lazy.entry
-    return ToolEntry(
-        name=base.name, toolset=base.toolset, schema=base.schema, handler=handler,
-        check_fn=check_fn, requires_env=base.requires_env, is_async=base.is_async,
-        description=base.description, emoji=base.emoji,
-        max_result_size_chars=base.max_result_size_chars,
-    )
-
-
-def _resolve_qualname(module: object, qualname: str) -> Callable[..., object] | None:
-    """The module's own function ``qualname``: defined there, not imported into it."""
-    target = getattr(module, qualname, None)
-    if not callable(target) or getattr(target, "__module__", None) != getattr(module, "__name__", ""):
-        return None
-    return target
-
-
-def _import_tool_module(module_name: str) -> bool:
-    """Import one tool module as discovery does: a failure is a logged warning."""
-    import importlib
-
-    try:
-        importlib.import_module(module_name)
-    except Exception as exc:
-        _logger().warning("Could not import tool module %s: %s", module_name, exc)
-        return False
-    return True
-
-
 registry = ToolRegistry()
 
 
-def tool_error(message: str, **extra: object) -> str:
-    """The standard error result: ``{"error": message, **extra}`` as JSON."""
+def tool_error(message: object, **extra: object) -> str:
+    """The standard error result: ``{"error": str(message), **extra}`` as JSON."""
     import json
 
-    return json.dumps({"error": message, **extra}, ensure_ascii=False)
+    return json.dumps({"error": str(message), **extra}, ensure_ascii=False)
 
 
 def tool_result(data: object = None, **fields: object) -> str:
     """The standard success result, as JSON.
 
-    ``data`` a dict: its keys merged with ``fields`` (``fields`` win on a clash);
-    ``data`` None: just ``fields``; anything else: ``{"result": data, **fields}``.
-    ``tool_result({"path": p}, bytes=n)`` → ``{"path": p, "bytes": n}``;
-    ``tool_result(42)`` → ``{"result": 42}``.
+    ``data`` None: just ``fields``; a dict: its keys merged with ``fields`` (``fields`` win on
+    a clash); anything else: ``data`` itself, or ``{"result": data, **fields}`` when there are
+    fields. ``tool_result({"path": p}, bytes=n)`` → ``{"path": p, "bytes": n}``;
+    ``tool_result(42)`` → ``42``. (Upstream drops ``fields`` whenever ``data`` is given; here
+    they are kept.)
     """
     import json
 
@@ -1199,6 +1018,8 @@ def tool_result(data: object = None, **fields: object) -> str:
         payload = dict(fields)
     elif isinstance(data, dict):
         payload = {**data, **fields}
-    else:
+    elif fields:
         payload = {"result": data, **fields}
+    else:
+        payload = data
     return json.dumps(payload, ensure_ascii=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from ..model import Hole
 from .limits import (
     _TRANSIENT_TEXT_CAP,
     ITEMS_PER_STEP,
@@ -102,15 +103,21 @@ class _Bounds:
         if len(values) > 1 and not all(v.__class__ in _NUMBER_TYPES for v in values):
             raise _Refusal("iteration order of a set of strings varies between runs", node)
 
-    def _ensure_plain(self, value: Any) -> None:
-        """Results are plain data of bounded size, even counted through shared references."""
+    def _ensure_plain(self, value: Any) -> Optional[Hole]:
+        """Results are plain data of bounded size, even counted through shared references.
+
+        Returns the first hole inside ``value`` (None when it has none)."""
         cls = value.__class__
         if cls in _SCALAR_TYPES:
             if cls is str and len(value) > MAX_STR_CHARS:
                 raise _budget()
-            return
-        if self._plain_checked.get(id(value)) is value:
-            return
+            return None
+        if cls is Hole:
+            return value
+        checked = self._plain_checked.get(id(value))
+        if checked is not None and checked[0] is value:
+            return checked[1]
+        first_hole = None
         items = chars = 0
         stack = [value]
         while stack:
@@ -127,11 +134,15 @@ class _Bounds:
             elif cls in _PLAIN_CONTAINERS:
                 items += len(obj)
                 stack.extend(obj)
+            elif cls is Hole:
+                if first_hole is None:
+                    first_hole = obj
             elif isinstance(obj, _FunctionRef):
                 raise _Refusal(f"function {obj.name} used as a value")
             else:
                 raise _Refusal(f"{_type_name(obj)} is not a plain value")
             if items > MAX_RESULT_ITEMS or chars > MAX_RESULT_CHARS:
                 raise _budget()
-        self._plain_checked[id(value)] = value
+        self._plain_checked[id(value)] = (value, first_hole)
+        return first_hole
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from ..model import Hole
 from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .limits import ITEMS_PER_STEP, MAX_CALL_DEPTH
 from .methods import _METHODS
@@ -30,12 +31,22 @@ class _Calls:
         func = node.func
         if func.__class__ is ast.Attribute:
             return self._call_attribute(node, func)
-        callee = self._callee_by_name(func) if func.__class__ is ast.Name else self._eval(func)
+        if func.__class__ is ast.Name:
+            reached = self._imported_root(func)
+            if reached is not None and _is_environment(reached):  # from os import getenv
+                return self._environment_read(reached, self._arguments(node), node)
+            callee = self._callee_by_name(func)
+        else:
+            callee = self._eval(func)
         arguments = self._arguments(node)
         if isinstance(callee, _FunctionRef):
             return self._call_function(callee, arguments, node)
         if isinstance(callee, _BuiltinRef):
+            if _has_hole_argument(arguments):
+                return self._template_call(callee.name, arguments, node)
             return _BUILTINS[callee.name](self, arguments, node)
+        if callee.__class__ is Hole:
+            raise self._refuse_hole(callee, node)
         raise _Refusal(f"call of a {_type_name(callee)}", node)
 
     def _callee_by_name(self, func: ast.Name) -> Any:
@@ -47,7 +58,7 @@ class _Calls:
         if tag == "import":
             if _is_environment(kind[1].origin):
                 raise _Refusal("environment read", func)
-            raise _Refusal(f"call to imported function {name}", func)
+            return self._imported(name, kind[1].origin, func, f"call to imported function {name}")
         if tag == "class":
             raise _Refusal(f"call to class {name}", func)
         if tag == "async function":
@@ -77,13 +88,19 @@ class _Calls:
             if reached in ("copy.copy", "copy.deepcopy"):
                 return self._copy_call(reached, self._arguments(node), node)
             if _is_environment(reached) or _is_environment(reached.rpartition(".")[0]):
-                raise _Refusal("environment read", node)
+                return self._environment_read(reached, self._arguments(node), node)
             written = _dotted(func)
             if written is None:
                 raise _Refusal(f"call on a value of another module ({_root_name(func)})", node)
-            raise _Refusal(f"call to imported function {written}", node)
+            callee = self._imported_attribute(reached, func, f"call to imported function {written}")
+            if not isinstance(callee, _FunctionRef):
+                raise _Refusal(f"call of a {_type_name(callee)}", node)
+            return self._call_function(callee, self._arguments(node), node)
         receiver = self._eval(func.value)
+        if receiver.__class__ is Hole:
+            raise self._refuse_hole(receiver, node)
         arguments = self._arguments(node)
+        self._refuse_hole_arguments(arguments, node)
         return self._call_method(receiver, func.attr, arguments, node)
 
     def _eval_attribute(self, node: ast.Attribute) -> Any:
@@ -94,7 +111,7 @@ class _Calls:
             written = _dotted(node)
             if written is None:
                 raise _Refusal(f"attribute of a value of another module ({_root_name(node)})", node)
-            raise _Refusal(f"attribute of another module: {written}", node)
+            return self._imported_attribute(reached, node, f"attribute of another module: {written}")
         value = self._eval(node.value)
         raise _Refusal(f"attribute {node.attr} of a {_type_name(value)}", node)
 
@@ -108,7 +125,7 @@ class _Calls:
                 positional.extend(values)
                 positional_nodes.extend(self._items_table(source, len(values)))
             else:
-                positional.append(self._value(argument))
+                positional.append(self._partial(argument))
                 positional_nodes.append(argument)
         keywords: dict = {}
         keyword_nodes: dict = {}
@@ -126,11 +143,13 @@ class _Calls:
             else:
                 if keyword.arg in keywords:
                     raise TypeError(f"got multiple values for keyword argument '{keyword.arg}'")
-                keywords[keyword.arg] = self._value(keyword.value)
+                keywords[keyword.arg] = self._partial(keyword.value)
                 keyword_nodes[keyword.arg] = keyword
         return _Arguments(positional, positional_nodes, keywords, keyword_nodes)
 
     def _call_function(self, ref: _FunctionRef, arguments: _Arguments, node) -> Any:
+        if ref.owner is not None and ref.owner is not self:
+            return self._call_foreign(ref, arguments, node)
         fdef = ref.node
         name = ref.name
         if fdef.decorator_list:
@@ -237,3 +256,9 @@ class _Calls:
             return set(value)
         raise _Refusal(f"copy of a {_type_name(value)}")
 
+
+
+def _has_hole_argument(arguments: _Arguments) -> bool:
+    return any(value.__class__ is Hole for value in arguments.positional) or any(
+        value.__class__ is Hole for value in arguments.keywords.values()
+    )

@@ -6,11 +6,13 @@ import ast
 import bisect
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from ..model import Unresolved
+from ..model import Hole, HoleUsed, Unresolved
 from .bounds import _Bounds
 from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .calls import _Calls
 from .expressions import _Expressions
+from .holes import _Branches, _Holes
+from .imports import _Imports
 from .limits import BUDGET_EXCEEDED, TOTAL_BUDGET_FACTOR
 from .locations import _Locations
 from .module_index import _BINDING_WORDS, _Binding, _is_environment, _ModuleIndex
@@ -38,7 +40,7 @@ from .values import (
 )
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _Statements, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
@@ -53,9 +55,27 @@ class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _St
         *,
         step_budget: int = 20_000,
         total_step_budget: Optional[int] = None,
+        module: str = "",
+        is_package: bool = False,
+        project: Optional[Any] = None,
+        chain: Tuple[str, ...] = (),
+        located: bool = True,
     ):
+        """``module`` (its dotted name) and ``project`` (a ``project.ProjectModules``) let
+        names imported from the project's own modules be evaluated; without them every import
+        is unknown. ``located=False`` for modules evaluated on behalf of another file: their
+        values carry no source locations."""
         self._tree = tree
         self._lines = source_lines
+        self._module = module
+        self._is_package = is_package
+        self._project = project
+        self._chain = chain or ((module,) if module else ())
+        self._located = located
+        self._foreign: Dict[str, Any] = {}  # dotted name -> evaluator of that project module, or None
+        self._read_modules: Dict[str, str] = {}  # relative path -> sha256 of each module read
+        self._inspected_modules: Dict[str, str] = {}  # ... of each module only looked into
+        self._source: Tuple[str, str] = ("", "")  # (relative path, sha256) of a foreign module
         self._step_budget = step_budget
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
         self._index: Optional[_ModuleIndex] = None
@@ -76,16 +96,20 @@ class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _St
         self._total = 0
         self._depth = 0
 
-    def evaluate(self, node: ast.expr) -> Any:
-        """The value of ``node`` (an expression of this module), or an ``Unresolved``."""
+    def evaluate(self, node: ast.expr, *, partial: bool = False) -> Any:
+        """The value of ``node`` (an expression of this module), or an ``Unresolved``.
+
+        With ``partial``, a value whose parts are unknown comes back with ``Hole``s in those
+        parts (see ``holes``); without, any hole makes the whole value ``Unresolved``.
+        """
         if node.__class__ is ast.Constant and node.value.__class__ in _SCALAR_TYPES:
             return node.value
         now, frame = self._context_of(node)
-        return self._run(lambda: self._eval(node), node, now, frame)
+        return self._run(lambda: self._eval(node), node, now, frame, partial)
 
-    def constant(self, name: str) -> Any:
+    def constant(self, name: str, *, partial: bool = False) -> Any:
         """The value of module constant ``name`` (as it is once the module is imported)."""
-        return self._run(lambda: self._global(name, None), self._definition_of(name), None, None)
+        return self._run(lambda: self._global(name, None), self._definition_of(name), None, None, partial)
 
     def _definition_of(self, name: str) -> Optional[ast.AST]:
         """Where ``name`` gets its value (to locate refusals that have no better place)."""
@@ -99,17 +123,23 @@ class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _St
         """True when anything at module level binds ``name`` (assignment, def, import...)."""
         return name in self._get_index().bindings
 
-    def _run(self, compute: Callable[[], Any], node, now, frame) -> Any:
+    def _run(self, compute: Callable[[], Any], node, now, frame, partial: bool = False) -> Any:
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = frame, now, 0, 0
         try:
             if self._total > self._total_budget:
                 raise _budget()
             value = compute()
-            self._ensure_plain(value)
-            return value
+            hole = self._ensure_plain(value)
+            if hole is None:
+                return value
+            if value.__class__ is Hole:  # wholly unknown: a plain Unresolved says so
+                return Unresolved(hole.reason, hole.location)
+            return value if partial else Unresolved(hole.reason, hole.location)
         except _Refusal as refusal:
             return self._unresolved(refusal, node)
+        except HoleUsed as error:
+            return Unresolved(error.hole.reason, error.hole.location)
         except RecursionError:  # a pathologically nested expression: refuse, never crash
             return Unresolved("expression nested too deeply", self._location(node))
         except MemoryError:
@@ -122,6 +152,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _St
         reason = refusal.reason
         if refusal.function is not None:
             reason = f"{reason} (in {refusal.function})"
+        if refusal.location is not None:
+            return Unresolved(reason, refusal.location)
         where = refusal.node if refusal.node is not None else node
         return Unresolved(reason, self._location(where))
 
@@ -216,7 +248,11 @@ class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _St
             if _is_environment(origin):
                 raise _Refusal("environment read", where)
             detail = "" if origin == name else f" ({origin})"
-            raise _Refusal(f"imported name {name}{detail}", where)
+            value = self._imported(name, origin, where, f"imported name {name}{detail}")
+            mutation = self._get_index().mutation_of(name)
+            if mutation is not None and not _is_immutable(value):
+                raise _Refusal(mutation[0], mutation[1])
+            return value
         if tag == "undefined":
             if name in _PYTHON_BUILTIN_NAMES:
                 raise _Refusal(f"builtin {name} is not supported", node)
@@ -336,6 +372,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Expressions, _Operators, _Calls, _St
             raise
         except RecursionError:
             raise
+        except HoleUsed as error:
+            raise self._hole_used(error, node) from None
         except _PYTHON_ERRORS as error:
             raise _Refusal(_raises(error), node) from None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterator, List, Set, Tuple
 
+from ..model import Hole
 from .limits import ITEMS_PER_STEP, MAX_ITEMS
 from .syntax import _target_names
 from .values import (
@@ -35,7 +36,7 @@ class _Expressions:
                 self._merge(result, table, self._eval(value_node), value_node)
                 continue
             key = key_node.value if key_node.__class__ is ast.Constant else self._eval(key_node)
-            value = value_node.value if value_node.__class__ is ast.Constant else self._eval(value_node)
+            value = value_node.value if value_node.__class__ is ast.Constant else self._partial(value_node)
             if key.__class__ is not str:
                 self._charge_deep(key)
             result[key] = value
@@ -72,7 +73,7 @@ class _Expressions:
                 items.extend(values)
                 table.extend(self._items_table(source, len(values)))
             else:
-                items.append(self._eval(element))
+                items.append(self._partial(element))
                 table.append(element)
         self._check_items(len(items))
         return items, table
@@ -106,8 +107,11 @@ class _Expressions:
     def _eval_bool_op(self, node: ast.BoolOp) -> Any:
         is_and = node.op.__class__ is ast.And
         value = None
-        for operand in node.values:
+        for position, operand in enumerate(node.values):
             value = self._eval(operand)
+            if value.__class__ is Hole:  # `os.getenv("X") or "default"`: the runtime decides
+                rest = [self._eval(later) for later in node.values[position + 1:]]
+                return self._template_bool_op(is_and, [value] + rest)
             if self._truth(value) != is_and:
                 return value
         return value
@@ -119,12 +123,19 @@ class _Expressions:
         left = self._eval(node.left)
         for op, right_node in zip(node.ops, node.comparators):
             right = self._eval(right_node)
-            if not self._compare(op, left, right):
+            outcome = self._compare(op, left, right)
+            if outcome.__class__ is Hole:
+                if len(node.ops) == 1:
+                    return outcome
+                raise self._refuse_hole(outcome)
+            if not outcome:
                 return False
             left = right
         return True
 
     def _compare(self, op: ast.cmpop, left: Any, right: Any) -> bool:
+        if left.__class__ is Hole or right.__class__ is Hole:
+            return self._template_compare(op, left, right)
         cls = op.__class__
         if cls is ast.Is or cls is ast.IsNot:
             # identity of strings and numbers is an interpreter detail: only None/True/False
@@ -150,6 +161,8 @@ class _Expressions:
         return left >= right
 
     def _truth(self, value: Any) -> bool:
+        if value.__class__ is Hole:
+            raise self._refuse_hole(value)
         # Every value here is a builtin type (or one of the refs, which have no __len__ and so are
         # true like Python's functions): bool() runs no analysed code.
         return bool(value)

@@ -59,7 +59,7 @@ class _Locations:
         return result
 
     def _location(self, node: Optional[ast.AST]) -> Optional[Location]:
-        if node is None or not hasattr(node, "lineno"):
+        if node is None or not hasattr(node, "lineno") or not self._located:
             return None
         return Location(node.lineno, self._char_column(node.lineno, node.col_offset))
 

@@ -267,6 +267,14 @@ class _ModuleIndex:
 
     # -- questions
 
+    def imports_by_name(self) -> Dict[str, str]:
+        """Module-level names bound only by an import, with what they import ("os", "os.getenv")."""
+        return {
+            name: bindings[0].origin
+            for name, bindings in self.bindings.items()
+            if len(bindings) == 1 and bindings[0].kind == "import"
+        }
+
     def mutation_of(self, name: str) -> Optional[Tuple[str, ast.AST]]:
         """Why ``name``'s value may change after assignment, or None."""
         if self._mutation_reasons is None:

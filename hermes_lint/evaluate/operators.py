@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict
 
+from ..model import Hole
 from .limits import ITEMS_PER_STEP, MAX_INT_BITS
 from .values import _NUMBER_TYPES, _budget, _Refusal, _type_name
 
@@ -17,6 +18,10 @@ class _Operators:
 
     def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
         cls = op.__class__
+        if left.__class__ is Hole or right.__class__ is Hole:
+            if cls is ast.Add:
+                return self._template_concat([left, right])
+            raise self._refuse_hole(left if left.__class__ is Hole else right)
         handler = _BINARY.get(cls)
         if handler is None:
             raise _Refusal(f"unsupported operator {cls.__name__}")
@@ -24,6 +29,8 @@ class _Operators:
 
     def _add(self, left, right):
         lt, rt = left.__class__, right.__class__
+        if lt is Hole or rt is Hole:
+            return self._template_concat([left, right])
         if lt is str and rt is str:
             self._check_text(len(left) + len(right))
             return left + right

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List
 
+from ..model import Hole, HoleUsed
 from .syntax import _STATEMENT_WORDS
 from .values import (
     _BREAK,
@@ -23,20 +24,25 @@ class _Statements:
     """Statement handlers (a mixin of ModuleEvaluator)."""
 
     def _execute(self, statements: List[ast.stmt]) -> Any:
-        for stmt in statements:
+        for position, stmt in enumerate(statements):
             self._tick()
             handler = _STATEMENTS.get(stmt.__class__)
             if handler is None:
                 what = _STATEMENT_WORDS.get(stmt.__class__, stmt.__class__.__name__)
                 raise _Refusal(f"unsupported statement: {what}", stmt)
             try:
-                outcome = handler(self, stmt)
+                if stmt.__class__ is ast.If:  # may need the statements after it (see _split)
+                    outcome = self._exec_if(stmt, statements[position + 1:])
+                else:
+                    outcome = handler(self, stmt)
             except _Refusal as refusal:
                 if refusal.node is None:
                     refusal.node = stmt
                 raise
             except RecursionError:
                 raise
+            except HoleUsed as error:
+                raise self._hole_used(error, stmt) from None
             except _PYTHON_ERRORS as error:
                 raise _Refusal(_raises(error), stmt) from None
             if outcome is not None:
@@ -44,8 +50,11 @@ class _Statements:
         return None
 
     def _exec_expr(self, stmt: ast.Expr) -> None:
-        if stmt.value.__class__ is not ast.Constant:  # docstrings and `...` do nothing
-            self._eval(stmt.value)
+        if stmt.value.__class__ is ast.Constant:  # docstrings and `...` do nothing
+            return
+        if self._is_logging_call(stmt.value):
+            return  # changes no value, and logging reports its own errors rather than raising
+        self._eval(stmt.value)
 
     def _exec_pass(self, stmt) -> None:
         return None
@@ -100,8 +109,11 @@ class _Statements:
             return current
         return self._binary(op, current, operand)
 
-    def _exec_if(self, stmt: ast.If) -> Any:
-        return self._execute(stmt.body if self._truth(self._eval(stmt.test)) else stmt.orelse)
+    def _exec_if(self, stmt: ast.If, rest: List[ast.stmt] = ()) -> Any:
+        test = self._eval(stmt.test)
+        if test.__class__ is Hole:  # decided by the environment at load: both ways, as a template
+            return self._split(test, stmt, rest)
+        return self._execute(stmt.body if self._truth(test) else stmt.orelse)
 
     def _exec_for(self, stmt: ast.For) -> Any:
         iterable = self._iterable(self._eval(stmt.iter), stmt.iter)
@@ -116,6 +128,23 @@ class _Statements:
             if outcome is not None:
                 return outcome
         return self._execute(stmt.orelse)
+
+    def _exec_try(self, stmt: ast.Try) -> Any:
+        """``try``: known only when its body certainly raises nothing.
+
+        The evaluator computes supported operations exactly, so a body it evaluates to the end
+        raises nothing in Python either: then ``else`` and ``finally`` run, and the handlers never
+        do. A body it cannot evaluate (an I/O call, a raise) may or may not reach a handler, so the
+        statement is refused with the body's own reason (never a guess at which handler runs).
+        """
+        outcome = self._execute(stmt.body)
+        if outcome.__class__ is _Returned and outcome.value.__class__ is Hole:
+            # computed at load from the environment, where it may raise: the handler is the fallback
+            outcome = _Returned(self._template_try(outcome.value, stmt))
+        if outcome is None:
+            outcome = self._execute(stmt.orelse)
+        final = self._execute(stmt.finalbody)
+        return final if final is not None else outcome
 
     def _exec_assert(self, stmt: ast.Assert) -> None:
         if not self._truth(self._eval(stmt.test)):
@@ -208,5 +237,6 @@ _STATEMENTS: Dict[type, Callable] = {
     ast.If: _Statements._exec_if,
     ast.For: _Statements._exec_for,
     ast.Assert: _Statements._exec_assert,
+    ast.Try: _Statements._exec_try,
 }
 

@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Any, List
 
+from ..model import Hole
 from .limits import _TRANSIENT_TEXT_CAP, MAX_FORMAT_WIDTH
 from .values import _SCALAR_TYPES, _Arguments, _budget, _Refusal, _type_name
 
@@ -24,16 +25,26 @@ class _Text:
     def _eval_joined_str(self, node: ast.JoinedStr) -> str:
         pieces = []
         total = 0
+        holes = False
         for part in node.values:
-            text = part.value if part.__class__ is ast.Constant else self._eval(part)
-            total += len(text)
-            self._check_text(total)
+            text = part.value if part.__class__ is ast.Constant else self._partial(part)
+            if text.__class__ is Hole:
+                holes = True
+            else:
+                total += len(text)
+                self._check_text(total)
             pieces.append(text)
+        if holes:  # the text is unknown; the runtime may still compute it (a template)
+            return self._template_concat(pieces)
         return "".join(pieces)
 
     def _eval_formatted_value(self, node: ast.FormattedValue) -> str:
         value = self._eval(node.value)
         spec = self._eval(node.format_spec) if node.format_spec is not None else ""
+        if value.__class__ is Hole:
+            return self._template_format(value, node.conversion, spec, node)
+        if spec.__class__ is Hole:
+            raise self._refuse_hole(spec, node)
         return self._format_value(value, node.conversion, spec)
 
     def _text(self, value: Any, conversion: str) -> str:

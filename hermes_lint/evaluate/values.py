@@ -54,16 +54,22 @@ class _Refusal(Exception):
         self.reason = reason
         self.node = node
         self.function: Optional[str] = None  # innermost module function it happened in
+        self.location = None  # where the cause is, when it is not at ``node`` (a hole's origin)
 
 
 class _FunctionRef:
-    """A module-level ``def`` used as a value (callable; never a result)."""
+    """A module-level ``def`` used as a value (callable; never a result).
 
-    __slots__ = ("name", "node")
+    ``owner`` is the evaluator of the module that defines it when that is another module of the
+    project (a function imported from it); None for this module's own functions.
+    """
 
-    def __init__(self, name: str, node: ast.FunctionDef):
+    __slots__ = ("name", "node", "owner")
+
+    def __init__(self, name: str, node: ast.FunctionDef, owner=None):
         self.name = name
         self.node = node
+        self.owner = owner
 
 
 class _BuiltinRef:

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import HandlerAnalyzer, unique_primaries
+from hermes_lint.enum_dispatch import dispatch_coverage
+from hermes_lint.handlers import HandlerAnalyzer, analyses, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.schema_walk import parameters_of
 
 
 # The patterns tool files are told to use (seed 001 "adding tools") plus the usual neighbours:
@@ -107,6 +109,26 @@ class HandlerReturnsNonString(Rule):
     summary = "handler can return something other than a string"
 
     valid = [
+        # an if/elif over every value of the schema's enum cannot fall off its end
+        """
+        import json
+        from tools.registry import registry
+
+        SCHEMA = {"name": "notes", "description": "Manage notes.", "parameters": {
+            "type": "object", "properties": {
+                "action": {"type": "string", "enum": ["list", "add", "remove"], "description": "What to do."},
+                "text": {"type": "string", "description": "The note."},
+            }, "required": ["action"]}}
+
+        def notes(args, **kw):
+            action = args.get("action")
+            if action == "list":
+                return json.dumps({"notes": []})
+            elif action in ("add", "remove"):
+                return json.dumps({"done": action, "text": args.get("text", "")})
+
+        registry.register(name="notes", toolset="notes", schema=SCHEMA, handler=notes, check_fn=lambda: True)
+        """,
         SEED_001_HANDLERS,
         # tool_error / tool_result from the registry, a string variable, the multimodal envelope
         """
@@ -236,6 +258,29 @@ class HandlerReturnsNonString(Rule):
         """,
     ]
     invalid = [
+        # one enum value has no branch: the message names it
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            SCHEMA = {"name": "notes", "description": "Manage notes.", "parameters": {
+                "type": "object", "properties": {
+                    "action": {"type": "string", "enum": ["list", "add", "remove"], "description": "What to do."},
+                }, "required": ["action"]}}
+
+            def notes(args, **kw):
+                if args.get("action") == "list":
+                    return json.dumps({"notes": []})
+                if args.get("action") == "add":
+                    return json.dumps({"done": "add"})
+
+            registry.register(name="notes", toolset="notes", schema=SCHEMA, handler=notes, check_fn=lambda: True)
+            """,
+            line=9,
+            col=1,
+            message="handler `notes` can return None (falls off the end at line 13 when `action` is `remove`)",
+        ),
         Invalid(
             """
             from tools.registry import registry
@@ -342,6 +387,10 @@ class HandlerReturnsNonString(Rule):
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analyzer = HandlerAnalyzer.of(ctx)
+        registrations: dict = {}  # id(primary function node) -> the registrations it serves
+        for analysis in analyses(ctx):
+            for primary in analysis.primary:
+                registrations.setdefault(id(primary.facts.node), []).append(analysis.registration)
         for primary in unique_primaries(ctx):
             fn = primary.facts
             for ret, kind in analyzer.return_kinds(fn):
@@ -350,7 +399,42 @@ class HandlerReturnsNonString(Rule):
                     message = f"{primary.who} can return {kind.what}, not a JSON string{detail}"
                     yield Finding(ctx.loc(ret.node), message)
             if fn.falls_off_line is not None:
+                uncovered = _uncovered_enum_values(fn, registrations.get(id(fn.node), []))
+                if uncovered == []:
+                    continue  # an if/elif over every value the schema's enum allows
+                when = ""
+                if uncovered:
+                    key, values = uncovered
+                    when = f" when `{key}` is " + " or ".join(f"`{value}`" for value in values)
                 yield Finding(
                     ctx.loc(fn.node),
-                    f"{primary.who} can return None (falls off the end at line {fn.falls_off_line})",
+                    f"{primary.who} can return None (falls off the end at line {fn.falls_off_line}{when})",
                 )
+
+
+def _uncovered_enum_values(fn, registrations) -> Any:
+    """[] when the function dispatches over every value of its argument's ``enum`` in every
+    schema it serves; ``(key, values)`` naming the values no branch returns for; None when that
+    is not known (no such dispatch, no literal enum of strings)."""
+    coverage = dispatch_coverage(fn)
+    if coverage is None or not registrations:
+        return None
+    key, covered = coverage
+    missing: list = []
+    for registration in registrations:
+        enum = _literal_enum(registration, key)
+        if enum is None:
+            return None
+        missing.extend(value for value in enum if value not in covered and value not in missing)
+    return (key, missing) if missing else []
+
+
+def _literal_enum(registration, key: str):
+    parameters = parameters_of(registration.schema)
+    prop = parameters.get("properties", {}).get(key) if parameters is not None else None
+    enum = prop.get("enum") if isinstance(prop, dict) else None
+    if not isinstance(enum, list) or not enum or not all(type(value) is str for value in enum):
+        return None  # absent, unknown (a hole) or not all strings
+    if registration.overrides_may_change("parameters"):
+        return None
+    return enum

@@ -18,11 +18,13 @@ class ErrorResultShape(Rule):
     ``json.dumps({...})`` or ``tool_result({...})`` written in the ``return``), an
     ``error_message``-like key, ``err`` with nothing but status flags beside it, or — in an
     ``except`` block — a ``message`` that carries the caught exception or sits beside a
-    ``success: False`` / ``ok: False`` / ``status: "error"`` flag; and a string literal or
-    f-string starting with "error".
+    ``success: False`` / ``ok: False`` / ``status: "error"`` flag, or any payload whose only sign
+    of failure is such a flag (``{"status": "error", "detail": str(exc)}``); and a string literal
+    or f-string starting with "error".
 
     Not reported: helpers the handler calls (they may build payloads for other uses), payloads
-    that also carry ``error``, a ``message`` outside ``except`` or without a sign of failure (a
+    that also carry ``error``, a failure flag outside an ``except`` block (a result may report an
+    expected "no" without failing), a ``message`` outside ``except`` or without a sign of failure (a
     friendly fallback result), ``err`` beside other data (a command's stderr), and dicts built
     elsewhere and returned through a variable.
     """
@@ -63,6 +65,22 @@ class ErrorResultShape(Rule):
             if not args.get("q"):
                 return error_text("q is required")
             return "Errors found: none"
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
+        # a failure flag beside `error`, and outside an except block; `status` of another value
+        """
+        import json
+        from tools.registry import registry
+
+        def _handle(args, **kw):
+            try:
+                job = json.loads(args.get("job", "{}"))
+            except ValueError as exc:
+                return json.dumps({"status": "error", "error": str(exc)})
+            if not job:
+                return json.dumps({"success": False, "reason": "nothing to schedule"})
+            return json.dumps({"status": "queued", "detail": job})
 
         registry.register(name="t", toolset="s", schema={}, handler=_handle)
         """,
@@ -119,6 +137,25 @@ class ErrorResultShape(Rule):
             col=16,
             message="handler `lookup` (via lambda) returns an error as a plain string (`Error: no city "
             "given (...`); return `{\"error\": ...}` as JSON (e.g. `tool_error(...)`)",
+        ),
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            def _handle(args, **kw):
+                try:
+                    rows = [int(x) for x in args.get("ids", [])]
+                except (TypeError, ValueError) as exc:
+                    return json.dumps({"status": "error", "detail": f"bad id: {exc}"})
+                return json.dumps({"status": "ok", "rows": rows})
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=8,
+            col=28,
+            message="handler `_handle` returns an error flagged only by `status: \"error\"` in an `except` "
+            "block, with no `error` key; return `{\"error\": ...}` (e.g. `tool_error(...)`)",
         ),
     ]
 

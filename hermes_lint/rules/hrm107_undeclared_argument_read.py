@@ -29,6 +29,21 @@ class UndeclaredArgumentRead(Rule):
     summary = "handler reads an argument key that the schema does not declare"
 
     valid = [
+        # testing for a key the schema deliberately leaves out, to reject it
+        """
+        import json
+        from tools.registry import registry
+
+        SCHEMA = {"name": "clip", "description": "Make a clip.", "parameters": {
+            "type": "object", "properties": {"prompt": {"type": "string", "description": "What to show."}}}}
+
+        def clip(args, **kw):
+            if "operation" in args or "source_url" in args:
+                return json.dumps({"error": "editing clips is not supported here"})
+            return json.dumps({"prompt": args.get("prompt", "")})
+
+        registry.register(name="clip", toolset="video", schema=SCHEMA, handler=clip, check_fn=lambda: True)
+        """,
         SEED_001_HANDLERS,
         # one dispatcher shared by two tools; a schema built at run time; open-ended schema
         """
@@ -97,11 +112,10 @@ class UndeclaredArgumentRead(Rule):
             registry.register(name="t", toolset="w", handler=lambda args, **kw: _run(args),
                 schema={"name": "t", "parameters": {"type": "object", "properties": {"command": {}}}})
             """,
-            line=4,
-            col=8,
+            line=5,
+            col=20,
             message="`_run` (given `args` by handler lambda) reads argument `timeout`, which the schema "
             "of tool `t` does not declare",
-            also=((5, 20),),
         ),
         # an `or` of keys none of which is declared: no alias of a declared key
         Invalid(
@@ -134,8 +148,8 @@ class UndeclaredArgumentRead(Rule):
             name = analysis.registration.name
             schema = f"the schema of tool `{name}`" if isinstance(name, str) else "the schema"
             for read in analysis.args.reads:
-                if read.key in declared or id(read.node) in seen:
-                    continue
+                if read.key in declared or id(read.node) in seen or read.membership:
+                    continue  # `"legacy" in args`: a guard (often rejecting the key), not a use
                 if any(alias in declared for alias in read.alternates):
                     continue  # ``args.get("filename") or args.get("title")``: a tolerated synonym
                 seen.add(id(read.node))

@@ -26,6 +26,58 @@ class UnreadSchemaProperty(Rule):
     summary = "schema declares a property that the handler never reads"
 
     valid = [
+        # a helper reads the key it is given: _flag(args, "archived") reads args.get(name)
+        """
+        import json
+        from tools.registry import registry
+
+        SCHEMA = {"name": "tasks", "description": "List tasks.", "parameters": {
+            "type": "object", "properties": {
+                "archived": {"type": "boolean", "description": "Include archived tasks."},
+                "owner": {"type": "string", "description": "Only this owner's tasks."},
+            }}}
+
+        def _flag(args, name):
+            value = args.get(name)
+            return value is True or value == "true"
+
+        def tasks(args, **kw):
+            return json.dumps({"archived": _flag(args, "archived"), "owner": args.get("owner")})
+
+        registry.register(name="tasks", toolset="tasks", schema=SCHEMA, handler=tasks, check_fn=lambda: True)
+        """,
+        # "x" in args is a read
+        """
+        import json
+        from tools.registry import registry
+
+        SCHEMA = {"name": "reset", "description": "Reset a session.", "parameters": {
+            "type": "object", "properties": {"hard": {"type": "boolean", "description": "Also clear memory."}}}}
+
+        def reset(args, **kw):
+            return json.dumps({"hard": "hard" in args})
+
+        registry.register(name="reset", toolset="s", schema=SCHEMA, handler=reset, check_fn=lambda: True)
+        """,
+        # overrides that may replace the parameters: the properties the model gets are unknown
+        """
+        from tools.registry import registry
+
+        SCHEMA = {"name": "render", "description": "Render an image.", "parameters": {
+            "type": "object", "properties": {
+                "prompt": {"type": "string", "description": "What to draw."},
+                "size": {"type": "string", "description": "Image size."},
+            }}}
+
+        def _backend_schema():
+            return {"parameters": backend_parameters()}
+
+        def render(args, **kw):
+            return args.get("prompt", "")
+
+        registry.register(name="render", toolset="image", schema=SCHEMA, handler=render,
+                          check_fn=lambda: True, dynamic_schema_overrides=_backend_schema)
+        """,
         SEED_001_HANDLERS,
         # args escapes: a dispatch dict, another module's helper, iteration, a variable key
         """
@@ -54,6 +106,77 @@ class UnreadSchemaProperty(Rule):
         """,
     ]
     invalid = [
+        # the helper is given one key; the other declared property is never read
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            SCHEMA = {"name": "tasks", "description": "List tasks.", "parameters": {
+                "type": "object", "properties": {
+                    "archived": {"type": "boolean", "description": "Include archived tasks."},
+                    "pinned": {"type": "boolean", "description": "Only pinned tasks."},
+                }}}
+
+            def _flag(args, name):
+                return args.get(name) is True
+
+            def tasks(args, **kw):
+                return json.dumps({"archived": _flag(args, "archived")})
+
+            registry.register(name="tasks", toolset="tasks", schema=SCHEMA, handler=tasks, check_fn=lambda: True)
+            """,
+            line=7,
+            message="schema property `pinned` of tool `tasks` is never read by handler `tasks`",
+        ),
+        # overrides that only rewrite the description leave the properties as declared
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"name": "render", "description": "Render an image.", "parameters": {
+                "type": "object", "properties": {
+                    "prompt": {"type": "string", "description": "What to draw."},
+                    "size": {"type": "string", "description": "Image size."},
+                }}}
+
+            def _describe_backend():
+                if backend_ready():
+                    return {"description": "Render an image with the configured backend."}
+                return {"description": "No backend is configured."}
+
+            def render(args, **kw):
+                return args.get("prompt", "")
+
+            registry.register(name="render", toolset="image", schema=SCHEMA, handler=render,
+                              check_fn=lambda: True, dynamic_schema_overrides=_describe_backend)
+            """,
+            line=6,
+            message="schema property `size` of tool `render` is never read by handler `render`",
+        ),
+        # a schema whose description calls a function of another package: its properties are known
+        Invalid(
+            """
+            from tools.registry import registry
+            from agent_home import home_text
+
+            SCHEMA = {
+                "name": "jobs",
+                "description": "Manage scheduled jobs.",
+                "parameters": {"type": "object", "properties": {
+                    "action": {"type": "string", "description": "What to do."},
+                    "script": {"type": "string", "description": f"A script under {home_text()}/scripts."},
+                }},
+            }
+
+            def jobs(args, **kw):
+                return args.get("action", "")
+
+            registry.register(name="jobs", toolset="jobs", schema=SCHEMA, handler=jobs, check_fn=lambda: True)
+            """,
+            line=9,
+            message="schema property `script` of tool `jobs` is never read by handler `jobs`",
+        ),
         Invalid(
             """
             from tools.registry import registry

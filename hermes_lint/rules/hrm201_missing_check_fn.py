@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Iterator
+import ast
+from typing import Iterator, Optional
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
@@ -14,8 +15,15 @@ class MissingCheckFn(Rule):
     out a tool whose check returns False. Without one (or with ``check_fn=None``) the tool is
     offered to the model even where it cannot run — a missing API key or binary then surfaces as
     a failed tool call in the middle of a conversation instead of a tool that is simply absent.
-    A tool that really needs nothing says so with ``check_fn=lambda: True`` or a named check
-    that returns True.
+
+    Why strict, even for tools that need nothing (a GUI-only tool, a skill manager): a
+    registration without ``check_fn=`` looks the same whether its author decided it needs
+    nothing or a refactoring silently dropped the keyword — and the second happens (a migration
+    of the vision tools lost every ``check_fn=``; nothing failed until those tools were offered
+    on machines without the model they needed). Stating "no requirement" explicitly keeps the
+    two apart: a named check that returns True (``def check_todo_requirements(): return True``),
+    the project's shared always-true check, or ``check_fn=lambda: True``. The message names the
+    module's own always-true check when another registration of the module already uses one.
 
     Not reported: calls that spread ``**kwargs`` (the check may be in there; HRM003 says the call
     cannot be read), and any check_fn expression at all, even one that cannot be followed
@@ -68,7 +76,9 @@ class MissingCheckFn(Rule):
             """,
             line=3,
             col=1,
-            message="tool `weather` has no `check_fn`: it is offered to the model even where it cannot run",
+            message="tool `weather` has no `check_fn`: it is offered to the model even where it cannot run; "
+            "if it needs nothing, say so with a named check that returns True "
+            "(`def check_weather_requirements(): return True`) or the project's shared one",
         ),
         Invalid(
             """
@@ -78,11 +88,35 @@ class MissingCheckFn(Rule):
             """,
             line=2,
             col=1,
-            message="tool `weather` has `check_fn=None`: it is offered to the model even where it cannot run",
+            message="tool `weather` has `check_fn=None`: it is offered to the model even where it cannot run; "
+            "if it needs nothing, say so with a named check that returns True "
+            "(`def check_weather_requirements(): return True`) or the project's shared one",
+        ),
+        # the module already has an always-true check: the message names it
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _no_requirements():
+                \"\"\"Project tools need nothing but the project directory.\"\"\"
+                return True
+
+            registry.register(name="project_list", toolset="project", schema={},
+                              handler=lambda a, **k: "", check_fn=_no_requirements)
+            registry.register(name="project_create", toolset="project", schema={},
+                              handler=lambda a, **k: "")
+            """,
+            line=9,
+            col=1,
+            message="tool `project_create` has no `check_fn`: it is offered to the model even where it cannot "
+            "run; if it needs nothing, say so as `project_list` does: `check_fn=_no_requirements`",
         ),
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
+        shared = _always_true_check(ctx)
+        if shared is not None:
+            hint = f"if it needs nothing, say so as {tool_label(shared[0])} does: `check_fn={shared[1]}`"
         for registration in ctx.facts.registrations:
             if registration.has_star_args:
                 continue
@@ -93,7 +127,40 @@ class MissingCheckFn(Rule):
                 what = "has `check_fn=None`"
             else:
                 continue
+            if shared is None:
+                hint = ("if it needs nothing, say so with a named check that returns True "
+                        f"(`def {_suggested_name(registration)}(): return True`) or the project's shared one")
             yield Finding(
                 registration.location,
-                f"tool {tool_label(registration)} {what}: it is offered to the model even where it cannot run",
+                f"tool {tool_label(registration)} {what}: it is offered to the model even where it cannot run; {hint}",
             )
+
+
+def _always_true_check(ctx: ModuleContext):
+    """(registration, name) of the first registration whose ``check_fn`` is a module function
+    whose body is only ``return True`` (after a docstring)."""
+    for registration in ctx.facts.registrations:
+        ref = registration.check_fn
+        if ref is None or ref.kind != "function" or ref.target is None:
+            continue
+        node = ctx.index.functions.get(ref.target)
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list and _returns_true(node.body):
+            return registration, ref.target
+    return None
+
+
+def _returns_true(body) -> bool:
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return (
+        len(body) == 1 and isinstance(body[0], ast.Return)
+        and isinstance(body[0].value, ast.Constant) and body[0].value.value is True
+    )
+
+
+def _suggested_name(registration) -> str:
+    # Named after the toolset: the tools of one module usually share one check.
+    for stem in (registration.toolset, registration.name):
+        if isinstance(stem, str) and stem.isidentifier():
+            return f"check_{stem}_requirements"
+    return "check_requirements"

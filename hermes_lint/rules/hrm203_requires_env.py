@@ -44,6 +44,25 @@ class RequiresEnvMismatch(Rule):
     summary = "environment variables read but missing from requires_env, or listed and never checked"
 
     valid = [
+        # the same helper, its variable listed
+        Valid(
+            """
+            from tools.registry import registry
+            from agent.secrets import get_secret
+
+            def check_home_assistant():
+                return bool(get_secret("HASS_TOKEN"))
+
+            registry.register(name="ha_state", toolset="homeassistant", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_home_assistant, requires_env=["HASS_TOKEN"])
+            """,
+            files={"agent/secrets.py": """
+                import os
+
+                def get_secret(name, default=None):
+                    return os.environ.get(name, default)
+            """},
+        ),
         """
         import os
         from tools.registry import registry
@@ -138,6 +157,48 @@ class RequiresEnvMismatch(Rule):
         ),
     ]
     invalid = [
+        # the check reads its variable through a project helper (read from its file, never imported)
+        Invalid(
+            """
+            from tools.registry import registry
+            from agent.secrets import get_secret
+
+            def check_home_assistant():
+                return bool(get_secret("HASS_TOKEN"))
+
+            registry.register(name="ha_state", toolset="homeassistant", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_home_assistant)
+            """,
+            files={"agent/secrets.py": """
+                import os
+
+                def get_secret(name, default=None):
+                    \"\"\"The secret named NAME, from the environment.\"\"\"
+                    return os.environ.get(name, default)
+            """},
+            line=5,
+            col=17,
+            message="`HASS_TOKEN` is required by check_fn `check_home_assistant` but not "
+            "listed in `requires_env` of tool `ha_state`",
+        ),
+        # a third-party reader named in the env-readers setting
+        Invalid(
+            """
+            from tools.registry import registry
+            from vendor_secrets import secret
+
+            def check_mail():
+                return secret("MAIL_TOKEN") is not None
+
+            registry.register(name="mail", toolset="mail", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_mail)
+            """,
+            options={"env-readers": ["vendor_secrets.secret"]},
+            line=5,
+            col=12,
+            message="`MAIL_TOKEN` is required by check_fn `check_mail` but not "
+            "listed in `requires_env` of tool `mail`",
+        ),
         Invalid(
             """
             import os

@@ -4,19 +4,25 @@ from typing import Iterator
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.model import Unresolved
-from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.schema_walk import argument_location
 
 
 class SchemaUnresolved(Rule):
     """The ``schema=`` value must be computable from the module's own source.
 
-    A schema that static analysis cannot evaluate (loaded from a file, imported from another
-    module, built from the environment or from a function call the evaluator cannot follow)
-    cannot be validated — HRM302–HRM309 and the provider rules stay silent on it — and cannot be
-    frozen into the manifest, so the runtime must import the module to learn it. The evaluator
-    does follow what real tool files do: module constants, ``+``, f-strings, ``**`` merges, dict
-    comprehensions over known lists and calls to helper functions of the same module.
+    A schema whose *structure* static analysis cannot evaluate (loaded from a file, imported from
+    an installed package, built by a function call the evaluator cannot follow) cannot be
+    validated — HRM302–HRM309 and the provider rules stay silent on it — and the manifest cannot
+    freeze it, so the runtime imports the module for that tool's definition. The evaluator
+    follows what real tool files do: module constants, ``+``, f-strings, ``**`` merges, dict
+    comprehensions over known lists, calls to helper functions, and names imported from other
+    modules of the project (read from their files, never imported).
+
+    Structure is the schema itself, ``parameters``, each subschema, ``type``, ``required``,
+    ``properties`` and ``items``. An unknown *leaf* (a description naming the home directory, an
+    enum listed by an installed package, a bound read from the environment) is a hole, not this
+    finding: the rules that read that leaf stay silent and all others still run.
 
     Not reported: a call that spreads ``*args``/``**kwargs`` (HRM003 reports the whole call) and
     a call without a schema argument (HRM004).
@@ -158,8 +164,66 @@ class SchemaUnresolved(Rule):
             SCHEMA["description"] += " (debug)"
             print(SCHEMA)
         """,
+        # a schema and an enum defined in other modules of the project
+        Valid(
+            """
+            from tools.registry import registry
+            from tools.shared.video_schema import VIDEO_SCHEMA
+
+            registry.register(name="video", toolset="video", schema=VIDEO_SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            files={
+                "tools/shared/video_schema.py": """
+                    from agent.video_options import RATIOS
+
+                    VIDEO_SCHEMA = {
+                        "name": "video",
+                        "description": "Make a video.",
+                        "parameters": {"type": "object", "properties": {
+                            "ratio": {"type": "string", "enum": RATIOS, "description": "Ratio."},
+                        }},
+                    }
+                """,
+                "agent/video_options.py": 'RATIOS = ["16:9", "9:16"]',
+            },
+        ),
+        # a description that names the user's home directory: a hole in a leaf
+        """
+        from pathlib import Path
+        from tools.registry import registry
+
+        SCHEMA = {
+            "name": "notes",
+            "description": f"Notes are kept under {Path.home()}/notes.",
+            "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "Text."}}},
+        }
+        registry.register(name="notes", toolset="notes", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
     ]
     invalid = [
+        # the type of a property comes from an installed package
+        Invalid(
+            """
+            from tools.registry import registry
+            from vendor_sdk import MODE_TYPE
+
+            SCHEMA = {
+                "name": "mode",
+                "description": "Set the mode.",
+                "parameters": {"type": "object", "properties": {
+                    "mode": {"type": MODE_TYPE, "description": "Mode."},
+                }},
+            }
+            registry.register(name="mode", toolset="m", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=11,
+            col=52,
+            message="schema cannot be evaluated statically: imported name MODE_TYPE (vendor_sdk.MODE_TYPE) "
+            "(at `parameters.properties.mode.type`)",
+        ),
         Invalid(
             """
             import json

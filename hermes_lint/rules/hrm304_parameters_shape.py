@@ -5,7 +5,7 @@ from typing import Iterator
 from hermes_lint.context import ModuleContext
 from hermes_lint.model import Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import has_dynamic_overrides, json_text, locate
+from hermes_lint.schema_walk import json_text, locate, overrides_may_change
 
 _MISSING = object()
 _SHAPE = '{"type": "object", "properties": {...}}'
@@ -134,7 +134,7 @@ class ParametersShape(Rule):
                 continue
             parameters = schema.get("parameters", _MISSING)
             if parameters is _MISSING:
-                if not has_dynamic_overrides(registration):
+                if not overrides_may_change(registration, "parameters"):
                     yield Finding(
                         locate(registration, (), ctx),
                         f"schema has no `parameters`: expected {_SHAPE} (empty properties for no arguments)",

@@ -5,7 +5,7 @@ from typing import Any, Iterator
 from hermes_lint.context import ModuleContext
 from hermes_lint.model import Registration, Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import SubSchema, has_dynamic_overrides, locate, schema_nodes
+from hermes_lint.schema_walk import SubSchema, locate, overrides_may_change, schema_nodes
 
 _MISSING = object()
 
@@ -238,7 +238,7 @@ class MissingDescription(Rule):
         name = f"tool `{registration.name}`" if isinstance(registration.name, str) else "the tool"
         text = registration.schema.get("description", _MISSING)
         if text is _MISSING or text is None:
-            if not has_dynamic_overrides(registration):
+            if not overrides_may_change(registration, "description"):
                 yield Finding(
                     locate(registration, ("description",), ctx),
                     f"{name} has no description (in the schema or register(description=...))",

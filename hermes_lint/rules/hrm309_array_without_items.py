@@ -69,6 +69,25 @@ class ArrayWithoutItems(Rule):
         """,
     ]
     invalid = [
+        # the description is unknown (it names the home directory), the array's structure is not
+        Invalid(
+            """
+            from pathlib import Path
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "attach",
+                "description": f"Attach files from {Path.home()}.",
+                "parameters": {"type": "object", "properties": {
+                    "files": {"type": "array", "description": "Files."},
+                }},
+            }
+            registry.register(name="attach", toolset="a", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=8,
+            message="array `files` has no `items`",
+        ),
         Invalid(
             """
             from tools.registry import registry

@@ -39,7 +39,10 @@ class OpenAIFunctionTools(ProviderProjectRule):
     __doc__ = rule_doc(
         """OpenAI (`providers = ["openai"]`, also implied by `"openai-strict"`): what the API
     rejects in function tools — a tool name outside ``^[a-zA-Z0-9_-]{1,64}$``, a ``parameters``
-    root that is not ``"type": "object"``, and more than 128 tools in one request.
+    root that is not ``"type": "object"`` or that carries ``oneOf``/``anyOf``/``allOf``/``enum``/
+    ``not`` (strict mode or not: "either ``a`` or ``b`` is required" belongs in the description
+    and the handler, and the same combinators one level down are accepted), and more than 128
+    tools in one request.
 
     One invalid tool fails the whole request (HTTP 400), so every tool of the session is lost,
     not just that one. The request limit is checked per resolved toolset of ``toolsets.py``
@@ -89,6 +92,27 @@ class OpenAIFunctionTools(ProviderProjectRule):
             """,
             options={"providers": ["openai"], "select": ["HRM601", "HRM308"]},
         ),
+        # a combinator below the root is accepted
+        Valid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "description": "Wait for a job.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "job_id": {"type": "string", "description": "The job."},
+                        "timeout": {"anyOf": [{"type": "integer"}, {"type": "null"}], "description": "Seconds."},
+                    },
+                    "required": ["job_id"],
+                },
+            }
+            registry.register(name="wait", toolset="jobs", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            options=OPENAI,
+        ),
         # 128 tools fit in one request
         Valid(_tools_module(_MANY[:128]), files={"toolsets.py": _toolsets_py(_MANY[:128])}, options=OPENAI),
     ]
@@ -133,5 +157,29 @@ class OpenAIFunctionTools(ProviderProjectRule):
             col=24,
             message='`parameters` is not "type": "object" (openai: rejected by the API)',
             options={"providers": ["openai-strict"], "select": ["HRM601"]},
+        ),
+        # "one of these is required" written as a root anyOf: a 400 for the whole request
+        Invalid(
+            """
+            from tools.registry import registry
+
+            LOOKUP = {
+                "description": "Find a contact by id or by email.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "description": "Contact id."},
+                        "email": {"type": "string", "description": "Contact email."},
+                    },
+                    "anyOf": [{"required": ["id"]}, {"required": ["email"]}],
+                },
+            }
+            registry.register(name="find_contact", toolset="crm", schema=LOOKUP,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=11,
+            col=9,
+            message="keyword `anyOf` in `parameters` (openai: rejected by the API)",
+            options=OPENAI,
         ),
     ]

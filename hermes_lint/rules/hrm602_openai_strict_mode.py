@@ -17,7 +17,8 @@ class OpenAIStrictMode(ProviderModuleRule):
         whose type admits null (``"type": ["string", "null"]``), and the handler treats null as
         "not given". Composition other than ``anyOf`` (``allOf``, ``not``, ``if``/``then``/
         ``else``, ``dependent*``), ``default`` and string formats outside the supported list
-        are refused; so is an ``anyOf`` at the root.
+        are refused. A combinator at the root is refused without strict mode too: HRM601
+        reports it (``allOf``/``not`` there are not repeated here while HRM601 is selected).
 
         Reported at the offending key (for a missing ``additionalProperties``, at the object).
         Not reported: schemas not known statically; the non-strict rows (HRM601, implied by this
@@ -75,6 +76,26 @@ class OpenAIStrictMode(ProviderModuleRule):
                               handler=lambda args, **kw: "", check_fn=lambda: True)
             """,
             options={"providers": ["openai"]},
+        ),
+        # allOf at the root is HRM601's finding while HRM601 is selected (one fact, one finding)
+        Valid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "description": "Save a bookmark.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"url": {"type": "string", "description": "Link."}},
+                    "required": ["url"],
+                    "additionalProperties": False,
+                    "allOf": [{"required": ["url"]}],
+                },
+            }
+            registry.register(name="bookmark", toolset="web", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            options={"providers": ["openai-strict"], "select": ["HRM601", "HRM602"]},
         ),
     ]
     invalid = [

@@ -52,7 +52,8 @@ def test_a_manifest_start_imports_no_module_it_does_not_need(repo_manifest):
     avoided = {"ast", "asyncio", "copy", "hashlib", "logging", "pathlib", "threading", "typing"}
     assert [m for m in loaded if m.split(".")[0] in avoided] == []
     assert [m for m in loaded if m.split(".")[0] in ("hermes_lint", "tools")] == [
-        "hermes_lint", "hermes_lint.discovery", "tools", "tools.registry",
+        "hermes_lint", "hermes_lint.discovery", "tools", "tools.manifest_loader",
+        "tools.manifest_schema", "tools.registry",
     ]
 
 
@@ -80,7 +81,7 @@ mode, manifest, tools_dir = sys.argv[1], sys.argv[2], sys.argv[3] or None
 if tools_dir:
     tools.__path__.append(tools_dir)
 def tool_modules():
-    return sorted(m for m in sys.modules if m.startswith("tools.") and m != "tools.registry")
+    return sorted(m for m in sys.modules if m.startswith("tools.") and m not in r.RUNTIME_MODULES)
 if mode == "import":
     r.discover_builtin_tools(tools_dir, use_manifest=False)
 else:
@@ -364,7 +365,7 @@ def test_a_check_of_kind_import_imports_its_module_when_definitions_are_requeste
 
     definitions = project.registry.get_definitions([f"{PREFIX}probed", f"{PREFIX}plain"])
 
-    assert [d["function"]["name"] for d in definitions] == [f"{PREFIX}probed", f"{PREFIX}plain"]
+    assert [d["function"]["name"] for d in definitions] == [f"{PREFIX}plain", f"{PREFIX}probed"]
     assert probe_modules() == [f"tools.{PREFIX}probed"]
 
 
@@ -408,7 +409,7 @@ def test_a_module_that_fails_to_import_on_dispatch_gives_an_error_result(project
     with caplog.at_level(logging.ERROR, logger=LOGGER_NAME):
         result = json.loads(project.registry.dispatch(f"{PREFIX}a", {}))
 
-    assert result == {"error": "RuntimeError: boom"}
+    assert result == {"error": "Tool execution failed: RuntimeError: boom"}
 
 
 def test_loading_twice_keeps_entries_already_imported(project):
@@ -503,7 +504,7 @@ BROKEN = {
     "binary": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), "is corrupt"),
     "not an object": (lambda p: p.write_text("[1, 2]"), "is not a hermes tool manifest"),
     "foreign format": (lambda p: mutate(p, lambda d: d.update(format="pip-lock")), "is not a hermes tool manifest"),
-    "newer version": (lambda p: mutate(p, lambda d: d.update(format_version=2)), "format version 2, newer"),
+    "newer version": (lambda p: mutate(p, lambda d: d.update(format_version=3)), "format version 3, newer"),
     "bad version": (lambda p: mutate(p, lambda d: d.update(format_version="1")), "is corrupt"),
     "missing tools": (lambda p: mutate(p, lambda d: d.pop("tools")), "is corrupt: 'tools'"),
     "tool without schema": (

@@ -56,13 +56,15 @@ def ok_handler(args, **kwargs) -> str:
 
 
 def handler_from_module(module_name: str):
-    """A handler that looks as if a plugin module defined it (override policies match on this)."""
-
-    def handler(args, **kwargs):
-        return json.dumps({"from": module_name})
-
-    handler.__module__ = module_name
-    return handler
+    """A handler defined in module ``module_name`` (its globals' ``__name__``): override
+    policies match on the module that defined a handler."""
+    namespace: dict = {"__name__": module_name, "json": json}
+    exec(
+        compile("def handler(args, **kwargs):\n    return json.dumps({'from': __name__})\n",
+                f"<{module_name}>", "exec"),
+        namespace,
+    )
+    return namespace["handler"]
 
 
 def register_simple(reg: ToolRegistry, name: str, toolset: str, **kwargs) -> None:
@@ -366,28 +368,48 @@ def test_same_toolset_re_registers():
     assert reg.generation == 2
 
 
-def test_override_without_permission_raises_and_keeps_the_built_in():
+def test_plugin_override_without_permission_raises_and_keeps_the_built_in():
     reg = ToolRegistry()
     register_simple(reg, "terminal", "terminal")
     first = reg.get_entry("terminal")
 
     with pytest.raises(PermissionError) as raised:
         reg.register("terminal", "plugin-shell", make_schema("terminal"),
-                     handler_from_module("plugins.shell"), override=True)
+                     handler_from_module("hermes_plugins.shell.tools"), override=True)
 
     assert str(raised.value) == (
-        "Tool 'terminal' (toolset 'plugin-shell') may not override the same name in toolset "
-        "'terminal': allow_tool_override is off and no plugin override policy allows module "
-        "'plugins.shell'"
+        "Plugin module 'hermes_plugins.shell' cannot override tool 'terminal' (toolset "
+        "'terminal') without operator opt-in (allow_tool_override)"
     )
     assert reg.get_entry("terminal") is first
     assert reg.generation == 1
 
 
+def test_override_from_code_that_is_no_plugin_replaces_as_upstream():
+    reg = ToolRegistry()
+    register_simple(reg, "terminal", "terminal")
+    embedder = handler_from_module("my_agent.tools")
+
+    reg.register("terminal", "custom", make_schema("terminal"), embedder, override=True)
+
+    assert reg.get_entry("terminal").handler is embedder
+
+
+def test_a_plugin_cannot_launder_its_handler_through_module_attribute():
+    reg = ToolRegistry()
+    register_simple(reg, "terminal", "terminal")
+    handler = handler_from_module("hermes_plugins.sneaky")
+    handler.__module__ = "tools.terminal_tool"  # the defining module's globals still tell
+
+    with pytest.raises(PermissionError):
+        reg.register("terminal", "sneaky", make_schema("terminal"), handler, override=True)
+    assert reg.get_entry("terminal").toolset == "terminal"
+
+
 def test_override_with_operator_consent_replaces_and_warns(caplog):
     reg = ToolRegistry(allow_tool_override=True)
     register_simple(reg, "terminal", "terminal")
-    plugin_handler = handler_from_module("plugins.shell")
+    plugin_handler = handler_from_module("hermes_plugins.shell")
 
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
         reg.register("terminal", "plugin-shell", make_schema("terminal"), plugin_handler,
@@ -403,7 +425,7 @@ def test_override_with_operator_consent_replaces_and_warns(caplog):
 def test_operator_consent_is_not_enough_without_override_flag():
     reg = ToolRegistry(allow_tool_override=True)
     register_simple(reg, "terminal", "terminal")
-    register_simple(reg, "terminal", "plugin-shell", handler=handler_from_module("plugins.shell"))
+    register_simple(reg, "terminal", "plugin-shell", handler=handler_from_module("hermes_plugins.shell"))
     assert reg.get_entry("terminal").toolset == "terminal"
 
 
@@ -426,12 +448,12 @@ def test_plugin_policy_allows_override_with_operator_flag_off():
 
 def test_plugin_policy_matches_whole_dotted_namespaces_only():
     reg = ToolRegistry()
-    reg.register_plugin_override_policy("plugins.acme", True)
+    reg.register_plugin_override_policy("hermes_plugins.acme", True)
     register_simple(reg, "memory", "memory")
 
     with pytest.raises(PermissionError):
         reg.register("memory", "evil", make_schema("memory"),
-                     handler_from_module("plugins.acme_evil"), override=True)
+                     handler_from_module("hermes_plugins.acme_evil"), override=True)
     assert reg.get_entry("memory").toolset == "memory"
 
 
@@ -447,8 +469,9 @@ def test_plugin_policy_denial_beats_operator_consent():
 
 def test_most_specific_plugin_policy_decides():
     reg = ToolRegistry()
-    reg.register_plugin_override_policy("plugins", True)
+    reg.register_plugin_override_policy("plugins", False)
     reg.register_plugin_override_policy("plugins.sketchy", False)
+    reg.register_plugin_override_policy("plugins.fine", True)
     register_simple(reg, "clarify", "clarify")
     register_simple(reg, "memory", "memory")
 
@@ -505,7 +528,7 @@ def test_module_singleton_is_a_registry():
 # ===================================================================== definitions
 
 
-def test_definitions_follow_the_requested_order_and_skip_unknown_and_repeated_names():
+def test_definitions_are_sorted_by_name_and_skip_unknown_and_repeated_names():
     reg = ToolRegistry()
     for name in ("a", "b", "c"):
         register_simple(reg, name, "t")
@@ -513,9 +536,10 @@ def test_definitions_follow_the_requested_order_and_skip_unknown_and_repeated_na
     definitions = reg.get_definitions(["c", "missing", "a", "c"])
 
     assert definitions == [
-        {"type": "function", "function": make_schema("c")},
         {"type": "function", "function": make_schema("a")},
+        {"type": "function", "function": make_schema("c")},
     ]
+    assert reg.get_definitions({"c", "a"}) == definitions
 
 
 def test_definition_name_is_the_registered_name():
@@ -525,7 +549,7 @@ def test_definition_name_is_the_registered_name():
 
     functions = [d["function"] for d in reg.get_definitions(["real_name", "nameless"])]
 
-    assert [f["name"] for f in functions] == ["real_name", "nameless"]
+    assert [f["name"] for f in functions] == ["nameless", "real_name"]
 
 
 def test_definitions_are_copies_callers_may_mutate():
@@ -614,14 +638,14 @@ def test_failing_dynamic_override_falls_back_to_the_static_schema(caplog):
         definitions = reg.get_definitions(["raising", "not_a_dict"])
 
     assert definitions == [
-        {"type": "function", "function": make_schema("raising")},
         {"type": "function", "function": make_schema("not_a_dict")},
+        {"type": "function", "function": make_schema("raising")},
     ]
     assert [r.getMessage() for r in caplog.records] == [
-        "dynamic_schema_overrides of tool 'raising' raised KeyError: 'config.max'; using the "
-        "static schema",
         "dynamic_schema_overrides of tool 'not_a_dict' returned list, expected a dict; using "
         "the static schema",
+        "dynamic_schema_overrides of tool 'raising' raised KeyError: 'config.max'; using the "
+        "static schema",
     ]
 
 
@@ -634,6 +658,7 @@ class ScriptedCheck:
     def __init__(self, answer) -> None:
         self.answer = answer
         self.calls = 0
+        self.__qualname__ = "ScriptedCheck"
 
     def __call__(self) -> bool:
         self.calls += 1
@@ -651,13 +676,14 @@ def checked_registry(answer):
 
 
 def available(reg: ToolRegistry) -> bool:
-    return reg._check_fn_cached(reg.get_entry("probe"))
+    return bool(reg.get_definitions(["probe"]))
 
 
 def test_no_check_fn_means_available():
     reg = ToolRegistry(clock=FakeClock())
     register_simple(reg, "plain", "t")
-    assert reg._check_fn_cached(reg.get_entry("plain")) is True
+    assert [d["function"]["name"] for d in reg.get_definitions(["plain"])] == ["plain"]
+    assert reg.is_toolset_available("t") is True
 
 
 def test_check_result_is_reused_within_the_ttl():
@@ -687,32 +713,64 @@ def test_negative_result_is_cached_too():
     assert check.calls == 2
 
 
-def test_failing_probe_within_grace_after_last_success_still_reports_available():
+def test_tools_sharing_a_check_function_probe_it_once_per_ttl():
+    clock = FakeClock()
+    reg = ToolRegistry(clock=clock)
+    docker = ScriptedCheck(True)
+    for name in ("terminal", "process", "execute_code"):
+        register_simple(reg, name, name, check_fn=docker)
+
+    names = ["terminal", "process", "execute_code"]
+    assert len(reg.get_definitions(names)) == 3
+    assert reg.check_toolset_requirements() == {"execute_code": True, "process": True,
+                                                "terminal": True}
+    assert reg.is_toolset_available("process") is True
+    clock.now = CHECK_FN_TTL_SECONDS - 0.5
+    assert len(reg.get_definitions(names)) == 3
+    assert docker.calls == 1
+
+    clock.now = CHECK_FN_TTL_SECONDS
+    assert len(reg.get_definitions(names)) == 3
+    assert docker.calls == 2
+
+
+def test_a_failure_in_the_grace_window_answers_true_and_is_not_cached(caplog):
     reg, clock, check = checked_registry(True)
     assert available(reg) is True  # success at t=0
 
     check.answer = False
-    clock.now = 31.0  # probe fails, 31 s after the success: grace
+    clock.now = 31.0  # fails 31 s after the success: grace, and not cached
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        assert available(reg) is True
+    assert [r.getMessage() for r in caplog.records] == [
+        "check_fn ScriptedCheck returned False within 60 s of its last success; its tools stay "
+        "available"
+    ]
+    clock.now = 59.5  # probed again: still in grace
     assert available(reg) is True
-    clock.now = 60.5  # still the cached answer of t=31
-    assert available(reg) is True
-    assert check.calls == 2
-
-    clock.now = 61.0  # probe fails again, 61 s after the last success
-    assert available(reg) is False
     assert check.calls == 3
 
-
-def test_grace_window_ends_exactly_sixty_seconds_after_the_last_success():
-    reg, clock, check = checked_registry(True)
-    assert available(reg) is True  # success at t=0, cached until t=30
-
-    check.answer = False
-    clock.now = CHECK_FN_TTL_SECONDS  # t=30: fails, in grace, cached until t=60
-    assert available(reg) is True
-    clock.now = CHECK_FN_GRACE_SECONDS  # t=60: fails, grace over
+    clock.now = 60.0  # fails exactly 60 s after the last success: unavailable, and cached
     assert available(reg) is False
-    assert check.calls == 3
+    clock.now = 89.5
+    assert available(reg) is False
+    assert check.calls == 4
+
+
+def test_one_pass_probes_a_check_in_its_grace_window_once():
+    clock = FakeClock()
+    reg = ToolRegistry(clock=clock)
+    flaky = ScriptedCheck(True)
+    for name in ("a", "b", "c"):
+        register_simple(reg, name, "t", check_fn=flaky)
+    assert len(reg.get_definitions(["a"])) == 1
+
+    flaky.answer = False
+    clock.now = 31.0
+    assert len(reg.get_definitions(["a", "b", "c"])) == 3
+    assert flaky.calls == 2
+    assert reg.check_tool_availability() == (["t"], [])
+    assert flaky.calls == 3
 
 
 def test_a_new_success_restarts_the_grace_window():
@@ -736,16 +794,26 @@ def test_never_successful_check_gets_no_grace():
 def test_raising_check_counts_as_false_and_is_logged(caplog):
     reg, clock, check = checked_registry(OSError("docker socket missing"))
 
-    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+    with caplog.at_level(logging.DEBUG, logger=LOGGER_NAME):
         assert available(reg) is False
 
     assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
         (
             logging.WARNING,
-            "check_fn of tool 'probe' raised OSError: docker socket missing; treating the tool "
-            "as unavailable",
-        )
+            "check_fn ScriptedCheck raised OSError: docker socket missing; its tools are "
+            "unavailable",
+        ),
+        (logging.DEBUG, "Tool probe unavailable (check failed)"),
     ]
+
+
+def test_a_check_that_returns_false_is_not_a_warning(caplog):
+    reg, clock, check = checked_registry(False)
+
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        assert reg.get_definitions(["probe"], quiet=True) == []
+
+    assert caplog.records == []
 
 
 def test_raising_check_within_grace_still_reports_available():
@@ -759,7 +827,7 @@ def test_raising_check_within_grace_still_reports_available():
     assert available(reg) is False
 
 
-def test_re_registered_tool_does_not_inherit_the_old_check_result():
+def test_re_registered_tool_with_another_check_does_not_inherit_the_old_result():
     reg, clock, check = checked_registry(True)
     assert available(reg) is True
 
@@ -768,6 +836,55 @@ def test_re_registered_tool_does_not_inherit_the_old_check_result():
 
     assert available(reg) is False
     assert replacement.calls == 1
+
+
+def test_invalidating_the_cache_probes_again_and_forgets_the_last_success():
+    reg, clock, check = checked_registry(True)
+    assert available(reg) is True
+    check.answer = False
+
+    reg.invalidate_check_fn_cache()
+
+    assert available(reg) is False  # no grace: the last success is forgotten too
+    assert check.calls == 2
+
+
+def test_module_level_invalidation_clears_the_singleton_cache(monkeypatch):
+    fresh = ToolRegistry(clock=FakeClock())
+    monkeypatch.setattr(registry_module, "registry", fresh)
+    check = ScriptedCheck(True)
+    register_simple(fresh, "probe", "t", check_fn=check)
+    assert available(fresh) is True
+    check.answer = False
+
+    registry_module.invalidate_check_fn_cache()
+
+    assert available(fresh) is False
+
+
+def test_an_unhashable_check_function_is_cached_by_identity():
+    class Unhashable(ScriptedCheck):
+        __hash__ = None
+
+    clock = FakeClock()
+    reg = ToolRegistry(clock=clock)
+    check = Unhashable(True)
+    register_simple(reg, "a", "t", check_fn=check)
+    register_simple(reg, "b", "t", check_fn=check)
+
+    assert len(reg.get_definitions(["a", "b"])) == 2
+    assert check.calls == 1
+
+
+def test_the_default_clock_is_looked_up_at_each_call(monkeypatch):
+    reg = ToolRegistry()
+    check = ScriptedCheck(True)
+    register_simple(reg, "probe", "t", check_fn=check)
+    monkeypatch.setattr(registry_module.time, "monotonic", lambda: 1000.0)
+    assert available(reg) is True
+    monkeypatch.setattr(registry_module.time, "monotonic", lambda: 1000.0 + CHECK_FN_TTL_SECONDS)
+    assert available(reg) is True
+    assert check.calls == 2
 
 
 # ===================================================================== dispatch
@@ -804,7 +921,7 @@ def test_dispatch_turns_an_exception_into_an_error_result(caplog):
     with caplog.at_level(logging.ERROR, logger=LOGGER_NAME):
         result = reg.dispatch("read_file", {})
 
-    assert json.loads(result) == {"error": "ValueError: bad path"}
+    assert json.loads(result) == {"error": "Tool execution failed: ValueError: bad path"}
     [record] = caplog.records
     assert record.getMessage() == "Tool 'read_file' raised"
     assert record.exc_info[0] is ValueError
@@ -824,7 +941,10 @@ def test_dispatch_reports_a_result_that_breaks_the_contract(returned, type_name,
         result = reg.dispatch("bad", {})
 
     assert json.loads(result) == {
-        "error": f"Tool 'bad' returned {type_name}, expected a JSON string"
+        "error": f"Tool handler returned unsupported result type: {type_name}",
+        "error_type": "tool_result_contract",
+        "tool": "bad",
+        "result_type": type_name,
     }
     assert [r.getMessage() for r in caplog.records] == [
         f"Tool 'bad' returned {type_name}, expected a JSON string"
@@ -851,7 +971,10 @@ def test_sync_handler_returning_a_coroutine_is_a_contract_error_without_leaking_
         result = reg.dispatch("slow", {})
         gc.collect()
 
-    assert error_of(result) == "Tool 'slow' returned coroutine, expected a JSON string"
+    assert json.loads(result) == {
+        "error": "Tool handler returned unsupported result type: coroutine",
+        "error_type": "tool_result_contract", "tool": "slow", "result_type": "coroutine",
+    }
     assert [r.getMessage() for r in caplog.records if r.name == LOGGER_NAME] == [
         "Tool 'slow' returned coroutine, expected a JSON string (an async handler needs "
         "is_async=True)"
@@ -898,7 +1021,9 @@ def test_async_handler_exception_becomes_an_error_result_in_both_modes(caplog):
     with caplog.at_level(logging.ERROR, logger=LOGGER_NAME):
         results = [reg.dispatch("fetch", {}), asyncio.run(caller())]
 
-    assert [json.loads(r) for r in results] == [{"error": "TimeoutError: server slow"}] * 2
+    assert [json.loads(r) for r in results] == [
+        {"error": "Tool execution failed: TimeoutError: server slow"}
+    ] * 2
     assert [r.getMessage() for r in caplog.records] == ["Tool 'fetch' raised"] * 2
 
 
@@ -921,7 +1046,7 @@ def test_async_handler_result_is_held_to_the_contract():
     reg = ToolRegistry()
     reg.register("raw", "t", make_schema("raw"), returns_dict, is_async=True)
 
-    assert error_of(reg.dispatch("raw", {})) == "Tool 'raw' returned dict, expected a JSON string"
+    assert json.loads(reg.dispatch("raw", {}))["result_type"] == "dict"
 
 
 # ===================================================================== result helpers
@@ -941,9 +1066,10 @@ def test_tool_error():
         ((), {"ok": True}, '{"ok": true}'),
         (({"path": "a.txt"},), {"bytes": 3}, '{"path": "a.txt", "bytes": 3}'),
         (({"n": 1},), {"n": 2}, '{"n": 2}'),
-        ((42,), {}, '{"result": 42}'),
+        ((42,), {}, "42"),
+        ((42,), {"unit": "s"}, '{"result": 42, "unit": "s"}'),
         ((["a", "é"],), {"count": 2}, '{"result": ["a", "é"], "count": 2}'),
-        (("テキスト",), {}, '{"result": "テキスト"}'),
+        (("テキスト",), {}, '"テキスト"'),
     ],
 )
 def test_tool_result(args, kwargs, expected):

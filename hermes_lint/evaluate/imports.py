@@ -1,0 +1,146 @@
+"""Imported names whose module is a file of the project: evaluated from that file's syntax tree.
+
+See ``project`` for how files are found. The imported module gets its own evaluator (created
+once per importing module, bounded by ``MAX_IMPORT_DEPTH`` and refusing import cycles) that
+runs with the importer's call depth and step budget; what it refuses is refused here with the
+module named, at the place of the importing module that used the name. Values computed there
+carry no source locations (they would point into another file).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Optional
+
+from .project import MAX_IMPORT_DEPTH, absolute_module
+from .values import _FunctionRef, _Refusal
+
+_MISSING = object()
+
+
+class _Imports:
+    """Cross-module evaluation (a mixin of ModuleEvaluator)."""
+
+    def read_modules(self, inspected: bool = False) -> dict:
+        """``{relative path: sha256}`` of every project file a value was read from, transitively;
+        with ``inspected``, also the files only looked into (``imported_function``)."""
+        found = dict(self._read_modules)
+        if inspected:
+            found.update(self._inspected_modules)
+        for foreign in self._foreign.values():
+            if foreign is not None:
+                found.update(foreign.read_modules(inspected))
+        return found
+
+    def imported_function(self, name: str) -> Optional[tuple]:
+        """``(def node, imports of its module)`` when module-level ``name`` is imported from a
+        function of another project module, else None."""
+        kind = self._classify(name)
+        if kind[0] != "import":
+            return None
+        module, _, attr = kind[1].origin.rpartition(".")
+        try:
+            foreign = self._foreign_module(module, None, record=False) if module else None
+        except _Refusal:
+            return None
+        if foreign is None:
+            return None
+        found = foreign._classify(attr)
+        if found[0] != "function":
+            return None
+        return found[1].node, foreign._get_index().imports_by_name()
+
+    def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
+        """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
+        module, _, attr = origin.rpartition(".")
+        foreign = self._foreign_module(module, node) if module else None
+        if foreign is None:
+            raise _Refusal(refusal, node)
+        return foreign._export(attr, self, node)
+
+    def _imported_attribute(self, dotted: str, node, refusal: str) -> Any:
+        """``pkg.mod.NAME`` after ``import pkg.mod``: NAME of the project module ``pkg.mod``."""
+        module, _, attr = dotted.rpartition(".")
+        foreign = self._foreign_module(module, node) if module and "." not in attr else None
+        if foreign is None:
+            raise _Refusal(refusal, node)
+        return foreign._export(attr, self, node)
+
+    def _foreign_module(self, module: str, node, record: bool = True) -> Optional[Any]:
+        """The evaluator of project module ``module``; ``record``: a value is read from it (else
+        it is only looked into), which ``read_modules`` reports."""
+        if self._project is None:
+            return None
+        absolute = absolute_module(module, self._module, self._is_package)
+        if absolute is None:
+            return None
+        foreign = self._foreign.get(absolute, _MISSING)
+        if foreign is _MISSING:
+            foreign = self._foreign[absolute] = self._new_foreign(absolute, node)
+        if foreign is not None:
+            relative, sha256 = foreign._source
+            (self._read_modules if record else self._inspected_modules)[relative] = sha256
+        return foreign
+
+    def _new_foreign(self, absolute: str, node) -> Optional[Any]:
+        if absolute in self._chain:
+            raise _Refusal(f"import cycle through module {absolute}", node)
+        foreign = None
+        path = self._project.path_of(absolute)
+        if path is not None and len(self._chain) >= MAX_IMPORT_DEPTH:
+            raise _Refusal(f"module {absolute} is more than {MAX_IMPORT_DEPTH} imports away", node)
+        parsed = self._project.parsed(path) if path is not None else None
+        if parsed is not None:
+            relative, sha256, tree, lines = parsed
+            foreign = self.__class__(
+                tree,
+                lines,
+                step_budget=self._step_budget,
+                module=absolute,
+                is_package=relative.endswith("__init__.py"),
+                project=self._project,
+                chain=self._chain + (absolute,),
+                located=False,
+            )
+            foreign._source = (relative, sha256)
+        return foreign
+
+    def _export(self, attr: str, importer: Any, node) -> Any:
+        """Module-level ``attr`` of this module, as ``importer`` sees it once this module is imported."""
+        saved = (self._frame, self._now, self._steps, self._depth)
+        self._frame, self._now, self._steps, self._depth = None, None, 0, importer._depth
+        try:
+            kind = self._classify(attr)
+            if kind[0] == "function":
+                return _FunctionRef(attr, kind[1].node, self)
+            if kind[0] == "undefined":
+                raise _Refusal(f"{attr} is not defined at module level")
+            return self._global(attr, None)
+        except _Refusal as refusal:
+            raise importer._refusal_from(self, refusal, node) from None
+        finally:
+            importer._steps += self._steps
+            self._total += self._steps
+            self._frame, self._now, self._steps, self._depth = saved
+
+    def _call_foreign(self, ref: _FunctionRef, arguments: Any, node) -> Any:
+        """Call a function of another project module with this evaluator's depth and budget."""
+        owner = ref.owner
+        saved = (owner._frame, owner._now, owner._steps, owner._depth)
+        owner._frame, owner._now, owner._steps, owner._depth = None, None, 0, self._depth
+        try:
+            return owner._call_function(ref, arguments, None)
+        except _Refusal as refusal:
+            raise self._refusal_from(owner, refusal, node) from None
+        finally:
+            self._steps += owner._steps
+            owner._total += owner._steps
+            owner._frame, owner._now, owner._steps, owner._depth = saved
+
+    def _refusal_from(self, foreign: Any, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
+        reason = refusal.reason
+        if refusal.function is not None:
+            reason = f"{reason} (in {refusal.function})"
+        if f"(in module {foreign._module})" not in reason:
+            reason = f"{reason} (in module {foreign._module})"
+        return _Refusal(reason, node)

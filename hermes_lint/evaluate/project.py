@@ -1,0 +1,126 @@
+"""The project's own modules, for evaluation across files: found, read and parsed, never imported.
+
+``from tools.computer_use.schema import COMPUTER_USE_SCHEMA`` names a plain literal one file
+away. When the imported module is a file under the project root, the evaluator reads that file's
+syntax tree and evaluates the name there, with the same bounds and the same refusals as in the
+importing module. Modules outside the root (installed packages, the standard library) stay
+unknown. Each file is parsed once per process (keyed on its size and modification time, so a
+long-lived process sees edits), and every file a value was read from is recorded with its
+content hash, so that cached facts can be invalidated when one of them changes.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import stat
+from typing import Dict, List, Optional, Tuple
+
+# A module read from disk: (relative path, sha256, tree, source lines), or None.
+ParsedProjectModule = Tuple[str, str, ast.Module, List[str]]
+
+MAX_IMPORT_DEPTH = 4  # modules followed through imports from the module being checked
+MAX_MODULE_BYTES = 2_000_000  # larger files are not read for their values
+
+
+class ProjectModules:
+    """Maps dotted module names to files under ``root`` and parses them on demand."""
+
+    def __init__(self, root: str, files: Optional[Dict[str, bytes]] = None):
+        """``files``: relative path -> content of files given in memory (an editor's buffer, a
+        rule's example); they are looked up before the disk (without a root, only they are)."""
+        self.root = os.path.realpath(root) if root else ""
+        self._files = dict(files or {})
+        self._paths: Dict[str, Optional[str]] = {}
+        self._parsed: Dict[str, Tuple[Tuple[int, int], Optional[ParsedProjectModule]]] = {}
+
+    def path_of(self, module: str) -> Optional[str]:
+        """``tools.shared.schema`` -> ``tools/shared/schema.py`` (or its package ``__init__.py``)."""
+        if module in self._paths:
+            return self._paths[module]
+        found = None
+        parts = module.split(".")
+        if module and all(part.isidentifier() for part in parts):
+            base = "/".join(parts)
+            for relative in (base + ".py", base + "/__init__.py"):
+                if relative in self._files or (self.root and _regular_file(os.path.join(self.root, relative))):
+                    found = relative
+                    break
+        self._paths[module] = found
+        return found
+
+    def parsed(self, relative: str) -> Optional[ParsedProjectModule]:
+        if relative in self._files:
+            cached = self._parsed.get(relative)
+            if cached is None:
+                cached = self._parsed[relative] = ((-1, -1), _parse_data(relative, self._files[relative]))
+            return cached[1]
+        if not self.root:
+            return None
+        full = os.path.join(self.root, relative)
+        try:
+            info = os.stat(full)
+        except OSError:
+            return None
+        key = (info.st_size, info.st_mtime_ns)
+        cached = self._parsed.get(relative)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        result = None
+        if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_MODULE_BYTES:
+            result = _parse(relative, full)
+        self._parsed[relative] = (key, result)
+        return result
+
+
+def _regular_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _parse(relative: str, full: str) -> Optional[ParsedProjectModule]:
+    try:
+        with open(full, "rb") as handle:
+            data = handle.read(MAX_MODULE_BYTES + 1)
+    except OSError:
+        return None
+    return _parse_data(relative, data)
+
+
+def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
+    from hermes_lint.extract import parse_module  # the one way files are decoded and parsed
+
+    if len(data) > MAX_MODULE_BYTES:
+        return None
+    parsed = parse_module(relative, data)
+    if parsed.tree is None:
+        return None
+    return relative, hashlib.sha256(data).hexdigest(), parsed.tree, parsed.lines
+
+
+_PROJECTS: Dict[str, ProjectModules] = {}
+
+
+def project_modules(root: str) -> ProjectModules:
+    """The per-process reader of the project at ``root``."""
+    key = os.path.realpath(root)
+    project = _PROJECTS.get(key)
+    if project is None:
+        project = _PROJECTS[key] = ProjectModules(key)
+    return project
+
+
+def absolute_module(origin_module: str, importer: str, importer_is_package: bool) -> Optional[str]:
+    """The absolute name of ``from <origin_module> import ...`` written in module ``importer``."""
+    level = len(origin_module) - len(origin_module.lstrip("."))
+    if level == 0:
+        return origin_module
+    package = importer.split(".") if importer_is_package else importer.split(".")[:-1]
+    if level - 1 > len(package) or not importer:
+        return None
+    base = package[: len(package) - (level - 1)]
+    rest = origin_module[level:]
+    return ".".join(base + ([rest] if rest else [])) or None

@@ -1,0 +1,141 @@
+"""Values imported from other modules of the project: read from their files, never imported,
+and cached facts invalidated when one of those files changes."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from hermes_lint.cli import main
+
+TOOL = """
+import json
+from tools.registry import registry
+from tools.shared_schema import VIDEO_SCHEMA
+
+
+def check_video():
+    return True
+
+
+def make(args, **kw):
+    return json.dumps({"ratio": args.get("ratio"), "clips": args.get("clips")})
+
+
+registry.register(name="video_make", toolset="video", schema=VIDEO_SCHEMA, handler=make, check_fn=check_video)
+"""
+
+SHARED = """
+from agent.options import RATIOS
+
+VIDEO_SCHEMA = {
+    "name": "video_make",
+    "description": "Make a video.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "ratio": {"type": "string", "enum": RATIOS, "description": "Aspect ratio."},
+            "clips": {"type": "array", "items": {"type": "string"}, "description": "Clips."},
+        },
+    },
+}
+"""
+
+
+def write(root: Path, files: dict) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(inspect.cleandoc(text) + "\n", encoding="utf-8")
+
+
+def project(root: Path, ratios: str = '["16:9", "9:16"]') -> Path:
+    write(root, {
+        "toolsets.py": 'TOOLSETS = {"video": {"tools": ["video_make"], "includes": []}}',
+        "tools/__init__.py": "",
+        "tools/video_tool.py": TOOL,
+        "tools/shared_schema.py": SHARED,
+        "agent/__init__.py": "",
+        "agent/options.py": f"RATIOS = {ratios}",
+    })
+    return root
+
+
+def check(root: Path, *args: str) -> list:
+    result = CliRunner().invoke(main, ["check", "--root", str(root), "-j", "1", *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.output.splitlines()
+
+
+def test_a_schema_from_a_sibling_module_is_checked_like_a_local_one(tmp_path):
+    root = project(tmp_path)
+    assert check(root, "--no-cache") == []
+    shared = (root / "tools/shared_schema.py").read_text().replace('"items": {"type": "string"}, ', "")
+    (root / "tools/shared_schema.py").write_text(shared)
+    assert check(root, "--no-cache") == ["tools/video_tool.py:14:62: HRM309 array `clips` has no `items`"]
+
+
+def test_editing_an_imported_module_outside_tools_invalidates_the_cache(tmp_path):
+    root = project(tmp_path)
+    assert check(root) == []
+    assert check(root) == []  # warm: the whole-project result is reused
+    (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
+    expected = ['tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice']
+    assert check(root, "--no-cache") == expected
+    assert check(root) == expected  # the cached facts depended on agent/options.py
+    (root / "agent/options.py").write_text('RATIOS = ["16:9", "9:16"]\n')
+    assert check(root) == []
+
+
+def test_editing_an_imported_module_inside_tools_invalidates_that_module_s_entry(tmp_path):
+    root = project(tmp_path)
+    assert check(root, "--select", "HRM3") == []
+    shared = (root / "tools/shared_schema.py").read_text().replace('"items": {"type": "string"}, ', "")
+    (root / "tools/shared_schema.py").write_text(shared)
+    assert check(root, "--select", "HRM3") == ["tools/video_tool.py:14:62: HRM309 array `clips` has no `items`"]
+
+
+def test_imported_modules_are_read_never_run(tmp_path):
+    root = project(tmp_path)
+    marker = tmp_path / "ran"
+    write(root, {"agent/options.py": f"""
+        from pathlib import Path
+        Path({str(marker)!r}).write_text("imported!")
+        RATIOS = ["16:9", "9:16"]
+    """})
+    assert check(root, "--no-cache") == []
+    assert not marker.exists()
+
+
+def test_an_import_cycle_and_an_installed_package_stay_unknown(tmp_path):
+    root = project(tmp_path)
+    write(root, {"agent/options.py": """
+        from agent.more import MORE
+        RATIOS = MORE
+    """, "agent/more.py": """
+        from agent.options import RATIOS
+        MORE = RATIOS
+    """})
+    # the enum is a leaf: unknown, so the enum rules stay silent and nothing else is reported
+    assert check(root, "--no-cache") == []
+    write(root, {"tools/shared_schema.py": SHARED.replace("from agent.options import RATIOS", "from yaml import RATIOS")
+                 .replace('"type": "string", "enum"', '"type": RATIOS, "enum"')})
+    assert check(root, "--no-cache", "--select", "HRM301") == [
+        "tools/video_tool.py:14:62: HRM301 schema cannot be evaluated statically: imported name RATIOS "
+        "(yaml.RATIOS) (in module tools.shared_schema) (at `parameters.properties.ratio.type`)"
+    ]
+
+
+def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_sees_them_change(tmp_path):
+    from hermes_lint.config import load_config
+    from hermes_lint.manifest import generate_for_root
+
+    root = project(tmp_path)
+    generated = generate_for_root(root, load_config(root))
+    record = generated.data["modules"]["tools.video_tool"]
+    assert record["reads"] == ["agent/options.py", "tools/shared_schema.py"]
+    assert set(record["reads"]) <= set(generated.data["sources"])
+    enum = generated.data["tools"]["video_make"]["schema"]["parameters"]["properties"]["ratio"]["enum"]
+    assert enum == ["16:9", "9:16"]

@@ -1,0 +1,699 @@
+"""Loading the frozen manifest (``hermes-lint manifest``) into a ``ToolRegistry``, importing no
+tool module.
+
+``load_manifest(registry, path)`` reads the manifest, validates it whole against the rules of
+the JSON Schema shipped as ``hermes_lint/data/manifest.schema.json`` (the one source of the
+format: interpreted here by ``tools.manifest_schema``, standard library only) and against the
+cross-references a schema cannot state, and only then registers anything. Every tool gets a lazy
+entry: schema, description and flags from the manifest; the handler imports the tool's module
+on the first ``dispatch``; a declarative check is evaluated without importing.
+
+This module registers no tool at import (discovery's predicate does not take it for a tool
+module). Standard library plus ``hermes_lint.discovery`` only; ``json`` is imported here, the
+rest on first need.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tools import registry as _registry_module
+from tools.registry import ToolEntry, _import_tool_module, _logger, _tools_dir_path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
+    from tools.registry import ToolRegistry
+
+__all__ = [
+    "MANIFEST_FORMAT",
+    "MANIFEST_FORMAT_VERSION",
+    "MANIFEST_FORMAT_VERSIONS",
+    "ManifestError",
+    "ManifestLoad",
+    "load_manifest",
+]
+
+MANIFEST_FORMAT = "hermes-tool-manifest"
+# The newest format this runtime reads, and every format it reads. Version 2 adds a tool's
+# ``holes``: schema leaves resolved from templates at load, or by importing the module.
+MANIFEST_FORMAT_VERSION = 2
+MANIFEST_FORMAT_VERSIONS = (1, 2)
+
+
+class ManifestError(Exception):
+    """A tool manifest that cannot be used: missing, unreadable, corrupt, truncated, of another
+    format or a newer version, or naming a module outside the tools package."""
+
+
+class ManifestLoad:
+    """What ``load_manifest`` did.
+
+    ``modules``: the tool modules whose tools are now registered, in file order (what
+    ``discover_builtin_tools`` returns); ``tools``: the names registered lazily from the
+    manifest; ``imported``: modules imported while loading (stale, import-only, or all of them
+    after a fallback); ``stale``: the files that did not match the manifest.
+    """
+
+    __slots__ = ("path", "modules", "tools", "imported", "stale", "fallback")
+
+    def __init__(self, path: str, modules: list[str], tools: list[str], imported: list[str],
+                 stale: list[str], fallback: bool = False) -> None:
+        self.path = path
+        self.modules = modules
+        self.tools = tools
+        self.imported = imported
+        self.stale = stale
+        self.fallback = fallback
+
+    def __repr__(self) -> str:
+        return (f"ManifestLoad(tools={len(self.tools)}, imported={self.imported!r}, "
+                f"stale={self.stale!r}, fallback={self.fallback})")
+
+
+def load_manifest(registry: ToolRegistry, path, *, tools_dir=None,
+                  fallback: bool = False) -> ManifestLoad:
+    """Fill ``registry`` from the manifest at ``path``, importing no tool module.
+
+    Every tool of a frozen module gets a lazy entry: schema, description and flags from the
+    manifest; the handler imports the tool's module on the first ``dispatch`` (its own
+    ``register`` call then replaces the lazy entry in the same toolset); a check recorded as
+    ``always``/``env``/``module`` is evaluated here, one of kind ``import`` (or a tool with
+    ``dynamic_schema_overrides``, or a schema hole only the module knows) imports the module
+    when that tool's definition is first requested. Template holes are resolved now, from the
+    environment; a template that raises sends its module's tools to the import as well.
+
+    ``tools_dir`` (default: the tools package's directory) holds the tool modules. A module
+    whose file changed, appeared or disappeared since the manifest was generated is stale: one
+    warning names those files, and they are handled as ``discover_builtin_tools`` would
+    (imported when they register tools) while the rest still comes from the manifest. Modules
+    the manifest lists as ``import_only`` are imported too, in file order; each must be a tool
+    module by discovery's predicate.
+
+    ``ManifestError`` for a manifest that is missing, unreadable, corrupt, truncated, of another
+    format or a newer version, or that names a module outside the tools package; the registry
+    is then untouched. With ``fallback=True`` that is a warning instead, and every tool module
+    is imported (``discover_builtin_tools(tools_dir, use_manifest=False)``).
+
+    Imported modules register through the module-level ``registry``, as tool modules always
+    do, so that is the registry to load a manifest into (``discover_builtin_tools`` does).
+    Another registry still works: a lazy tool then adopts the module's entry, or rebuilds it
+    from the manifest's handler reference.
+    """
+    tools_path = _tools_dir_path(tools_dir)
+    try:
+        plan = _ManifestPlan.read(path)
+        files = plan.files_on_disk(tools_path)
+        stale, contents = plan.stale_files(files)
+        plan.check_import_only(files, contents, {name for name, _ in stale})
+    except ManifestError as exc:
+        if not fallback:
+            raise
+        _logger().warning("%s; falling back to importing every tool module", exc)
+        imported = _registry_module.discover_builtin_tools(tools_path, use_manifest=False)
+        return ManifestLoad(str(path), imported, [], imported, [], fallback=True)
+    return _fill(registry, plan, files, stale, str(path))
+
+
+def _fill(registry: ToolRegistry, plan: _ManifestPlan, files, stale, path: str) -> ManifestLoad:
+    from hermes_lint.discovery import module_registers_tools
+
+    if stale:
+        _logger().warning(
+            "Tool manifest %s is stale for %s; importing those modules instead "
+            "(regenerate it with `hermes-lint manifest`)",
+            path, ", ".join(f"{name} ({why})" for name, why in stale),
+        )
+    stale_names = {name for name, _ in stale}
+    modules: list[str] = []
+    loaded: list[str] = []
+    imported: list[str] = []
+    for file_path, recorded in files:
+        module_name = f"{plan.package}.{os.path.basename(file_path)[:-3]}"
+        if recorded in stale_names:
+            if (
+                _registry_module._regular_tool_file(file_path)
+                and module_registers_tools(file_path)
+                and _import_tool_module(module_name)
+            ):
+                modules.append(module_name)
+                imported.append(module_name)
+        elif module_name in plan.modules:
+            loaded.extend(_add_module(registry, plan, module_name))
+            modules.append(module_name)
+        elif module_name in plan.import_only:
+            if _import_tool_module(module_name):
+                modules.append(module_name)
+                imported.append(module_name)
+    return ManifestLoad(path, modules, loaded, imported, [name for name, _ in stale])
+
+
+def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -> list[str]:
+    """Lazy entries for one frozen module, in registration order; like an import, a
+    ``PermissionError`` (an override not allowed) stops the module's remaining tools."""
+    tools = plan.module_tools(module_name)
+    schemas, import_for_schema = _resolve_holes(tools)
+    added = []
+    for tool, schema in zip(tools, schemas):
+        existing = registry.get_entry(tool["name"])
+        if (
+            existing is not None
+            and existing.toolset == tool["toolset"]
+            and not isinstance(existing.handler, _LazyHandler)
+            and _registry_module._handler_module(existing.handler) == module_name
+        ):
+            added.append(tool["name"])
+            continue  # the module is imported already: keep its real entry
+        entry = _lazy_entry(registry, tool, schema, import_for_schema or _has_reason_hole(tool))
+        try:
+            if registry._add_entry(entry, override=tool["override"]):
+                added.append(tool["name"])
+        except PermissionError as exc:
+            _logger().warning("Could not import tool module %s: %s", module_name, exc)
+            break
+    return added
+
+
+def _has_reason_hole(tool: dict) -> bool:
+    return any("reason" in hole for hole in tool.get("holes", ()))
+
+
+def _resolve_holes(tools: list[dict]) -> tuple[list[dict], bool]:
+    """Each tool's schema with its template holes filled from the environment, and whether
+    the module must be imported for definitions instead: a template that raises means the
+    module's own code raises on import, and then none of its tools exists."""
+    schemas = []
+    for tool in tools:
+        holes = [hole for hole in tool.get("holes", ()) if "template" in hole]
+        if not holes:
+            schemas.append(tool["schema"])
+            continue
+        from tools.manifest_templates import TemplateFailed, evaluate, put
+
+        try:
+            values = [evaluate(hole["template"]) for hole in holes]
+        except TemplateFailed as exc:
+            _logger().debug("Template of tool '%s' raised %s; its module is imported for "
+                            "definitions", tool["name"], exc)
+            return [tool["schema"] for tool in tools], True
+        schema = tool["schema"]
+        for hole, value in zip(holes, values):
+            schema = put(schema, hole["path"], value)
+        schemas.append(schema)
+    return schemas, False
+
+
+# --------------------------------------------------------------------- the plan
+
+
+# The package tool modules live in: the manifest may name modules of this package only.
+_PACKAGE = __name__.rpartition(".")[0] or "tools"
+
+
+class _ManifestPlan:
+    """A manifest read and fully validated before anything is registered.
+
+    The manifest is data, never a way to import code: modules must be ``<package>.<stem>`` for a
+    file ``<tools_dir>/<stem>.py`` that discovery could import (not ``os``, not ``../x``, not
+    ``tools.x.y``, not ``tools.registry``); handler and check references are plain names looked
+    up on such a module after it is imported; nothing else is ever imported except a
+    ``module`` check's ``importlib.util.find_spec`` probe, which locates but does not import.
+    """
+
+    __slots__ = ("where", "package", "tools_dir", "sources", "modules", "import_only", "tools")
+
+    @classmethod
+    def read(cls, path) -> _ManifestPlan:
+        where = f"Tool manifest {path}"
+        try:
+            raw = _read_regular(path)
+        except OSError as exc:
+            raise ManifestError(f"{where} cannot be read: {exc.strerror or exc}") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ManifestError(f"{where} is corrupt: it is not UTF-8 text") from None
+        try:
+            data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        except _NonFinite as exc:
+            raise ManifestError(f"{where} is corrupt: it holds the non-finite number {exc}") from None
+        except RecursionError:
+            raise ManifestError(f"{where} is corrupt: nested too deeply") from None
+        except ValueError as exc:
+            # A manifest is one JSON object: text that stops before its closing brace was cut.
+            end = text.rstrip()
+            truncated = getattr(exc, "msg", "") != "Extra data" and (  # trailing garbage: corrupt
+                getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
+            )
+            state = "is truncated" if truncated else "is corrupt"
+            detail = getattr(exc, "msg", str(exc))
+            raise ManifestError(
+                f"{where} {state}: not valid JSON ({detail} at line {getattr(exc, 'lineno', 1)} "
+                f"column {getattr(exc, 'colno', 1)})"
+            ) from None
+        return cls(where, data)
+
+    def __init__(self, where: str, data: object) -> None:
+        self.where = where
+        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+            found = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise ManifestError(
+                f"{where} is not a hermes tool manifest (format {found!r}, "
+                f"expected {MANIFEST_FORMAT!r})"
+            )
+        version = data.get("format_version")
+        if type(version) is int and version > MANIFEST_FORMAT_VERSION:
+            raise ManifestError(
+                f"{where} has format version {version}, newer than this runtime reads "
+                f"({MANIFEST_FORMAT_VERSION}): upgrade the runtime, or regenerate the manifest "
+                "with the matching `hermes-lint manifest`"
+            )
+        from tools.manifest_schema import manifest_problem
+
+        problem = manifest_problem(data)
+        if problem is not None:
+            self._corrupt(problem)
+        self.package = data["package"]
+        if self.package != _PACKAGE:
+            self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
+        self.tools_dir = data["tools_dir"]
+        self.sources = data["sources"]
+        self.modules = data["modules"]
+        self.import_only = data["import_only"]
+        self.tools = data["tools"]
+        if version == 1 and any("holes" in tool for tool in self.tools.values()):
+            self._corrupt("format version 1 has no holes")
+        self._check_references()
+
+    def _check_references(self) -> None:
+        """What the schema cannot say: names and paths that must agree with each other."""
+        from hermes_lint.discovery import SKIPPED_FILE_NAMES
+
+        for module, record in self.modules.items():
+            unrecorded = [read for read in record.get("reads", ()) if read not in self.sources]
+            if unrecorded:
+                self._corrupt(f"module {module!r} reads {unrecorded[0]!r}, which has no source hash")
+        for key, records in (("modules", self.modules), ("import_only", self.import_only)):
+            for module, record in records.items():
+                stem = module[len(self.package) + 1:]
+                if f"{stem}.py" in SKIPPED_FILE_NAMES:
+                    self._refuse(f"it names module {module!r}, which is never a tool module")
+                expected = f"{self.tools_dir}/{stem}.py"
+                if record["path"] != expected:
+                    self._refuse(f"module {module!r} is recorded at {record['path']!r}, not {expected!r}")
+                if expected not in self.sources:
+                    self._corrupt(f"module {module!r} has no source hash")
+        both = set(self.modules) & set(self.import_only)
+        if both:
+            self._corrupt(f"module {sorted(both)[0]!r} is both frozen and import-only")
+        for name, tool in self.tools.items():
+            self._check_tool(name, tool)
+        for module, record in self.modules.items():
+            if not all(self.tools.get(n, {}).get("module") == module for n in record["tools"]):
+                self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
+        listed = {n for record in self.modules.values() for n in record["tools"]}
+        unlisted = sorted(set(self.tools) - listed)
+        if unlisted:
+            self._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
+
+    def _check_tool(self, name: str, tool: dict) -> None:
+        if tool["name"] != name:
+            self._corrupt(f"tools[{name!r}] is not a tool of that name")
+        if tool["module"] not in self.modules:
+            self._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
+        handler = tool["handler"]
+        # A plain name of the tool's own module only: a dotted path could reach another
+        # module through the tool module's imports (`os.system`).
+        if isinstance(handler, dict) and handler["module"] != tool["module"]:
+            self._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
+        holes = tool.get("holes", ())
+        if any("reason" in hole for hole in holes) and not tool["import_for_definitions"]:
+            self._corrupt(f"tools[{name!r}] has a hole only its module can fill but is not "
+                          "import_for_definitions")
+        if holes:
+            from tools.manifest_templates import check_template, hole_target_problem
+
+            for index, hole in enumerate(holes):
+                problem = hole_target_problem(tool["schema"], hole["path"])
+                if problem is None and "template" in hole:
+                    problem = check_template(hole["template"])
+                if problem is not None:
+                    self._corrupt(f"tools[{name!r}].holes[{index}] {problem}")
+
+    def _corrupt(self, what: str) -> None:
+        raise ManifestError(f"{self.where} is corrupt: {what}")
+
+    def _refuse(self, what: str) -> None:
+        raise ManifestError(f"{self.where} is refused: {what}")
+
+    # --- use ------------------------------------------------------------------------------
+
+    def files_on_disk(self, tools_path: str) -> list[tuple[str, str]]:
+        """``(path, manifest-relative name)`` of each candidate tool file, in discovery order."""
+        from hermes_lint.discovery import candidate_tool_file_names
+
+        prefix = self.tools_dir + "/"
+        return [
+            (os.path.join(tools_path, name), prefix + name)
+            for name in candidate_tool_file_names(tools_path)
+        ]
+
+    def stale_files(self, files) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
+        """``(name, why)`` for each tool file that is not as the manifest recorded it, and the
+        contents of the others by name."""
+        prefix = self.tools_dir + "/"
+        recorded = {
+            name: digest
+            for name, digest in self.sources.items()
+            if name.startswith(prefix) and "/" not in name[len(prefix):]
+        }
+        stale: list[tuple[str, str]] = []
+        contents: list[tuple[str, str, bytes]] = []
+        for path, name in files:
+            expected = recorded.pop(name, None)
+            if expected is None:
+                stale.append((name, "added"))
+                continue
+            try:
+                contents.append((name, expected, _read_regular(path)))
+            except OSError:
+                stale.append((name, "unreadable"))
+        sha256 = _sha256_for(sum(len(data) for _, _, data in contents))
+        fresh: dict[str, bytes] = {}
+        for name, expected, data in contents:
+            if sha256(data).hexdigest() == expected:
+                fresh[name] = data
+            else:
+                stale.append((name, "changed"))
+        stale.extend((name, "removed") for name in sorted(recorded))
+        stale.extend(self._stale_reads(files, {name for name, _ in stale}, sha256))
+        return stale, fresh
+
+    def _stale_reads(self, files, already: set[str], sha256) -> list[tuple[str, str]]:
+        """A frozen module whose values came from other project files (``reads``) is stale
+        when one of them changed: its frozen schemas may no longer be what it registers."""
+        root = os.path.dirname(files[0][0]) if files else "."
+        for _ in self.tools_dir.split("/"):
+            root = os.path.dirname(root)
+        digests: dict[str, str | None] = {}
+        stale = []
+        for module, record in self.modules.items():
+            if record["path"] in already:
+                continue
+            for read in record.get("reads", ()):
+                if read not in digests:
+                    try:
+                        data = _read_regular(os.path.join(root, *read.split("/")))
+                        digests[read] = sha256(data).hexdigest()
+                    except OSError:
+                        digests[read] = None
+                if digests[read] != self.sources.get(read):
+                    stale.append((record["path"], f"{read} changed"))
+                    break
+        return stale
+
+    def check_import_only(self, files, contents: dict[str, bytes], stale: set[str]) -> None:
+        """Refuse an ``import_only`` module whose (fresh) source is not a tool module: the
+        manifest must not make the runtime import a helper that discovery never would."""
+        from hermes_lint.discovery import source_registers_tools
+
+        for _path, name in files:
+            module = f"{self.package}.{name[len(self.tools_dir) + 1:-3]}"
+            if module in self.import_only and name not in stale:
+                if not source_registers_tools(contents[name]):
+                    self._refuse(f"import-only module {module!r} registers no tool at top level")
+
+    def module_tools(self, module: str) -> list[dict]:
+        return [self.tools[name] for name in self.modules[module]["tools"]]
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> object:
+    raise _NonFinite(name)  # NaN, Infinity, -Infinity: not JSON, and never a tool's value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:  # inf (1e400 overflows to it); NaN cannot be spelled here
+        raise _NonFinite(text)
+    return value
+
+
+def _read_regular(path) -> bytes:
+    """The file's contents, if it is a regular file (``OSError`` otherwise: a FIFO would block,
+    /dev/zero never ends). ``os.read`` on the descriptor is about twice as fast as ``open()``
+    and its buffered reader for the many small files that every start-up hashes."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path}: not a regular file")
+        chunks = [os.read(fd, info.st_size + 1)]
+        while chunks[-1]:  # a file that grew since fstat, or a short read
+            chunks.append(os.read(fd, 1 << 16))
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _sha256_for(total_bytes: int):
+    """A sha256 constructor. ``hashlib`` loads OpenSSL (~10 ms at start-up, cold); for the few
+    hundred kilobytes of a typical tools directory the interpreter's built-in implementation is
+    faster overall, for megabytes OpenSSL's speed wins."""
+    import sys
+
+    if "hashlib" not in sys.modules and total_bytes < 1_000_000:
+        for builtin in ("_sha2", "_sha256"):  # _sha2 since Python 3.12
+            try:
+                return __import__(builtin).sha256
+            except ImportError:
+                continue
+    import hashlib
+
+    return hashlib.sha256
+
+
+# --------------------------------------------------------------------- lazy entries
+
+
+class _LazyTool:
+    """A manifest tool whose module is not imported yet: what its lazy callables share."""
+
+    __slots__ = ("registry", "name", "toolset", "module", "qualname", "check", "override",
+                 "dynamic", "schema_needs_import", "handler", "entry", "check_fn")
+
+    def __init__(self, registry: ToolRegistry, tool: dict, schema_needs_import: bool) -> None:
+        self.registry = registry
+        self.name = tool["name"]
+        self.toolset = tool["toolset"]
+        self.module = tool["module"]
+        handler = tool["handler"]
+        self.qualname = handler["qualname"] if isinstance(handler, dict) else None
+        self.check = tool["check"]
+        self.override = tool["override"]
+        self.dynamic = tool["dynamic_schema_overrides"]
+        self.schema_needs_import = schema_needs_import
+        self.handler = _LazyHandler(self)
+        self.entry: ToolEntry | None = None
+        self.check_fn: Callable[[], object] | None = None
+
+
+class _LazyHandler:
+    """Imports the tool's module on the first call, then runs the real handler."""
+
+    def __init__(self, lazy: _LazyTool) -> None:
+        self._lazy = lazy
+        # Plugin override policies match on the handler's module.
+        self.__module__ = lazy.module
+        self.__qualname__ = self.__name__ = lazy.qualname or f"<{lazy.name}>"
+
+    def __call__(self, args, **kwargs):
+        entry = _materialize(self._lazy)
+        return entry.handler(args, **kwargs)
+
+    def _manifest_schema(self) -> dict | None:
+        """The schema a definition starts from: the manifest's, or — when a hole in it only the
+        module can fill — the one the imported module registered (None: the import failed,
+        and as with import discovery the tool has no definition)."""
+        lazy = self._lazy
+        if not lazy.schema_needs_import:
+            return lazy.entry.schema
+        try:
+            return _materialize(lazy).schema
+        except Exception as exc:
+            _logger().warning("Tool '%s' has no definition: importing %s failed: %s",
+                              lazy.name, lazy.module, exc)
+            return None
+
+    def __repr__(self) -> str:
+        return f"<lazy handler of tool '{self._lazy.name}' from {self._lazy.module}>"
+
+
+class _ImportingCheck:
+    """A check of kind ``import``: imports the module, then asks the registry's cache about the
+    real check_fn (tools sharing it share one probe)."""
+
+    __slots__ = ("lazy",)
+
+    def __init__(self, lazy: _LazyTool) -> None:
+        self.lazy = lazy
+
+    def __call__(self) -> object:
+        entry = _materialize(self.lazy)
+        if entry.check_fn is None:
+            return True
+        return self.lazy.registry._check_fn_cached(entry.check_fn)
+
+
+class _LazyOverrides:
+    """``dynamic_schema_overrides`` of a manifest tool: only the imported module knows them."""
+
+    __slots__ = ("lazy",)
+
+    def __init__(self, lazy: _LazyTool) -> None:
+        self.lazy = lazy
+
+    def __call__(self) -> dict:
+        entry = _materialize(self.lazy)
+        overrides = entry.dynamic_schema_overrides
+        return overrides() if overrides is not None else {}
+
+
+class _EnvCheck:
+    """``{"kind": "env"}``: every ``all`` variable set and non-empty (``bool(os.getenv(X))``),
+    every ``present`` variable set (``X in os.environ``)."""
+
+    __slots__ = ("nonempty", "present")
+
+    def __init__(self, nonempty: list[str], present: list[str]) -> None:
+        self.nonempty = tuple(nonempty)
+        self.present = tuple(present)
+
+    def __call__(self) -> bool:
+        environ = os.environ
+        return all(environ.get(name) for name in self.nonempty) and all(
+            name in environ for name in self.present
+        )
+
+
+class _ModuleCheck:
+    """``{"kind": "module"}``: ``importlib.util.find_spec(name) is not None``, as the check did."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self) -> bool:
+        import importlib.util
+
+        return importlib.util.find_spec(self.name) is not None
+
+
+def _lazy_entry(registry: ToolRegistry, tool: dict, schema: dict,
+                schema_needs_import: bool) -> ToolEntry:
+    lazy = _LazyTool(registry, tool, schema_needs_import)
+    check = tool["check"]
+    kind = check["kind"]
+    check_fn: Callable[[], object] | None
+    if kind == "always":
+        # Mostly "no check_fn": then upstream records no toolset check either.
+        check_fn = None
+    elif kind == "env":
+        check_fn = _EnvCheck(check.get("all", []), check.get("present", []))
+    elif kind == "module":
+        check_fn = _ModuleCheck(check["name"])
+    else:
+        check_fn = _ImportingCheck(lazy)
+    entry = ToolEntry(
+        name=lazy.name,
+        toolset=lazy.toolset,
+        schema=schema,
+        handler=lazy.handler,
+        check_fn=check_fn,
+        requires_env=tool["requires_env"],
+        is_async=tool["is_async"],
+        description=tool["description"],
+        emoji=tool["emoji"],
+        max_result_size_chars=tool["max_result_size_chars"],
+        dynamic_schema_overrides=_LazyOverrides(lazy) if lazy.dynamic else None,
+    )
+    lazy.entry = entry
+    lazy.check_fn = check_fn
+    return entry
+
+
+def _materialize(lazy: _LazyTool) -> ToolEntry:
+    """Import a lazy tool's module and return the tool's real entry.
+
+    The import runs the module's ``registry.register(...)``, which replaces the lazy entry
+    (same toolset). When it registered elsewhere (this is not the module-level registry) or
+    the module was imported before, the entry is adopted from the module-level registry,
+    else rebuilt from the manifest's handler reference. ``ImportError`` and friends
+    propagate: ``dispatch`` turns them into an ``{"error": ...}`` result.
+    """
+    registry = lazy.registry
+    with registry._materialize_lock:
+        current = registry.get_entry(lazy.name)
+        if current is not None and current.handler is not lazy.handler:
+            return current
+        module = _registry_module._importlib().import_module(lazy.module)
+        current = registry.get_entry(lazy.name)
+        if current is not None and current.handler is not lazy.handler:
+            return current
+        real = _adopt_entry(registry, lazy, module)
+        if real is None:
+            raise LookupError(
+                f"tool module {lazy.module} was imported but registered no tool "
+                f"'{lazy.name}' in toolset '{lazy.toolset}' (the tool manifest is out of date)"
+            )
+        if current is not None:
+            registry._add_entry(real, override=lazy.override)
+        return real
+
+
+def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntry | None:
+    """The real entry of a lazy tool whose module's import did not register into ``reg``."""
+    shared = getattr(_registry_module, "registry", None)
+    if shared is not None and shared is not reg:
+        entry = shared.get_entry(lazy.name)
+        if (
+            entry is not None
+            and entry.toolset == lazy.toolset
+            and not isinstance(entry.handler, _LazyHandler)
+            and _registry_module._handler_module(entry.handler) == lazy.module
+        ):
+            return ToolEntry(**{slot: getattr(entry, slot) for slot in ToolEntry.__slots__})
+    if lazy.qualname is None or lazy.dynamic or lazy.schema_needs_import or lazy.entry is None:
+        return None
+    handler = _resolve_qualname(module, lazy.qualname)
+    check_fn = lazy.check_fn
+    if isinstance(check_fn, _ImportingCheck):
+        function = lazy.check.get("function")
+        check_fn = _resolve_qualname(module, function) if function else None
+        if check_fn is None:
+            return None
+    if handler is None:
+        return None
+    base = lazy.entry
+    return ToolEntry(
+        name=base.name, toolset=base.toolset, schema=base.schema, handler=handler,
+        check_fn=check_fn, requires_env=base.requires_env, is_async=base.is_async,
+        description=base.description, emoji=base.emoji,
+        max_result_size_chars=base.max_result_size_chars,
+    )
+
+
+def _resolve_qualname(module: object, qualname: str) -> Callable[..., object] | None:
+    """The module's own function ``qualname``: defined there, not imported into it."""
+    target = getattr(module, qualname, None)
+    if not callable(target) or getattr(target, "__module__", None) != getattr(module, "__name__", ""):
+        return None
+    return target

@@ -1,0 +1,196 @@
+"""Template holes of a manifest tool's schema: small JSON expressions the loader evaluates to
+fill a schema leaf that depends on the environment, without importing the tool's module.
+
+A template is one of (``T`` another template)::
+
+    {"const": v}                       v
+    {"env": "NAME"}                    os.environ.get(NAME)   (None when unset)
+    {"concat": [T, ...]}               "".join(parts)         (each part must be a str)
+    {"format": T, "spec": S, "conversion": ""|"s"|"r"|"a"}
+                                       what the f-string field {T!conversion:S} gives
+    {"call": "int"|"float"|"str"|"bool", "args": [T, ...]}
+    {"if": T, "then": T, "else": T}    Python truthiness of the "if" value
+    {"is_none": T}  {"eq": [T, T]}  {"not": T}
+    {"or": [T, ...]}  {"and": [T, ...]}  Python's short-circuit, returning an operand
+    {"try": T, "except": [NAME, ...], "fallback": T}
+                                       NAME: built-in exception classes
+
+An exception escaping a template (``int("abc")`` without a ``try``) is ``TemplateFailed``: the
+module's own code raises there too, so the loader imports it instead. ``check_template`` tells
+the loader, before anything is registered, whether a template is well formed.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+
+__all__ = ["TemplateFailed", "check_template", "evaluate", "hole_target_problem", "put"]
+
+_CALLS = {"int": int, "float": float, "str": str, "bool": bool}
+_CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
+# Operator → (required keys, optional keys); each template is exactly one operator.
+_FORMS = {
+    "const": ({"const"}, set()),
+    "env": ({"env"}, set()),
+    "concat": ({"concat"}, set()),
+    "format": ({"format"}, {"spec", "conversion"}),
+    "call": ({"call", "args"}, set()),
+    "if": ({"if", "then", "else"}, set()),
+    "is_none": ({"is_none"}, set()),
+    "eq": ({"eq"}, set()),
+    "not": ({"not"}, set()),
+    "or": ({"or"}, set()),
+    "and": ({"and"}, set()),
+    "try": ({"try", "except", "fallback"}, set()),
+}
+# Nesting bound: templates come from a file, and evaluation recurses.
+MAX_DEPTH = 64
+
+
+class TemplateFailed(Exception):
+    """An exception escaped a template (its text says which)."""
+
+
+def check_template(template: object, depth: int = 0) -> str | None:
+    """None for a well-formed template, else what is wrong with it."""
+    if depth > MAX_DEPTH:
+        return "template is nested too deeply"
+    if not isinstance(template, dict) or not template:
+        return f"template {template!r} is not an object with one operator"
+    operator = next((key for key in template if key in _FORMS), None)
+    if operator is None:
+        return f"template has the unknown operator {sorted(template)[0]!r}"
+    required, optional = _FORMS[operator]
+    keys = set(template)
+    if not required <= keys or keys - required - optional:
+        return f"template {operator!r} has the keys {sorted(keys)}, expected {sorted(required | optional)}"
+    value = template[operator]
+    children: list[object] = []
+    if operator == "env":
+        if not isinstance(value, str):
+            return "template 'env' needs a variable name"
+    elif operator == "const":
+        pass
+    elif operator in ("concat", "or", "and", "eq"):
+        if not isinstance(value, list) or (operator == "eq" and len(value) != 2) or not value:
+            return f"template {operator!r} needs a list of templates"
+        children = value
+    elif operator == "format":
+        spec, conversion = template.get("spec", ""), template.get("conversion", "")
+        if not isinstance(spec, str) or conversion not in _CONVERSIONS:
+            return "template 'format' has a bad spec or conversion"
+        children = [value]
+    elif operator == "call":
+        if value not in _CALLS or not isinstance(template["args"], list):
+            return f"template 'call' of {value!r} is not a call of int, float, str or bool"
+        children = template["args"]
+    elif operator == "if":
+        children = [value, template["then"], template["else"]]
+    elif operator == "try":
+        names = template["except"]
+        if not isinstance(names, list) or not names or not all(_exception_class(n) for n in names):
+            return "template 'try' must name built-in exception classes"
+        children = [value, template["fallback"]]
+    else:  # is_none, not
+        children = [value]
+    for child in children:
+        problem = check_template(child, depth + 1)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _exception_class(name: object) -> type[BaseException] | None:
+    found = getattr(builtins, name, None) if isinstance(name, str) else None
+    if isinstance(found, type) and issubclass(found, BaseException):
+        return found
+    return None
+
+
+def evaluate(template: dict) -> object:
+    """The template's value (it must have passed ``check_template``); ``TemplateFailed`` when
+    an exception escapes it."""
+    try:
+        return _value(template)
+    except TemplateFailed:
+        raise
+    except Exception as exc:
+        raise TemplateFailed(f"{type(exc).__name__}: {exc}") from None
+
+
+def _value(t: dict) -> object:
+    if "const" in t:
+        return t["const"]
+    if "env" in t:
+        return os.environ.get(t["env"])
+    if "concat" in t:
+        parts = [_value(part) for part in t["concat"]]
+        for part in parts:
+            if not isinstance(part, str):
+                raise TypeError(f"can only concatenate str (not \"{type(part).__name__}\") to str")
+        return "".join(parts)
+    if "format" in t:
+        value = _value(t["format"])
+        convert = _CONVERSIONS[t.get("conversion", "")]
+        if convert is not None:
+            value = convert(value)
+        return format(value, t.get("spec", ""))
+    if "call" in t:
+        return _CALLS[t["call"]](*[_value(arg) for arg in t["args"]])
+    if "if" in t:
+        return _value(t["then"]) if _value(t["if"]) else _value(t["else"])
+    if "is_none" in t:
+        return _value(t["is_none"]) is None
+    if "eq" in t:
+        left, right = t["eq"]
+        return _value(left) == _value(right)
+    if "not" in t:
+        return not _value(t["not"])
+    if "or" in t:
+        result = None
+        for operand in t["or"]:
+            result = _value(operand)
+            if result:
+                return result
+        return result
+    if "and" in t:
+        result = None
+        for operand in t["and"]:
+            result = _value(operand)
+            if not result:
+                return result
+        return result
+    caught = tuple(_exception_class(name) for name in t["except"])
+    try:
+        return _value(t["try"])
+    except caught:
+        return _value(t["fallback"])
+
+
+def hole_target_problem(schema: dict, path: list) -> str | None:
+    """None when ``path`` leads to an existing place in ``schema`` (the placeholder)."""
+    if not path:
+        return "path is empty"
+    node: object = schema
+    for key in path:
+        if isinstance(node, dict) and isinstance(key, str) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and type(key) is int and 0 <= key < len(node):
+            node = node[key]
+        else:
+            return f"path {path!r} does not lead into the frozen schema"
+    return None
+
+
+def put(schema: dict, path: list, value: object) -> dict:
+    """``schema`` with ``value`` at ``path``, copying only the containers on the path."""
+    root = dict(schema)
+    node: object = root
+    for key in path[:-1]:
+        child = node[key]
+        child = dict(child) if isinstance(child, dict) else list(child)
+        node[key] = child
+        node = child
+    node[path[-1]] = value
+    return root
