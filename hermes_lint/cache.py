@@ -272,6 +272,8 @@ class ResultCache:
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
                 return False
             path, sha256 = item
+            if path.startswith("/") or ".." in path.split("/"):
+                return False  # a tampered entry naming a file outside the project: a miss
             current = self._current_hashes.get(path)
             if current is None:
                 try:

@@ -636,3 +636,25 @@ def test_write_atomic_never_replaces_a_non_regular_file(tmp_path):
         write_atomic(fifo, b"data")
     assert fifo.exists() and not fifo.is_file()
     assert sorted(os.listdir(tmp_path)) == ["pipe"]  # no temporary file left either
+
+
+def test_a_cache_entry_naming_a_file_outside_the_project_is_a_miss(tmp_path, monkeypatch):
+    import hashlib
+
+    from tests.test_cache_and_jobs import count_checks
+
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL})
+    outside = outside_file(tmp_path)
+    run_project(root, Config(), use_cache=True)
+    index = root / CACHE_DIR_NAME / INDEX_NAME
+    data = json.loads(index.read_text())
+    entry = data["files"]["tools/echo_tool.py"]
+    entry["read_modules"] = [["../outside.txt", hashlib.sha256(outside.read_bytes()).hexdigest()]]
+    index.write_text(json.dumps(data))
+    for name in os.listdir(root / CACHE_DIR_NAME):  # the whole-project result would be reused first
+        if name.startswith("project"):
+            (root / CACHE_DIR_NAME / name).unlink()
+
+    checked = count_checks(monkeypatch)
+    run_project(root, Config(), use_cache=True)
+    assert checked == ["tools/echo_tool.py"]
