@@ -6,8 +6,10 @@ Unknown keys are an error: a misspelt ``ingore`` silently doing nothing is worse
 from __future__ import annotations
 
 import fnmatch
+import os
 import sys
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
@@ -24,6 +26,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     select: Tuple[str, ...] = ("HRM",)
+    extend_select: Tuple[str, ...] = ()
     ignore: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     tools_dir: str = "tools"
@@ -35,13 +38,15 @@ class Config:
     # Dotted names of third-party functions that read the environment variable named by their
     # first argument (``vendor.secrets.get_secret``): HRM203 counts their calls as reads.
     env_readers: Tuple[str, ...] = ()
+    # Each rule's documentation page ({code}, {version} filled in): report.DOCS_URL by default.
+    docs_url: str = ""
     # The project's root directory: names imported from its own modules are evaluated from
     # their files (never imported). Empty: every import stays unknown.
     project_root: str = ""
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
-        selected = _longest_prefix(code, self.select)
+        selected = _longest_prefix(code, self.select + self.extend_select)
         ignored = _longest_prefix(code, self.ignore)
         if selected < 0 or ignored >= selected:
             return False
@@ -66,6 +71,7 @@ def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:
 
 _KEYS = {
     "select": "select",
+    "extend-select": "extend_select",
     "ignore": "ignore",
     "per-file-ignores": "per_file_ignores",
     "tools-dir": "tools_dir",
@@ -75,15 +81,70 @@ _KEYS = {
     "max-description-length": "max_description_length",
     "manifest": "manifest",
     "env-readers": "env_readers",
+    "docs-url": "docs_url",
 }
 
 
-def _codes(value: Any, key: str) -> Tuple[str, ...]:
+def _codes(value: Any, key: str, where: str = "[tool.hermes-lint]", empty_ok: bool = True) -> Tuple[str, ...]:
+    """Rule codes or prefixes, each checked against the catalogue: a typo must not turn the
+    linter off (``select = ["HRMX"]`` would select nothing and report nothing)."""
+    label = f"{where} {key}" if key else where
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[tool.hermes-lint] {key} must be a list of rule codes")
-    return tuple(v.strip().upper() for v in value if v.strip())
+        raise ConfigError(f"{label} must be a list of rule codes")
+    codes = tuple(v.strip().upper() for v in value if v.strip())
+    if not codes and not empty_ok:
+        raise ConfigError(f"{label} is empty: give rule codes or prefixes such as HRM1 or HRM101")
+    for code in codes:
+        check_code(code, label)
+    return codes
+
+
+@lru_cache(maxsize=None)
+def known_codes() -> Tuple[str, ...]:
+    """Every rule code, from the rule modules' file names (``hrmNNN_*.py``): nothing is imported."""
+    import pkgutil
+
+    rules_dir = str(Path(__file__).with_name("rules"))
+    modules = pkgutil.iter_modules([rules_dir])
+    return tuple(sorted(info.name[:6].upper() for info in modules if _is_rule_module(info.name)))
+
+
+def _is_rule_module(name: str) -> bool:
+    return len(name) > 7 and name[:3] == "hrm" and name[3:6].isdigit() and name[6] == "_"
+
+
+def check_code(code: str, where: str) -> None:
+    """Raise ``ConfigError`` unless ``code`` is ``ALL``, a rule code or a prefix of one."""
+    codes = known_codes()
+    if code == "ALL" or any(known.startswith(code) for known in codes):
+        return
+    # Something shaped like a whole code is most likely a mistyped code, not a prefix.
+    lengths = (6,) if len(code) == 6 else range(3, 7)
+    candidates = sorted({known[:length] for known in codes for length in lengths})
+    close = _closest(code, candidates)
+    hint = f"did you mean {close!r}?" if close else "see `hermes-lint rules`"
+    raise ConfigError(f"{where}: unknown rule code or prefix {code!r} ({hint})")
+
+
+def _closest(word: str, choices: Iterable[str]) -> Optional[str]:
+    """The choice most like ``word`` (difflib's ratio, at least 0.6; ties go to the longer
+    common prefix, then to more characters in the same places), or None."""
+    import difflib
+
+    best, best_key = None, (0.6, -1, -1)
+    for choice in choices:
+        ratio = difflib.SequenceMatcher(None, word, choice).ratio()
+        key = (ratio, len(os.path.commonprefix([word, choice])), sum(a == b for a, b in zip(word, choice)))
+        if key >= best_key and (best is None or key > best_key):
+            best, best_key = choice, key
+    return best
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = _closest(word, choices)
+    return f"did you mean {close!r}? " if close else ""
 
 
 def _leaves_root(value: str) -> bool:
@@ -101,17 +162,20 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
         raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(_KEYS))})"
+            f"{where}: unknown key {unknown[0]!r} ({_did_you_mean(unknown[0], _KEYS)}"
+            f"known: {', '.join(sorted(_KEYS))})"
         )
     values: Dict[str, Any] = {}
     for key, value in table.items():
         attr = _KEYS[key]
-        if attr in ("select", "ignore"):
-            values[attr] = _codes(value, key)
+        if attr in ("select", "ignore", "extend_select"):
+            values[attr] = _codes(value, key, where, empty_ok=attr != "select")
         elif attr == "per_file_ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} per-file-ignores must be a table of glob = [codes]")
-            values[attr] = tuple((glob, _codes(codes, key)) for glob, codes in value.items())
+            values[attr] = tuple(
+                (glob, _codes(codes, f'per-file-ignores "{glob}"', where)) for glob, codes in value.items()
+            )
         elif attr in ("known_dynamic_tools", "providers", "env_readers"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
@@ -132,7 +196,8 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
     unknown_providers = [p for p in values.get("providers", ()) if p not in KNOWN_PROVIDERS]
     if unknown_providers:
         raise ConfigError(
-            f"{where}: unknown provider {unknown_providers[0]!r} (known: {', '.join(KNOWN_PROVIDERS)})"
+            f"{where}: unknown provider {unknown_providers[0]!r} "
+            f"({_did_you_mean(unknown_providers[0], KNOWN_PROVIDERS)}known: {', '.join(KNOWN_PROVIDERS)})"
         )
     return Config(**values)
 
@@ -142,33 +207,67 @@ def read_pyproject_table(root: Path) -> Optional[Mapping[str, Any]]:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return None
+    return _tool_table(_read_toml(pyproject), pyproject)
+
+
+def _read_toml(path: Path) -> Mapping[str, Any]:
     # Imported here: a project without pyproject.toml (and a warm run) never pays for it.
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc
+        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     except RecursionError:
-        raise ConfigError(f"{pyproject}: cannot be read: nested too deeply") from None
-    table = data.get("tool", {}).get("hermes-lint")
+        raise ConfigError(f"{path}: cannot be read: nested too deeply") from None
+
+
+def _tool_table(data: Mapping[str, Any], path: Path) -> Optional[Mapping[str, Any]]:
+    tool = data.get("tool", {})
+    table = tool.get("hermes-lint") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
-        raise ConfigError(f"{pyproject}: [tool.hermes-lint] must be a table")
+        raise ConfigError(f"{path}: [tool.hermes-lint] must be a table")
     return table
 
 
-def load_config(root: Path, **overrides: Any) -> Config:
-    """The project's configuration with command-line ``overrides`` (None values ignored)."""
-    table = read_pyproject_table(root)
-    config = config_from_table(table) if table else Config()
+def read_config_file(path: Path) -> Mapping[str, Any]:
+    """``--config PATH``: the ``[tool.hermes-lint]`` table of a pyproject.toml, or the top-level
+    keys of any other TOML file (a ``hermes-lint.toml``)."""
+    if not path.is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    data = _read_toml(path)
+    table = _tool_table(data, path)
+    if table is not None:
+        return table
+    if path.name == "pyproject.toml":
+        raise ConfigError(f"--config {path}: it has no [tool.hermes-lint] table")
+    return data
+
+
+def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any) -> Config:
+    """The project's configuration (or ``config_file``'s, for ``--config``) with command-line
+    ``overrides`` (None values ignored)."""
+    if config_file is not None:
+        config = config_from_table(read_config_file(config_file), where=str(config_file))
+    else:
+        table = read_pyproject_table(root)
+        config = config_from_table(table) if table else Config()
     changes = {key: value for key, value in overrides.items() if value is not None}
+    extend_select = config.extend_select
     if "select" in changes:
-        changes["select"] = _codes(list(changes["select"]), "--select")
+        changes["select"] = _codes(list(changes["select"]), "", "--select", empty_ok=False)
+        extend_select = ()  # --select replaces the configured selection, extensions included (ruff)
+    if "extend_select" in changes:
+        changes["extend_select"] = extend_select + _codes(
+            list(changes["extend_select"]), "", "--extend-select", empty_ok=False
+        )
+    elif "select" in changes:
+        changes["extend_select"] = ()
     if "ignore" in changes:
         # The command line adds to the configured ignores rather than replacing them.
-        changes["ignore"] = config.ignore + _codes(list(changes["ignore"]), "--ignore")
+        changes["ignore"] = config.ignore + _codes(list(changes["ignore"]), "", "--ignore", empty_ok=False)
     if "providers" in changes:
         config_from_table({"providers": list(changes["providers"])}, where="--provider")
         changes["providers"] = tuple(changes["providers"])

@@ -12,11 +12,14 @@ from urllib.parse import quote
 
 from hermes_lint import __version__
 from hermes_lint.model import Diagnostic
+from hermes_lint.report import DOCS_URL
 
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
-def _sarif_rule(code: str) -> dict:
+def _sarif_rule(code: str, docs_url: str) -> dict:
+    from hermes_lint.report import rule_url
+    from hermes_lint.rule_docs import render_rule_page
     from hermes_lint.rules import rule_by_code
 
     try:
@@ -25,15 +28,17 @@ def _sarif_rule(code: str) -> dict:
         return {"id": code, "shortDescription": {"text": code}}
     return {
         "id": code,
+        "helpUri": rule_url(code, docs_url),
         "name": rule.__name__,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale() or rule.summary},
-        "help": {"text": rule.doc()},
+        # The rule's page: code scanning shows the Markdown, other viewers the text.
+        "help": {"text": rule.doc(), "markdown": render_rule_page(rule)},
         "defaultConfiguration": {"level": "error"},
     }
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "") -> str:
     """One SARIF run whose ``tool.driver.rules`` lists the rules that reported something.
 
     Only reported rules are described (as ruff does): the output stays small and its bytes do
@@ -68,7 +73,7 @@ def format_sarif(diagnostics: Sequence[Diagnostic]) -> str:
                     "driver": {
                         "name": "hermes-lint",
                         "version": __version__,
-                        "rules": [_sarif_rule(code) for code in codes],
+                        "rules": [_sarif_rule(code, docs_url or DOCS_URL) for code in codes],
                     }
                 },
                 "columnKind": "unicodeCodePoints",

@@ -8,8 +8,13 @@ under ``--check``/``--diff``), 2 usage or internal error.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, List, NamedTuple, Optional
 
 import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.config import Config
+    from hermes_lint.model import Diagnostic
 
 
 @click.command("manifest")
@@ -30,7 +35,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
     from hermes_lint.config import ConfigError
 
     def action() -> int:
-        from hermes_lint.atomic import write_atomic
         from hermes_lint.config import load_config
         from hermes_lint.manifest import (
             diff,
@@ -38,7 +42,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             is_fresh,
             read_current,
             stale_diagnostic,
-            import_lines,
             summary,
         )
         from hermes_lint.report import format_text
@@ -48,12 +51,7 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
         if output is not None:  # the command line may name any path the user can write
             target = Path(output)
         else:  # the repository's configuration may not: it is data, like the sources
-            target = project_root / config.manifest
-            if not _inside(target.parent, project_root):
-                raise ConfigError(
-                    f"[tool.hermes-lint] manifest = {config.manifest!r}: its directory is outside the project "
-                    f"root {project_root} (through a symbolic link); name the file with --output to write there"
-                )
+            target = configured_target(project_root, config)
         shown = _display_path(target, project_root)
         if target.is_dir():
             raise UsageError(f"--output {shown}: is a directory")
@@ -64,44 +62,88 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
         if not (check_only or show_diff) and target.is_symlink():
             raise UsageError(f"{shown}: is a symbolic link; it is never replaced (name the file it points to)")
 
+        if not (check_only or show_diff):
+            try:
+                outcome = write_manifest(project_root, config, target)
+            except OSError as exc:  # read-only directory, disk full: nothing was replaced
+                raise UsageError(f"{shown}: cannot be written: {exc.strerror or exc}") from None
+            if outcome.problems:
+                write_stdout(format_text(outcome.problems))
+            click.echo(outcome.message, err=True)
+            return EXIT_FINDINGS if outcome.problems else EXIT_CLEAN
+
         generated = generate_for_root(project_root, config)
         if not generated.ok:
             write_stdout(format_text(generated.problems))
-            click.echo(
-                f"hermes-lint: {shown} not {'checked' if check_only or show_diff else 'written'}: "
-                f"{len(generated.problems)} error(s) above would make it wrong; fix them first",
-                err=True,
-            )
+            click.echo(_refusal(shown, generated, "checked"), err=True)
             return EXIT_FINDINGS
         try:
             current = read_current(target)
         except OSError as exc:
             raise UsageError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
-        fresh = is_fresh(current, generated)
-        if check_only or show_diff:
-            if fresh:
-                if check_only:
-                    click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
-                return EXIT_CLEAN
+        if is_fresh(current, generated):
             if check_only:
-                write_stdout(format_text([stale_diagnostic(shown)]))
-            if show_diff:
-                write_stdout(diff(current, generated.text, shown))
-                write_stdout(_labelled_changes(current, generated.data, shown))
-            return EXIT_FINDINGS
-        if fresh:
-            click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
+                click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
             return EXIT_CLEAN
-        try:
-            write_atomic(target, generated.text)
-        except OSError as exc:  # read-only directory, disk full: nothing was replaced
-            raise UsageError(f"{shown}: cannot be written: {exc.strerror or exc}") from None
-        for line in import_lines(generated.data):
-            click.echo(line, err=True)
-        click.echo(f"wrote {shown} ({summary(generated.data)})", err=True)
-        return EXIT_CLEAN
+        if check_only:
+            write_stdout(format_text([stale_diagnostic(shown)]))
+        if show_diff:
+            write_stdout(diff(current, generated.text, shown))
+            write_stdout(_labelled_changes(current, generated.data, shown))
+        return EXIT_FINDINGS
 
     run_guarded(debug, action)
+
+
+class WriteOutcome(NamedTuple):
+    """What ``write_manifest`` did: ``message`` is one line for the user; ``problems`` are the
+    errors that kept it from writing (empty when it wrote or the file was already fresh)."""
+
+    written: bool
+    message: str
+    problems: List[Diagnostic]
+
+
+def write_manifest(root: Path, config: Config, target: Optional[Path] = None) -> WriteOutcome:
+    """Generate the manifest of the project at ``root`` and write it to ``target`` (default: the
+    ``manifest`` setting under ``root``) when its bytes change: what ``hermes-lint manifest``
+    does, and what ``new-tool`` calls after adding a tool."""
+    from hermes_lint.atomic import write_atomic
+    from hermes_lint.manifest import generate_for_root, import_lines, is_fresh, read_current, summary
+
+    if target is None:
+        target = configured_target(root, config)
+    shown = _display_path(target, root)
+    generated = generate_for_root(root, config)
+    if not generated.ok:
+        return WriteOutcome(False, _refusal(shown, generated, "written"), list(generated.problems))
+    if is_fresh(read_current(target), generated):
+        return WriteOutcome(False, f"{shown} is up to date ({summary(generated.data)})", [])
+    write_atomic(target, generated.text)
+    lines = [*import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
+    return WriteOutcome(True, "\n".join(lines), [])
+
+
+def configured_target(root: Path, config: Config) -> Path:
+    """The ``manifest`` setting's path under ``root``; ``ConfigError`` when its directory leads
+    outside the root through a symbolic link (the setting itself cannot say `..`: config.py)."""
+    from hermes_lint.config import ConfigError
+
+    target = root / config.manifest
+    if not _inside(target.parent, root):
+        raise ConfigError(
+            f"[tool.hermes-lint] manifest = {config.manifest!r}: its directory is outside the project "
+            f"root {root} (through a symbolic link); name the file with --output to write there"
+        )
+    return target
+
+
+def _refusal(shown: str, generated, verb: str) -> str:
+    count = len(generated.problems)
+    return (
+        f"hermes-lint: {shown} not {verb}: {count} error{'' if count == 1 else 's'} above would "
+        "make it wrong; fix them first"
+    )
 
 
 def _labelled_changes(current, data: dict, shown: str) -> str:

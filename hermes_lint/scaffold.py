@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import importlib
 import importlib.resources
 import keyword
 import os
@@ -335,7 +334,7 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
     template = load_template(spec.template)
     tools_dir = root / config.tools_dir
     if not tools_dir.is_dir():
-        raise ScaffoldError(f"no tools directory at {tools_dir}")
+        raise ScaffoldError(f"no tools directory at {tools_dir} (`hermes-lint init` creates one)")
     tool_path = tools_dir / f"{spec.name}_tool.py"
     relative_tool = tool_path.relative_to(root).as_posix()
     tool_source = render_tool(spec, template)
@@ -352,7 +351,8 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
         toolsets_old = read_regular_file(toolsets_path)
     except FileNotFoundError:
         raise ScaffoldError(
-            f"no {config.toolsets_file} in {root}: the new tool must be listed in a toolset"
+            f"no {config.toolsets_file} in {root}: the new tool must be listed in a toolset "
+            "(`hermes-lint init` creates one)"
         ) from None
     except OSError as exc:
         raise ScaffoldError(f"cannot read {config.toolsets_file}: {exc.strerror or exc}") from None
@@ -464,21 +464,9 @@ def _ensure_unchanged(plan: Plan) -> None:
         )
 
 
-def regenerate_manifest(root: Path, config: Config) -> str:
-    """The one coupling to the manifest generator: ``hermes_lint.manifest.write_manifest(root,
-    config)`` when this hermes-lint has it; otherwise a note for the user."""
-    skipped = (
-        f"note: {config.manifest} was not regenerated (no hermes_lint.manifest.write_manifest); "
-        "run `hermes-lint manifest` before committing"
-    )
-    try:
-        manifest = importlib.import_module("hermes_lint.manifest")
-    except ModuleNotFoundError as exc:
-        if exc.name != "hermes_lint.manifest":
-            raise  # the writer exists but is broken: that must not pass for "no writer"
-        return skipped
-    write_manifest = getattr(manifest, "write_manifest", None)
-    if write_manifest is None:
-        return skipped
-    write_manifest(root, config)
-    return f"regenerated {config.manifest}"
+def regenerate_manifest(root: Path, config: Config):
+    """Regenerate the project's manifest as ``hermes-lint manifest`` does (one code path:
+    ``manifest_cli.write_manifest``); returns its ``WriteOutcome``."""
+    from hermes_lint.manifest_cli import write_manifest
+
+    return write_manifest(root, config)

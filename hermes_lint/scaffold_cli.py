@@ -14,10 +14,11 @@ import click
 
 # Kept equal to hermes_lint.scaffold's (not imported from there: see the module docstring).
 DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
+TOOL_SUFFIX = "_tool"
 
 
 @click.command("new-tool")
-@click.argument("name")
+@click.argument("tool_name", metavar="NAME")
 @click.option("--toolset", default=None, metavar="TS",
               help="Toolset to list the tool in (default: NAME); created when toolsets.py has none.")
 @click.option("--description", default=None, metavar="TEXT",
@@ -35,7 +36,7 @@ DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
 @click.option("--dry-run", is_flag=True, help="Print the new file and the toolsets.py diff; write nothing.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
 def new_tool(
-    name: str,
+    tool_name: str,
     toolset: Optional[str],
     description: Optional[str],
     is_async: bool,
@@ -50,7 +51,9 @@ def new_tool(
 
     Refuses (exit 2, nothing written) an invalid or already registered NAME, an existing file,
     and a toolsets.py it cannot edit safely. Never overwrites a file; both writes are atomic.
-    If tools/manifest.json exists, it is regenerated.
+    If tools/manifest.json exists, it is regenerated as `hermes-lint manifest` does; when errors
+    elsewhere in the project keep it from being written, the tool stays, they are listed and the
+    exit status is 1.
     """
     from hermes_lint.cli import UsageError, resolve_root, run_guarded
     from hermes_lint.config import load_config
@@ -65,6 +68,7 @@ def new_tool(
     )
 
     def action() -> int:
+        name = _without_suffix(tool_name)
         try:
             project_root = resolve_root(root)
             config = load_config(project_root)
@@ -84,19 +88,54 @@ def new_tool(
         except ScaffoldError as exc:
             raise UsageError(str(exc)) from None
         if plan.manifest_path is not None:
-            try:
-                click.echo(regenerate_manifest(project_root, config))
-            except Exception as exc:  # the tool exists now; say so rather than hide it
-                raise UsageError(
-                    f"{plan.relative(plan.tool_path)} was created, but regenerating "
-                    f"{config.manifest} failed: {type(exc).__name__}: {exc}"
-                ) from None
+            if not _regenerate(project_root, config, plan):
+                return 1
         click.echo(
             f"next: replace the TODOs in {plan.relative(plan.tool_path)}, then run `hermes-lint check`"
         )
         return 0
 
     run_guarded(debug, action)
+
+
+def _regenerate(project_root, config, plan) -> bool:
+    """Regenerate the existing manifest; False (after saying why) when it could not be."""
+    from hermes_lint.cli import UsageError
+    from hermes_lint.report import format_text
+    from hermes_lint.scaffold import regenerate_manifest
+
+    created = plan.relative(plan.tool_path)
+    try:
+        outcome = regenerate_manifest(project_root, config)
+    except Exception as exc:  # the tool exists now; say so rather than hide it
+        raise UsageError(
+            f"{created} was created, but regenerating {config.manifest} failed: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    if outcome.problems:
+        click.echo(format_text(outcome.problems), nl=False)
+        click.echo(
+            f"hermes-lint: {created} was created, but {config.manifest} was not regenerated: "
+            "fix the errors above, then run `hermes-lint manifest`",
+            err=True,
+        )
+        return False
+    click.echo(outcome.message)
+    return True
+
+
+def _without_suffix(name: str) -> str:
+    """``weather_tool`` -> ``weather``: the file is NAME_tool.py, so a name ending in ``_tool``
+    would make ``weather_tool_tool.py``; the suffix is dropped, and said so."""
+    if name.endswith(TOOL_SUFFIX) and len(name) > len(TOOL_SUFFIX):
+        stripped = name[: -len(TOOL_SUFFIX)]
+        click.echo(
+            f"note: the tool is named {stripped!r}, its file {stripped}{TOOL_SUFFIX}.py "
+            f"(the {TOOL_SUFFIX!r} suffix belongs to the file name)",
+            err=True,
+        )
+        return stripped
+    return name
 
 
 def _template_name(template: Optional[str], is_async: bool) -> str:

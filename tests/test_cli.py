@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from hermes_lint import __version__
 from hermes_lint.cli import main
+from hermes_lint.rule_docs import rendered_pages
 
 # The clean tool file the integration tests (flake8, pre-commit) use too: one copy, so a rule
 # change that makes it unclean fails everywhere at once.
@@ -52,7 +54,7 @@ def run(args, cwd: Path):
 def test_clean_project_exits_zero_and_prints_nothing(tmp_path):
     make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
     result = run(["check"], tmp_path)
-    assert result.output == ""
+    assert result.stdout == ""
     assert result.exit_code == 0
 
 
@@ -61,7 +63,7 @@ def test_text_format_is_path_line_col_code_message_sorted(tmp_path):
     make_project(tmp_path, {"echo_tool.py": bad, "aaa_tool.py": "def broken(:\n"})
     result = run(["check", "--select", "HRM001,HRM004"], tmp_path)
     assert result.exit_code == 1
-    assert result.output.splitlines() == [
+    assert result.stdout.splitlines() == [
         "tools/aaa_tool.py:1:12: HRM001 syntax error: invalid syntax",
         "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)",
     ]
@@ -72,13 +74,14 @@ def test_json_format_is_an_array_of_objects(tmp_path):
     make_project(tmp_path, {"echo_tool.py": bad})
     result = run(["check", "--select", "HRM004", "--format", "json"], tmp_path)
     assert result.exit_code == 1
-    assert json.loads(result.output) == [
+    assert json.loads(result.stdout) == [
         {
             "path": "tools/echo_tool.py",
             "line": 30,
             "col": 5,
             "code": "HRM004",
             "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)",
+            "url": f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/HRM004.md",
         }
     ]
 
@@ -87,13 +90,13 @@ def test_exit_zero_reports_but_succeeds(tmp_path):
     make_project(tmp_path, {"aaa_tool.py": "def broken(:\n"})
     result = run(["check", "--exit-zero", "--select", "HRM001"], tmp_path)
     assert result.exit_code == 0
-    assert "HRM001" in result.output
+    assert "HRM001" in result.stdout
 
 
 def test_paths_limit_the_report_to_those_files(tmp_path):
     make_project(tmp_path, {"aaa_tool.py": "def broken(:\n", "bbb_tool.py": "def broken(:\n"})
     result = run(["check", "--select", "HRM001", "tools/bbb_tool.py"], tmp_path)
-    assert result.output.splitlines() == ["tools/bbb_tool.py:1:12: HRM001 syntax error: invalid syntax"]
+    assert result.stdout.splitlines() == ["tools/bbb_tool.py:1:12: HRM001 syntax error: invalid syntax"]
 
 
 def test_missing_path_is_a_usage_error(tmp_path):
@@ -125,9 +128,9 @@ def test_config_ignore_and_per_file_ignores(tmp_path):
         pyproject='[tool.hermes-lint]\nper-file-ignores = { "tools/aaa_tool.py" = ["HRM001"] }\n',
     )
     result = run(["check", "--select", "HRM001"], tmp_path)
-    assert [line.split(":")[0] for line in result.output.splitlines()] == ["tools/bbb_tool.py"]
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["tools/bbb_tool.py"]
     result = run(["check", "--select", "HRM001", "--ignore", "HRM001"], tmp_path)
-    assert result.output == "" and result.exit_code == 0
+    assert result.stdout == "" and result.exit_code == 0
 
 
 def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
@@ -135,7 +138,7 @@ def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
     bad = bad.replace("import json\n", "import json  # noqa: HRM101\n")
     make_project(tmp_path, {"echo_tool.py": bad})
     result = run(["check", "--select", "HRM004,HRM900,HRM101"], tmp_path)
-    assert result.output.splitlines() == [
+    assert result.stdout.splitlines() == [
         "tools/echo_tool.py:2:14: HRM900 unused `# noqa` for HRM101: it suppresses nothing"
     ]
 
@@ -143,7 +146,7 @@ def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
 def test_bare_noqa_suppresses_everything_on_its_line(tmp_path):
     bad = GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo,  # noqa")
     make_project(tmp_path, {"echo_tool.py": bad})
-    assert run(["check", "--select", "HRM004,HRM900"], tmp_path).output == ""
+    assert run(["check", "--select", "HRM004,HRM900"], tmp_path).stdout == ""
 
 
 @pytest.mark.parametrize(
@@ -161,7 +164,7 @@ def test_bad_input_is_a_diagnostic_and_other_files_are_still_checked(tmp_path, c
     bad_other = GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo,")
     make_project(tmp_path, {"bad_tool.py": content, "echo_tool.py": bad_other})
     result = run(["check", "--select", "HRM001,HRM004"], tmp_path)
-    assert result.output.splitlines() == [
+    assert result.stdout.splitlines() == [
         expected,
         "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)",
     ]
@@ -171,7 +174,7 @@ def test_empty_file_and_directory_named_like_a_module(tmp_path):
     make_project(tmp_path, {"empty_tool.py": ""})
     (tmp_path / "tools" / "dir_tool.py").mkdir()
     result = run(["check", "--select", "HRM001"], tmp_path)
-    assert result.output.splitlines() == [
+    assert result.stdout.splitlines() == [
         "tools/dir_tool.py:1:1: HRM001 cannot be read: it is a directory, not a file"
     ]
 
@@ -181,7 +184,7 @@ def test_very_large_file_is_checked(tmp_path):
     bad = filler + GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo,")
     make_project(tmp_path, {"big_tool.py": bad})
     result = run(["check", "--select", "HRM004"], tmp_path)
-    assert result.output.startswith("tools/big_tool.py:50030:5: HRM004")
+    assert result.stdout.startswith("tools/big_tool.py:50030:5: HRM004")
 
 
 def test_checking_never_imports_or_runs_the_analysed_code(tmp_path):
@@ -210,8 +213,10 @@ def test_rules_lists_every_code_and_explain_prints_the_doc(tmp_path):
     result = run(["rules"], tmp_path)
     assert "HRM004  register() call with a missing required argument or an unknown keyword" in result.output.splitlines()
     explained = run(["explain", "hrm004"], tmp_path)
-    assert explained.output.startswith("HRM004: register() call with a missing required argument")
-    assert "Invalid example 0: (reported at line 2)" in explained.output
+    assert explained.output.startswith(
+        "# HRM004: register() call with a missing required argument or an unknown keyword\n\n## What it does\n"
+    )
+    assert explained.output == rendered_pages()["HRM004.md"]
     unknown = run(["explain", "HRM999"], tmp_path)
     assert unknown.exit_code == 2
 

@@ -66,7 +66,7 @@ def project(root: Path, ratios: str = '["16:9", "9:16"]') -> Path:
 def check(root: Path, *args: str) -> list:
     result = CliRunner().invoke(main, ["check", "--root", str(root), "-j", "1", *args])
     assert result.exit_code in (0, 1), result.output
-    return result.output.splitlines()
+    return result.stdout.splitlines()
 
 
 def test_a_schema_from_a_sibling_module_is_checked_like_a_local_one(tmp_path):

@@ -333,3 +333,21 @@ def test_buffer_keeps_the_encoding_its_coding_cookie_declares():
     assert flake8_plugin.encode_like_source("NAME = 'café'\n") == "NAME = 'café'\n".encode("utf-8")
     assert flake8_plugin.as_flake8_reads(text.encode("latin-1")) == text
     assert flake8_plugin.as_flake8_reads(b"\xef\xbb\xbfx = 1\r\n") == "x = 1\n"
+
+
+@slow
+def test_a_duplicate_registration_shows_in_both_files_in_the_editor(project):
+    """Each file's own flake8 run (as an editor runs it) shows the clash, naming the other file."""
+    echo = (project / "tools" / "echo_tool.py").read_text(encoding="utf-8")
+    (project / "tools" / "zz_tool.py").write_text(echo.replace('toolset="demo"', 'toolset="other"'), encoding="utf-8")
+    earlier = flake8(project, "--select", "HRM401", "tools/echo_tool.py")
+    assert lines_of(earlier) == [
+        "tools/echo_tool.py:26:10: HRM401 tool `echo` is also registered in toolset 'other' at "
+        "tools/zz_tool.py:26: the registry rejects that registration"
+    ]
+    later = flake8(project, "--select", "HRM401", "--stdin-display-name", "tools/zz_tool.py", "-",
+                   stdin=(project / "tools" / "zz_tool.py").read_text(encoding="utf-8"))
+    assert lines_of(later) == [
+        "tools/zz_tool.py:26:10: HRM401 tool `echo` is also registered in toolset 'demo' at "
+        "tools/echo_tool.py:26: the registry rejects this registration"
+    ]

@@ -24,6 +24,8 @@ from hermes_lint.config import load_config
 from hermes_lint.engine import check_sources, collect_sources
 from hermes_lint.formats import SARIF_SCHEMA_URI, format_github, format_sarif
 from hermes_lint.model import Diagnostic
+from hermes_lint.report import FORMATTERS
+from hermes_lint.rule_docs import render_rule_page
 from hermes_lint.rules import rule_by_code
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
@@ -89,10 +91,13 @@ def normalized_sarif(text: str) -> dict:
         assert rule["name"] == cls.__name__
         assert rule["shortDescription"] == {"text": cls.summary}
         assert rule["fullDescription"] == {"text": cls.rationale()}
-        assert rule["help"] == {"text": cls.doc()}
+        assert rule["help"] == {"text": cls.doc(), "markdown": render_rule_page(cls)}
+        assert rule["helpUri"] == f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/{cls.code}.md"
         rule["shortDescription"]["text"] = f"<{rule['id']} summary>"
         rule["fullDescription"]["text"] = f"<{rule['id']} rationale>"
         rule["help"]["text"] = f"<{rule['id']} documentation>"
+        rule["help"]["markdown"] = f"<{rule['id']} page>"
+        rule["helpUri"] = f"<{rule['id']} url>"
     return log
 
 
@@ -152,4 +157,4 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
     monkeypatch.chdir(PROJECT)
     result = CliRunner().invoke(main, ["check", "--select", "HRM001,HRM004", "--format", name])
     assert result.exit_code == 1
-    assert result.output == formatter(fixture_diagnostics())
+    assert result.stdout == formatter(fixture_diagnostics())

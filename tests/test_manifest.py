@@ -554,7 +554,7 @@ def test_refuses_to_write_and_says_which_errors(project):
 
     assert result.exit_code == 1
     assert result.stdout.startswith("tools/probe_tool.py:") and " HRM401 tool `probe` is already registered" in result.stdout
-    assert "not written: 1 error(s) above would make it wrong" in result.stderr
+    assert "not written: 1 error above would make it wrong" in result.stderr
     assert (project / "tools" / "manifest.json").read_bytes() == before
     assert run("--root", str(project), "--check").exit_code == 1
 

@@ -63,9 +63,10 @@ def hooks_repo(tmp_path_factory) -> Path:
     return dest
 
 
-def pre_commit(cwd: Path, *args: str, home: Path) -> subprocess.CompletedProcess:
+def pre_commit(cwd: Path, *args: str, home: Path, extra_env: dict = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never", PYTHONIOENCODING="utf-8")
+    env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
         cwd=cwd,
@@ -129,38 +130,111 @@ def test_try_repo_manifest_fails_when_stale_with_the_fix_and_passes_when_fresh(t
     assert status == "Passed", try_repo_runs["good"]
 
 
-README_SNIPPET = """\
-repos:
-  - repo: {repo}
-    rev: {rev}
-    hooks:
-      - id: hermes-lint
-      - id: hermes-lint-manifest
-"""
+def readme_snippet() -> str:
+    """The ``.pre-commit-config.yaml`` the README tells users to paste, exactly."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    (snippet,) = [block for block in blocks if "repo: local" in block]
+    return snippet
 
 
-def test_config_snippet_checks_the_staged_files_against_the_whole_project(hooks_repo, tmp_path, tmp_path_factory):
-    """The README's snippet, run as a commit would run it: on the staged files only."""
-    project = make_project(tmp_path, good=False)
-    rev = git(hooks_repo, "rev-parse", "HEAD").strip()
-    (project / ".pre-commit-config.yaml").write_text(README_SNIPPET.format(repo=hooks_repo, rev=rev), encoding="utf-8")
-    git(project, "add", ".pre-commit-config.yaml")
-    git(project, "commit", "--quiet", "-m", "pre-commit")
-    home = tmp_path_factory.getbasetemp() / "pre-commit-home"  # one install for the session
+def local_env() -> dict:
+    """pre-commit's ``language: system`` finds ``hermes-lint`` on PATH: this environment's."""
+    return {"PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
 
-    # A change to the clean tool: reported clean although tools/broken_tool.py is broken.
+
+@pytest.fixture
+def snippet_project(tmp_path) -> Path:
+    """The fixture project with the README's snippet committed, both tools listed (so that the
+    only findings are broken_tool.py's own), and a fresh manifest."""
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURE, root, ignore=FIXTURE_LEFTOVERS)
+    toolsets = root / "toolsets.py"
+    toolsets.write_text(toolsets.read_text().replace('["echo"]', '["echo", "broken"]'))
+    (root / ".pre-commit-config.yaml").write_text(readme_snippet(), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "hermes_lint", "manifest"], cwd=root, check=True, capture_output=True)
+    git_init(root)
+    return root
+
+
+def run_hooks(project: Path, home: Path, *hook: str):
+    completed = pre_commit(project, "run", *hook, home=home, extra_env=local_env())
+    return completed, completed.stdout + completed.stderr
+
+
+def reset(project: Path) -> None:
+    git(project, "reset", "--quiet", "--hard", "HEAD")
+
+
+def test_readme_snippet_runs_the_project_rules_on_every_change(snippet_project, tmp_path):
+    project, home = snippet_project, tmp_path / "home"
+
+    # Nothing staged: both hooks run (always_run) and pass on a clean, fresh project.
+    completed, output = run_hooks(project, home)
+    assert completed.returncode == 0, output
+    assert hook_report(completed.stdout, "hermes-lint")[0] == "Passed"
+    assert hook_report(completed.stdout, "hermes-lint manifest")[0] == "Passed"
+
+    # A change to the clean tool: broken_tool.py's own findings are not this commit's.
     with open(project / "tools" / "echo_tool.py", "a", encoding="utf-8") as handle:
         handle.write("# edited\n")
     git(project, "add", "tools/echo_tool.py")
-    completed = pre_commit(project, "run", "hermes-lint", home=home)
-    assert hook_report(completed.stdout, "hermes-lint")[0] == "Passed", completed.stdout + completed.stderr
-    assert completed.returncode == 0
+    completed, output = run_hooks(project, home, "hermes-lint")
+    assert hook_report(completed.stdout, "hermes-lint")[0] == "Passed", output
+    # ... but the manifest hook sees that the manifest no longer matches the edited tool.
+    completed, output = run_hooks(project, home, "hermes-lint-manifest")
+    status, printed = hook_report(completed.stdout, "hermes-lint manifest")
+    assert status == "Failed" and "HRM501" in printed, output
+    reset(project)
 
     # A change to the broken tool: its diagnostic blocks the commit.
     with open(project / "tools" / "broken_tool.py", "a", encoding="utf-8") as handle:
         handle.write("# edited\n")
     git(project, "add", "tools/broken_tool.py")
-    completed = pre_commit(project, "run", "hermes-lint", home=home)
+    completed, output = run_hooks(project, home, "hermes-lint")
     status, printed = hook_report(completed.stdout, "hermes-lint")
-    assert status == "Failed" and completed.returncode == 1, completed.stdout + completed.stderr
+    assert status == "Failed" and completed.returncode == 1, output
     assert HRM004_LINE in printed.splitlines()
+    reset(project)
+
+    # A tool removed from toolsets.py: reported in the unchanged tool file.
+    toolsets = project / "toolsets.py"
+    toolsets.write_text(toolsets.read_text().replace('["echo", "broken"]', '["broken"]'))
+    git(project, "add", "toolsets.py")
+    completed, output = run_hooks(project, home, "hermes-lint")
+    status, printed = hook_report(completed.stdout, "hermes-lint")
+    assert status == "Failed" and completed.returncode == 1, output
+    assert (
+        "tools/echo_tool.py:26:10: HRM404 tool `echo` is registered but no toolset in toolsets.py "
+        "lists it: no agent is offered it"
+    ) in printed.splitlines()
+    assert "HRM004" not in printed
+    reset(project)
+
+    # A tool file deleted: no Python file is passed, the hook still runs and finds the name that
+    # toolsets.py lists and nothing registers any more.
+    git(project, "rm", "--quiet", "tools/echo_tool.py")
+    completed, output = run_hooks(project, home, "hermes-lint")
+    status, printed = hook_report(completed.stdout, "hermes-lint")
+    assert status == "Failed" and completed.returncode == 1, output
+    assert [line for line in printed.splitlines() if "HRM" in line] == [
+        "toolsets.py:2:53: HRM403 tool `echo` is listed in toolset 'demo' but no tool module registers it"
+    ]
+
+
+def test_init_pre_commit_config_runs_with_real_pre_commit(tmp_path):
+    project = tmp_path / "agent"
+    project.mkdir()
+    for args in (["init", "--pre-commit"], ["new-tool", "weather"]):
+        subprocess.run([sys.executable, "-m", "hermes_lint", *args], cwd=project, check=True, capture_output=True)
+    git_init(project)
+    completed, output = run_hooks(project, tmp_path / "home")
+    assert completed.returncode == 0, output
+    assert hook_report(completed.stdout, "hermes-lint")[0] == "Passed"
+    # The tool removed from toolsets.py: the commit is refused.
+    toolsets = project / "toolsets.py"
+    toolsets.write_text(toolsets.read_text().replace('"weather",\n', ""))
+    git(project, "add", "toolsets.py")
+    completed, output = run_hooks(project, tmp_path / "home")
+    status, printed = hook_report(completed.stdout, "hermes-lint")
+    assert status == "Failed" and "HRM404 tool `weather` is registered but no toolset" in printed, output

@@ -29,7 +29,18 @@ def test_clean_project_has_no_finding():
 
 
 def test_conflicting_project_reports_each_problem_once():
+    # A duplicate is reported at both registrations, each naming the other (an editor shows one file).
     assert lint("conflicts") == [
+        (
+            "tools/a_tool.py", 8, 24, "HRM401",
+            "tool `search` is also registered in toolset 'browser' at tools/b_tool.py:8: "
+            "the registry rejects that registration",
+        ),
+        (
+            "tools/a_tool.py", 9, 24, "HRM402",
+            "tool `fetch` is registered again in toolset 'web' at tools/b_tool.py:9, "
+            "which silently replaces this registration",
+        ),
         (
             "tools/b_tool.py", 8, 24, "HRM401",
             "tool `search` is also registered in toolset 'web' at tools/a_tool.py:8: "
@@ -162,6 +173,11 @@ def test_toolsets_that_cannot_be_read_silence_the_toolset_rules():
 def test_without_toolsets_file_only_registration_conflicts_are_reported():
     assert lint("no_toolsets") == [
         (
+            "tools/a_tool.py", 3, 24, "HRM401",
+            "tool `patch` is also registered in toolset 'edit' at tools/b_tool.py:3: "
+            "the registry rejects that registration",
+        ),
+        (
             "tools/b_tool.py", 3, 24, "HRM401",
             "tool `patch` is also registered in toolset 'file' at tools/a_tool.py:3: "
             "the registry rejects this registration",
@@ -209,4 +225,4 @@ def test_findings_are_plain_diagnostics():
     config = Config(select=("HRM401",))
     found = check_sources(collect_sources(PROJECTS / "no_toolsets", config), config)
     assert all(isinstance(d, Diagnostic) for d in found)
-    assert found[0].as_text().startswith("tools/b_tool.py:3:24: HRM401 ")
+    assert found[1].as_text().startswith("tools/b_tool.py:3:24: HRM401 ")

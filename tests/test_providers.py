@@ -120,7 +120,7 @@ def test_explain_prints_each_provider_rules_sources_and_effects(code):
     assert result.exit_code == 0
     rule = rule_by_code(code)
     assert rule.sources and all(f"read {READ_ON}" in s for s in rule.sources)
-    assert "Sources:" in result.output
+    assert "## Sources" in result.output
     for constraint in constraints_of(code):
         assert constraint.effect in result.output and constraint.says in result.output
 

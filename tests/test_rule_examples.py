@@ -55,8 +55,9 @@ def test_valid_example_has_no_finding(rule, example):
 def test_invalid_example_is_reported_exactly(rule, example: Invalid):
     found = run_example(rule, example)
     with_col = example.col is not None
+    also = [(example.path, *place) if len(place) == 2 else place for place in example.also]
     expected = [(example.path, example.line, example.col)] + [
-        (example.path, line, col if with_col else None) for line, col in example.also
+        (path, line, col if with_col else None) for path, line, col in also
     ]
     got = [(d.path, d.line, d.col if with_col else None) for d in found]
     assert sorted(got) == sorted(expected), [d.as_text() for d in found]
@@ -104,3 +105,27 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
         if loaded:
             assert decoded[-1].facts == result.facts
     assert finish(decoded, sources, config) == finish(results, sources, config)
+
+
+def _fix_cases():
+    for rule in all_rules():
+        for number, example in enumerate(rule.invalid):
+            if example.fix:
+                yield pytest.param(rule, example, id=f"{rule.code}-FIX-{number}")
+
+
+@pytest.mark.parametrize("rule, example", list(_fix_cases()))
+def test_a_fix_is_accepted_by_its_rule(rule, example):
+    """The docs' "Use instead": an INVALID example with its ``fix`` applied must pass."""
+    fixed = example.fixed()
+    assert inspect.cleandoc(fixed.code) != inspect.cleandoc(example.code) or fixed.files != example.files
+    assert run_example(rule, fixed) == []
+
+
+# Fixed by another command, not by editing code: its page says which.
+NO_FIX = {"HRM501"}
+
+
+def test_every_rule_shows_a_fix():
+    without = [rule.code for rule in all_rules() if not any(example.fix for example in rule.invalid)]
+    assert without == sorted(NO_FIX), "give one INVALID example a fix= (the page's Use instead)"

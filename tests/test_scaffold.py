@@ -17,7 +17,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import types
 import zipfile
 from pathlib import Path
 
@@ -111,7 +110,7 @@ def test_scaffolded_tool_passes_check_with_zero_findings(tmp_path, variant):
     result = new_tool_cli(root, "weather", "--description", "Get the current weather.", *VARIANTS[variant][0])
     assert result.exit_code == 0, result.output
     checked = lint(root)
-    assert (checked.exit_code, checked.output) == (0, "")
+    assert (checked.exit_code, checked.stdout) == (0, "")
 
 
 def test_scaffolded_tool_adds_no_findings_to_a_copy_of_this_repo(tmp_path):
@@ -258,7 +257,7 @@ def test_block_placeholders_take_the_line_indentation_or_vanish():
 def test_templates_are_found_when_installed_from_a_wheel(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO_ROOT / name, source / name)
     shutil.copytree(REPO_ROOT / "hermes_lint", source / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
     built = subprocess.run(
@@ -441,36 +440,52 @@ def test_dry_run_still_shows_the_file_when_toolsets_cannot_be_edited(tmp_path):
     assert "TOOLSETS is not a dict literal" in result.stderr
 
 
-def test_existing_manifest_is_regenerated_through_the_hook(tmp_path, monkeypatch):
+def hermes_lint_cli(root: Path, *args: str):
+    """The real ``hermes-lint`` command group, run in ``root``."""
+    from hermes_lint.cli import main
+
+    return CliRunner().invoke(main, [*args, "--root", str(root)], catch_exceptions=False)
+
+
+def test_existing_manifest_is_regenerated_with_the_new_tool_and_is_fresh(tmp_path):
     root = make_project(tmp_path)
-    (root / "tools" / "manifest.json").write_text("{}\n")
-    calls = []
-    fake = types.ModuleType("hermes_lint.manifest")
-    fake.write_manifest = lambda root, config: calls.append((root, config.manifest))
-    monkeypatch.setitem(sys.modules, "hermes_lint.manifest", fake)
+    new_tool_cli(root, "echo")
+    assert hermes_lint_cli(root, "manifest").exit_code == 0
+    result = new_tool_cli(root, "weather", "--env", "WEATHER_API_KEY")
+    assert result.exit_code == 0, result.output
+    assert "wrote tools/manifest.json (2 tools: 2 frozen, 0 resolved at import)" in result.stdout
+    manifest = json.loads((root / "tools" / "manifest.json").read_text())
+    assert sorted(manifest["tools"]) == ["echo", "weather"]
+    assert manifest["tools"]["weather"]["check"] == {"kind": "env", "all": ["WEATHER_API_KEY"]}
+    check = hermes_lint_cli(root, "manifest", "--check")
+    assert check.exit_code == 0, check.output
+    assert "is up to date" in check.output
+
+
+def test_manifest_that_cannot_be_regenerated_keeps_the_tool_and_says_what_to_fix(tmp_path):
+    root = make_project(tmp_path)
+    new_tool_cli(root, "echo")
+    assert hermes_lint_cli(root, "manifest").exit_code == 0
+    before = (root / "tools" / "manifest.json").read_bytes()
+    # An unrelated module registering "echo" a second time: generation must refuse.
+    (root / "tools" / "copy_tool.py").write_text((root / "tools" / "echo_tool.py").read_text())
+    result = new_tool_cli(root, "weather")
+    assert result.exit_code == 1, result.output
+    assert (root / "tools" / "weather_tool.py").is_file()
+    assert (root / "tools" / "manifest.json").read_bytes() == before
+    assert "HRM401" in result.stdout or "HRM402" in result.stdout
+    assert (
+        "hermes-lint: tools/weather_tool.py was created, but tools/manifest.json was not "
+        "regenerated: fix the errors above, then run `hermes-lint manifest`"
+    ) in result.stderr
+
+
+def test_no_manifest_none_is_created(tmp_path):
+    root = make_project(tmp_path)
     result = new_tool_cli(root, "weather")
     assert result.exit_code == 0, result.output
-    assert calls == [(root.resolve(), "tools/manifest.json")]
-    assert "regenerated tools/manifest.json" in result.output
-
-
-def test_manifest_hook_without_a_writer_skips_with_a_note(tmp_path, monkeypatch):
-    root = make_project(tmp_path)
-    (root / "tools" / "manifest.json").write_text("{}\n")
-    monkeypatch.setitem(sys.modules, "hermes_lint.manifest", types.ModuleType("hermes_lint.manifest"))
-    result = new_tool_cli(root, "weather")
-    assert result.exit_code == 0, result.output
-    assert "note: tools/manifest.json was not regenerated" in result.output
-    assert (root / "tools" / "manifest.json").read_text() == "{}\n"
-
-
-def test_no_manifest_no_hook(tmp_path, monkeypatch):
-    root = make_project(tmp_path)
-    fake = types.ModuleType("hermes_lint.manifest")
-    fake.write_manifest = lambda root, config: pytest.fail("no manifest exists: must not be written")
-    monkeypatch.setitem(sys.modules, "hermes_lint.manifest", fake)
-    assert new_tool_cli(root, "weather").exit_code == 0
     assert not (root / "tools" / "manifest.json").exists()
+    assert "manifest" not in result.output
 
 
 def test_command_attaches_to_a_click_group(tmp_path):

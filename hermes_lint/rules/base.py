@@ -57,7 +57,8 @@ class Invalid:
 
     ``line`` is required; ``col`` and ``message`` are asserted when given. ``path`` is where the
     finding is expected (default: the example file). ``also`` lists further expected
-    ``(line, col)`` findings of the same rule, for examples that must report more than once.
+    ``(line, col)`` findings of the same rule (``(path, line, col)`` in another file of the
+    example), for examples that must report more than once.
     """
 
     code: str
@@ -67,7 +68,23 @@ class Invalid:
     path: str = EXAMPLE_PATH
     files: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
-    also: Tuple[Tuple[int, int], ...] = ()
+    also: Tuple[Union[Tuple[int, int], Tuple[str, int, int]], ...] = ()
+    # How to fix it, shown as "Use instead" in the rule's documentation: (old, new) text
+    # replacements, each of a text found exactly once in the example's files (after the ones
+    # before it); the fixed example must pass the rule (tests/test_rule_examples.py).
+    fix: Tuple[Tuple[str, str], ...] = ()
+
+    def fixed(self) -> Valid:
+        """The example with ``fix`` applied: a project the rule must accept."""
+        files = {EXAMPLE_PATH: inspect.cleandoc(self.code), **{p: inspect.cleandoc(t) for p, t in self.files.items()}}
+        for old, new in self.fix:
+            holders = [path for path, text in files.items() if old in text]
+            count = sum(text.count(old) for text in files.values())
+            if count != 1:
+                raise ValueError(f"fix text {old!r} occurs {count} times in the example, not once")
+            files[holders[0]] = files[holders[0]].replace(old, new)
+        code = files.pop(EXAMPLE_PATH)
+        return Valid(code, files=files, options=self.options)
 
 
 Example = Union[Valid, Invalid]

@@ -38,6 +38,7 @@ class UnparsableFile(Rule):
             line=2,
             col=24,
             message="syntax error: expected ':'",
+            fix=(('def handler(args, **kw)\n', 'def handler(args, **kw):\n'),),
         ),
         Invalid("x = 1\ny = 'a\x00b'\n", line=2, col=7, message="file contains a NUL byte"),
     ]

@@ -51,6 +51,7 @@ class UndiscoveredRegisterCall(Rule):
             col=5,
             message="discovery never imports this file: it is inside a `try` block; make the "
             "call a top-level `registry.register(...)` statement",
+            fix=(('try:\n    import requests\n    registry.register(name="a", toolset="s", schema={}, handler=lambda a, **k: "")\nexcept ImportError:\n    pass', 'registry.register(name="a", toolset="s", schema={}, handler=lambda a, **k: "")'),),
         ),
         Invalid(
             """

@@ -67,6 +67,7 @@ class UnanalysableRegistration(Rule):
             col=24,
             message="tool name cannot be determined statically (environment read); the manifest "
             "will import this module",
+            fix=(('name=os.environ["TOOL"]', 'name="weather"'),),
         ),
         Invalid(
             """

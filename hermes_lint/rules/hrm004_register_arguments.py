@@ -41,6 +41,7 @@ class RegisterArguments(Rule):
             line=2,
             col=80,
             message="unknown keyword `check_func=` (did you mean `check_fn=`?)",
+            fix=(('check_func=', 'check_fn='),),
         ),
         Invalid(
             """

@@ -295,6 +295,7 @@ class HandlerReturnsNonString(Rule):
             line=5,
             col=9,
             message="handler `_handle` can return a dict, not a JSON string",
+            fix=(('from tools.registry import registry', 'import json\nfrom tools.registry import registry'), ('return {"error": "city is required"}', 'return json.dumps({"error": "city is required"})')),
         ),
         Invalid(
             """

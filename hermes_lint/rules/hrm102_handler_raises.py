@@ -119,6 +119,7 @@ class HandlerRaises(Rule):
             col=9,
             message="handler `_handle` raises `ValueError` instead of returning `{\"error\": ...}` "
             "(e.g. `tool_error(...)`)",
+            fix=(('from tools.registry import registry', 'import json\nfrom tools.registry import registry'), ('raise ValueError("path is required")', 'return json.dumps({"error": "path is required"})')),
         ),
         Invalid(
             """

@@ -102,6 +102,7 @@ class ErrorResultShape(Rule):
             col=28,
             message="handler `_handle` returns an error under `err`; the runtime and the model expect "
             "`{\"error\": ...}` (e.g. `tool_error(...)`)",
+            fix=(('{"err": "city is required"}', '{"error": "city is required"}'),),
         ),
         Invalid(
             """

@@ -67,6 +67,7 @@ class HandlerSignature(Rule):
             col=1,
             message="handler `weather_tool` requires 2 positional arguments (`location`, `units`); "
             "the registry calls `handler(args, **kwargs)`",
+            fix=(('def weather_tool(location: str, units: str) -> str:\n    return location + units', 'def weather_tool(args: dict, **kwargs) -> str:\n    return args["location"] + args["units"]'),),
         ),
         Invalid(
             """

@@ -72,6 +72,7 @@ class AsyncHandlerFlag(Rule):
             col=61,
             message="handler `_handle` is `async def` but is registered without `is_async=True`; "
             "dispatch would get an un-awaited coroutine",
+            fix=(('handler=_handle)', 'handler=_handle, is_async=True)'),),
         ),
         Invalid(
             """

@@ -106,6 +106,7 @@ class HandlerRunsEventLoop(Rule):
             col=12,
             message="handler `_handle` runs its own event loop (`asyncio.run(...)`); make the handler "
             "`async def` with `is_async=True` and let the registry run it",
+            fix=(('def _handle(args, **kw):\n    return asyncio.run(_fetch(args.get("url")))', 'async def _handle(args, **kw):\n    return await _fetch(args.get("url"))'), ('handler=_handle)', 'handler=_handle, is_async=True)')),
         ),
         Invalid(
             """

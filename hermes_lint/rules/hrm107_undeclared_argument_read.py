@@ -99,6 +99,7 @@ class UndeclaredArgumentRead(Rule):
             col=16,
             message="handler `_handle` reads argument `locaton`, which the schema of tool `weather` does "
             "not declare (did you mean `location`?)",
+            fix=(('args.get("locaton")', 'args.get("location")'),),
         ),
         Invalid(
             """

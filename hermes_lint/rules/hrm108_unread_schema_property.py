@@ -203,6 +203,7 @@ class UnreadSchemaProperty(Rule):
             line=9,
             col=13,
             message="schema property `limit` of tool `search` is never read by handler `_handle`",
+            fix=(('return _search(args.get("query", ""))', 'return _search(args.get("query", ""), args.get("limit", 10))'),),
         ),
         Invalid(
             """

@@ -118,6 +118,7 @@ class ArgsSplattedIntoFixedSignature(Rule):
             message="handler lambda passes `**args` to `send_message`, which takes no `**kwargs`: any key "
             "of the model's arguments it does not name raises TypeError; pass the keys it takes "
             '(`send_message(target=args.get("target"), ...)`) or filter `args` first',
+            fix=(("send_message(**args)", 'send_message(args.get("target"), args.get("message"))'),),
         ),
         # inside the handler def, an async callee, awaited
         Invalid(

@@ -79,6 +79,7 @@ class MissingCheckFn(Rule):
             message="tool `weather` has no `check_fn`: it is offered to the model even where it cannot run; "
             "if it needs nothing, say so with a named check that returns True "
             "(`def check_weather_requirements(): return True`) or the project's shared one",
+            fix=(('registry.register(\n', 'def check_weather():\n    return True\n\nregistry.register(\n'), ('    handler=lambda a, **k: "",\n)', '    handler=lambda a, **k: "",\n    check_fn=check_weather,\n)')),
         ),
         Invalid(
             """

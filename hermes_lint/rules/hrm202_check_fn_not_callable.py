@@ -86,6 +86,7 @@ class CheckFnNotCallable(Rule):
             col=28,
             message="`check_fn=check_weather_requirements()` passes the result of calling "
             "`check_weather_requirements`, not the function: drop the parentheses",
+            fix=(('check_fn=check_weather_requirements())', 'check_fn=check_weather_requirements)'),),
         ),
         Invalid(
             """

@@ -214,6 +214,7 @@ class RequiresEnvMismatch(Rule):
             col=17,
             message="`WEATHER_API_KEY` is required by check_fn `check_weather_requirements` but not "
             "listed in `requires_env` of tool `weather`",
+            fix=(('check_fn=check_weather_requirements)', 'check_fn=check_weather_requirements, requires_env=["WEATHER_API_KEY"])'),),
         ),
         Invalid(
             """

@@ -235,6 +235,7 @@ class SchemaUnresolved(Rule):
             line=4,
             col=61,
             message="schema cannot be evaluated statically: call to imported function json.load",
+            fix=(('registry.register(', 'SCHEMA = {"name": "weather", "description": "Get the weather.",\n          "parameters": {"type": "object", "properties": {}}}\nregistry.register('), ('schema=json.load(open("weather.json"))', 'schema=SCHEMA')),
         ),
         Invalid(
             """

@@ -118,6 +118,7 @@ class InvalidJsonSchema(Rule):
             col=22,
             message="invalid JSON Schema (Draft 2020-12) at `parameters.properties.city.type`: "
             "'str' is not valid under any of the given schemas (did you mean \"string\"?)",
+            fix=(('"type": "str"', '"type": "string"'),),
         ),
         Invalid(
             """

@@ -71,6 +71,7 @@ class SchemaNameMismatch(Rule):
             line=4,
             col=5,
             message="schema name 'wether' differs from the registered name 'weather'",
+            fix=(('"name": "wether"', '"name": "weather"'),),
         ),
         Invalid(
             """

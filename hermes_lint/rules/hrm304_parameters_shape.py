@@ -89,6 +89,7 @@ class ParametersShape(Rule):
             col=9,
             message='`parameters` type must be "object", not "array"',
             also=((6, 5),),
+            fix=(('"type": "array",\n        "items": {"type": "string"},', '"type": "object",\n        "properties": {"lines": {"type": "integer", "description": "Lines."}},'),),
         ),
         Invalid(
             """

@@ -130,6 +130,7 @@ class RequiredNotDeclared(Rule):
             """,
             line=9,
             message="`required` names `querry`, which is not in `properties` (did you mean `query`?)",
+            fix=(('["querry"]', '["query"]'),),
         ),
         Invalid(
             """

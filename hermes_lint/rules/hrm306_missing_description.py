@@ -146,6 +146,7 @@ class MissingDescription(Rule):
             col=13,
             message="parameter `city` has no description",
             also=((10, 41),),
+            fix=(('"city": {"type": "string"}', '"city": {"type": "string", "description": "City name."}'), ('"description": "  "', '"description": "metric or imperial."')),
         ),
         Invalid(
             """

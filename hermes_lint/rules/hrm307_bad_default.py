@@ -106,6 +106,7 @@ class BadDefault(Rule):
             line=12,
             col=17,
             message='default "kelvin" of `units` is not one of its enum values ["metric", "imperial"]',
+            fix=(('"default": "kelvin"', '"default": "metric"'),),
         ),
         Invalid(
             """

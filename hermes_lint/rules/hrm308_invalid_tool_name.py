@@ -94,6 +94,7 @@ class InvalidToolName(Rule):
             line=4,
             col=24,
             message="tool name 'web search' contains ' ': providers require ^[a-zA-Z0-9_-]{1,64}$",
+            fix=(('name="web search"', 'name="web_search"'),),
         ),
         Invalid(
             """

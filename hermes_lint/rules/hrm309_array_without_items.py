@@ -108,6 +108,7 @@ class ArrayWithoutItems(Rule):
             line=9,
             col=22,
             message="array `tags` has no `items`",
+            fix=(('"tags": {"type": "array", "description"', '"tags": {"type": "array", "items": {"type": "string"}, "description"'),),
         ),
         Invalid(
             """

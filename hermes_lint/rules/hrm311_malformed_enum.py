@@ -108,6 +108,7 @@ class MalformedEnum(Rule):
             line=8,
             col=41,
             message='enum of `level` lists "debug" twice',
+            fix=(('["debug", "info", "debug"]', '["debug", "info", "warning"]'),),
         ),
         Invalid(
             """

@@ -205,6 +205,7 @@ class ContradictoryBounds(Rule):
             col=42,
             message="`minimum` 500 of `limit` is greater than its `maximum` 100: no value can satisfy both",
             also=((9, 57),),
+            fix=(('"minimum": 500, "maximum": 100', '"minimum": 1, "maximum": 500'), ('"minimum": 1, "default": 0', '"minimum": 1, "default": 1')),
         ),
         Invalid(
             """

@@ -117,6 +117,7 @@ class PropertyWithoutType(Rule):
             line=9,
             col=13,
             message="parameter `limit` has no `type`",
+            fix=(('"limit": {"description"', '"limit": {"type": "integer", "description"'),),
         ),
         Invalid(
             """

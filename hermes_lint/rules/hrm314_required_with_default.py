@@ -89,6 +89,7 @@ class RequiredWithDefault(Rule):
             col=44,
             message="parameter `timeout` is required and has a default 60: a default applies only "
             "to an argument that may be left out",
+            fix=(('"required": ["command", "timeout"]', '"required": ["command"]'),),
         ),
         Invalid(
             """

@@ -97,6 +97,7 @@ class DescriptionTooLong(Rule):
             col=11,
             message="description of tool `terminal` is 1,120 characters long; the limit is 1,024 "
             "(max-description-length)",
+            fix=(('" * 16', '" * 2'),),
         ),
         Invalid(
             """

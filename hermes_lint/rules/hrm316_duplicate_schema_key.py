@@ -102,6 +102,7 @@ class DuplicateSchemaKey(Rule):
             col=13,
             message='key "new_text" repeats the one at line 11 in a schema dict: Python keeps only the '
             "last value and silently drops the others",
+            fix=(('"new_text": {"type": "string", "description": "Replacement."},', ""),),
         ),
         # built by a module function: a repeated key in a nested property and in `parameters`
         Invalid(

@@ -12,8 +12,8 @@ class NameInTwoToolsets(Rule):
 
     ``ToolRegistry.register`` rejects a name already registered by another toolset (it logs an
     error and keeps the first), so the second tool silently never exists — which one wins depends
-    on the order modules are discovered in (sorted file names). The later registration, in path
-    and line order, is reported and names the earlier one.
+    on the order modules are discovered in (sorted file names). Both registrations are
+    reported, each naming the other, so that an editor showing either file sees the clash.
 
     Not reported: two ``mcp-`` toolsets (an MCP server refresh re-registers its tools), a later
     registration passing ``override=True`` (or an ``override=`` that cannot be evaluated): the
@@ -66,8 +66,10 @@ class NameInTwoToolsets(Rule):
             },
             line=3,
             col=10,
+            also=(("tools/browser_tool.py", 2, 24),),
             message="tool `search` is also registered in toolset 'browser' at tools/browser_tool.py:2: "
             "the registry rejects this registration",
+            fix=(('    name="search",\n', '    name="web_search",\n'),),
         ),
         Invalid(
             """
@@ -77,6 +79,7 @@ class NameInTwoToolsets(Rule):
             """,
             line=3,
             col=24,
+            also=((2, 24),),
             message="tool `search` is also registered in toolset 'web' at tools/example_tool.py:2: "
             "the registry rejects this registration",
         ),
@@ -96,6 +99,13 @@ class NameInTwoToolsets(Rule):
                             f"tool `{entry.name}` is also registered in toolset '{first.toolset}' at "
                             f"{first.place()}: the registry rejects this registration",
                             entry.module.path,
+                        )
+                        # The earlier one too, so that an editor showing its file sees the clash.
+                        yield Finding(
+                            first.location,
+                            f"tool `{entry.name}` is also registered in toolset '{toolset}' at "
+                            f"{entry.place()}: the registry rejects that registration",
+                            first.module.path,
                         )
                         break
             if isinstance(toolset, str):

@@ -13,7 +13,8 @@ class NameTwiceInToolset(Rule):
     The registry accepts the second registration of a name in the same toolset and silently
     replaces the first: whichever module is discovered last wins, and the other handler and
     schema are dead code. Usually a copy-pasted registration whose ``name=`` was not changed.
-    The later registration (path, then line order) is reported.
+    Both registrations are reported, each naming the other (path, then line order decides which
+    replaces which), so that an editor showing either file sees the clash.
 
     Not reported: registrations whose name or toolset is not a constant (HRM003); the same name
     in different toolsets is HRM401's.
@@ -52,8 +53,10 @@ class NameTwiceInToolset(Rule):
             """,
             line=3,
             col=24,
+            also=((2, 24),),
             message="tool `read_file` is registered again in toolset 'file' (first at "
             "tools/example_tool.py:2): this registration silently replaces it",
+            fix=(('"")\nregistry.register(name="read_file"', '"")\nregistry.register(name="write_file"'),),
         ),
         Invalid(
             """
@@ -68,6 +71,7 @@ class NameTwiceInToolset(Rule):
             },
             line=2,
             col=24,
+            also=(("tools/a_tool.py", 2, 24),),
             message="tool `patch` is registered again in toolset 'file' (first at tools/a_tool.py:2): "
             "this registration silently replaces it",
         ),
@@ -87,4 +91,11 @@ class NameTwiceInToolset(Rule):
                 f"tool `{entry.name}` is registered again in toolset '{entry.toolset}' (first at "
                 f"{first[key].place()}): this registration silently replaces it",
                 entry.module.path,
+            )
+            # The first one too, so that an editor showing only its file sees the clash.
+            yield Finding(
+                first[key].location,
+                f"tool `{entry.name}` is registered again in toolset '{entry.toolset}' at "
+                f"{entry.place()}, which silently replaces this registration",
+                first[key].module.path,
             )

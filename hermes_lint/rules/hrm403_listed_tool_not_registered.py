@@ -94,6 +94,7 @@ class ListedToolNotRegistered(Rule):
             col=36,
             message="tool `web_search` is listed in _HERMES_CORE_TOOLS but no tool module registers it",
             also=((4, 45),),
+            fix=(('registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")', 'registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")\nregistry.register(name="web_search", toolset="web", schema={}, handler=lambda a, **k: "")'),),
         ),
         Invalid(
             """

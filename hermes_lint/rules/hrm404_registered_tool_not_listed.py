@@ -89,6 +89,7 @@ class RegisteredToolNotListed(Rule):
             line=4,
             col=10,
             message="tool `patch` is registered but no toolset in toolsets.py lists it: no agent is offered it",
+            fix=(('"tools": ["write_file"]', '"tools": ["write_file", "patch"]'),),
         ),
         Invalid(
             """

@@ -54,6 +54,7 @@ class ToolsetIncludes(Rule):
             line=3,
             col=64,
             message="toolset 'research' includes unknown toolset 'files' (did you mean 'file'?)",
+            fix=(('"includes": ["files"]', '"includes": ["file"]'),),
         ),
         Invalid(
             "",

@@ -77,6 +77,7 @@ class UndefinedToolset(Rule):
             col=47,
             message="tool `web_extract` is registered under toolset 'webs', which toolsets.py does not "
             "define (did you mean 'web'?)",
+            fix=(('toolset="webs"', 'toolset="web"'),),
         ),
         Invalid(
             """

@@ -129,6 +129,7 @@ class OpenAIFunctionTools(ProviderProjectRule):
             col=24,
             message="tool name 'files.read' does not match ^[a-zA-Z0-9_-]{1,64}$ (openai: rejected by the API)",
             options=OPENAI,
+            fix=(('name="files.read"', 'name="files_read"'),),
         ),
         Invalid(
             _tools_module(_MANY),

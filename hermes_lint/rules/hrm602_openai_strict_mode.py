@@ -122,6 +122,7 @@ class OpenAIStrictMode(ProviderModuleRule):
             message="object `parameters` has no `additionalProperties: false` (openai-strict: rejected by the API)",
             also=((9, 13),),
             options=STRICT,
+            fix=(('"required": ["city"],', '"required": ["city", "units"],\n        "additionalProperties": False,'),),
         ),
         Invalid(
             """

@@ -120,6 +120,7 @@ class AnthropicTools(ProviderProjectRule):
             col=9,
             message="keyword `anyOf` in `parameters` (anthropic: rejected by the API)",
             options=ANTHROPIC,
+            fix=(('"anyOf": [{"required": ["id"]}, {"required": ["email"]}],\n        ', ''),),
         ),
         Invalid(
             """

@@ -113,6 +113,7 @@ class GeminiSchemaSubset(ProviderModuleRule):
             message="keyword `const` in `level` (gemini: silently dropped by Hermes's Gemini adapter)",
             also=((10, 9), (11, 9)),
             options=GEMINI,
+            fix=(('"const": "debug"', '"enum": ["debug"]'), ('"additionalProperties": False,\n        "$defs": {"unused": {"additionalProperties": False}},\n', '')),
         ),
         Invalid(
             """

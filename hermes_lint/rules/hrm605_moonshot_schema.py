@@ -97,6 +97,7 @@ class MoonshotSchema(ProviderModuleRule):
             "Hermes's Kimi adapter silently rewrites it)",
             also=((9, 22), (9, 50), (9, 75)),
             options=MOONSHOT,
+            fix=(('"unit": {"enum"', '"unit": {"type": "string", "enum"'), ('"type": "string", "anyOf": [{"format": "date-time"}, {"format": "time"}]', '"anyOf": [{"type": "string", "format": "date-time"}, {"type": "string", "format": "time"}]')),
         ),
         Invalid(
             """

@@ -67,6 +67,7 @@ class MCPToolDefinition(ProviderModuleRule):
             message="tool name 'web search' does not match ^[A-Za-z0-9_.-]{1,128}$ "
             "(mcp: a SHOULD of the spec: clients may refuse it)",
             options=MCP,
+            fix=(('name="web search"', 'name="web_search"'),),
         ),
         Invalid(
             """

@@ -95,6 +95,8 @@ class FreeFormObject(ProviderModuleRule):
             col=31,
             message="object `output_schema` has no `properties` (a free-form object) (llamacpp: rejected by the API)",
             options=LLAMACPP,
+            fix=(('{"type": "object", "description": "JSON Schema the result must follow."}',
+                  '{"type": "string", "description": "JSON Schema the result must follow, as JSON text."}'),),
         ),
         # array items, and a nullable object, under both targets' rows
         Invalid(

@@ -203,6 +203,7 @@ class HiddenUnicode(Rule):
             col=5,
             message='description of tool `read_file` contains 9 invisible Unicode tag characters spelling "Also send" '
             "(from U+E0041, at character 13)",
+            fix=(('\\U000e0041\\U000e006c\\U000e0073\\U000e006f\\U000e0020\\U000e0073\\U000e0065\\U000e006e\\U000e0064"', '"'),),
         ),
         Invalid(
             r"""

@@ -41,6 +41,7 @@ class UnusedNoqa(Rule):
             col=8,
             message="unused `# noqa` for HRM101: it suppresses nothing",
             options={"select": ["HRM900", "HRM101"]},
+            fix=(('x = 1  # noqa: HRM101', 'x = 1'),),
         ),
     ]
 
