@@ -217,7 +217,10 @@ def _read_toml(path: Path) -> Mapping[str, Any]:
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        from hermes_lint.regular_files import read_regular_file
+
+        text = read_regular_file(path).decode("utf-8")
+        return tomllib.loads(text.replace("\r\n", "\n").replace("\r", "\n"))  # as read_text() reads it
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     except RecursionError:
