@@ -8,8 +8,14 @@ Medians of ``--repeat`` runs; this machine's times are only meaningful as ratios
   without it, divided by the number of files: the plugin's added latency per file;
 - one file through stdin, as an editor runs it (a new flake8 process each time): with minus
   without, which includes reading the rest of the project;
+- a file that is not a tool module, through stdin: with and without;
+- a tool file just saved (its content changed before every run, as an editor linting on save):
+  with and without;
 - in process: the plugin's ``run()`` alone, for the first file (the whole project read) and for
   each further file of the same run.
+
+Each subprocess figure comes with its CPU time (the process's own rusage), steadier than wall
+time on a shared machine.
 
 Each "with" figure is given twice: with ``.hermes_lint_cache/`` warm (written by the previous run,
 or by ``hermes-lint check``: the steady state) and with no cache on disk (a project never checked
@@ -132,13 +138,22 @@ def make_project(root: Path, count: int) -> list:
     return [f"tools/{name}_tool.py" for name in names]
 
 
-def timed(command, cwd: Path, env: dict, stdin: bytes = None) -> float:
+def timed(command, cwd: Path, env: dict, stdin: bytes = None) -> tuple:
+    """(wall seconds, CPU seconds of the process): on a shared machine the CPU time is the
+    steadier of the two."""
     start = time.perf_counter()
-    completed = subprocess.run(command, cwd=cwd, env=env, input=stdin, capture_output=True)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    process.stdin.write(stdin or b"")
+    process.stdin.close()
+    stderr = process.stderr.read()
+    process.stderr.close()
+    _, status, usage = os.wait4(process.pid, 0)  # this child's own rusage
     elapsed = time.perf_counter() - start
-    if completed.returncode not in (0, 1) or completed.stderr:
-        raise SystemExit(f"{command} failed:\n{completed.stderr.decode(errors='replace')}")
-    return elapsed
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1) or stderr:
+        raise SystemExit(f"{command} failed:\n{stderr.decode(errors='replace')}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def drop_disk_cache(root: Path) -> None:
@@ -147,19 +162,24 @@ def drop_disk_cache(root: Path) -> None:
 
 def medians(repeat: int, make_command, cwd: Path, env: dict, stdin: bytes = None) -> dict:
     """Median seconds of: flake8 without the plugin; with it and a warm .hermes_lint_cache;
-    with it and no cache on disk (a project never checked before). Interleaved, one warm-up."""
+    with it and no cache on disk (a project never checked before). Interleaved, one warm-up.
+    Also the median CPU seconds of each, under the name + " cpu"."""
     variants = {
         "without": lambda: make_command("without"),
         "warm": lambda: make_command("with"),
         "cold": lambda: drop_disk_cache(cwd) or make_command("with"),
     }
     times = {name: [] for name in variants}
+    cpu = {name: [] for name in variants}
     for round_ in range(repeat + 1):
         for name, command in variants.items():
-            elapsed = timed(command(), cwd, env, stdin)
+            elapsed, used = timed(command(), cwd, env, stdin)
             if round_:
                 times[name].append(elapsed)
-    return {name: statistics.median(values) for name, values in times.items()}
+                cpu[name].append(used)
+    result = {name: statistics.median(values) for name, values in times.items()}
+    result.update({f"{name} cpu": statistics.median(values) for name, values in cpu.items()})
+    return result
 
 
 def in_process(root: Path, files: list, repeat: int):
@@ -227,7 +247,32 @@ def main() -> None:
             print(f"  one file through stdin, as an editor runs it: {m['without'] * 1000:.0f} ms without the plugin")
             for name in ("warm", "cold"):
                 print(f"    with it, {name} .hermes_lint_cache: {m[name] * 1000:.0f} ms, "
-                      f"+{(m[name] - m['without']) * 1000:.0f} ms per invocation")
+                      f"+{(m[name] - m['without']) * 1000:.0f} ms per invocation ({m[name] / m['without']:.2f}x; "
+                      f"CPU {m[name + ' cpu'] * 1000:.0f} ms vs {m['without cpu'] * 1000:.0f} ms: "
+                      f"{m[name + ' cpu'] / m['without cpu']:.2f}x)")
+            if label == ".pyc written":
+                other = root / "tools" / "__init__.py"  # not a tool module
+                other_run = lambda variant: [*base, variant, "--isolated", "--stdin-display-name",  # noqa: E731
+                                             "tools/__init__.py", "-"]
+                n = medians(options.repeat, other_run, root, env, stdin=other.read_bytes())
+                print(f"  a file that is not a tool module, through stdin: {n['without'] * 1000:.0f} ms without, "
+                      f"{n['warm'] * 1000:.0f} ms with the plugin ({n['warm'] / n['without']:.2f}x; CPU "
+                      f"{n['warm cpu'] / n['without cpu']:.2f}x)")
+                # An editor linting on save: the file changed since the last run, so it is checked.
+                saved = root / files[-1]
+                original = saved.read_text(encoding="utf-8")
+                saves = iter(range(10**6))
+
+                def after_save(variant):
+                    saved.write_text(original + f"# save {next(saves)}\n", encoding="utf-8")
+                    return [*base, variant, "--isolated", files[-1]]
+
+                n = medians(options.repeat, after_save, root, env)
+                saved.write_text(original, encoding="utf-8")
+                print(f"  one tool file just saved (changed since the last run): {n['without'] * 1000:.0f} ms "
+                      f"without, {n['warm'] * 1000:.0f} ms with the plugin ({n['warm'] / n['without']:.2f}x; CPU "
+                      f"{n['warm cpu'] * 1000:.0f} ms vs {n['without cpu'] * 1000:.0f} ms: "
+                      f"{n['warm cpu'] / n['without cpu']:.2f}x)")
 
         cold, reopened, warm = in_process(root, files, options.repeat)
         print("\n[in process, the plugin's run() alone]")

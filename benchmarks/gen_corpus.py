@@ -1,6 +1,6 @@
 """Generate a clean project of N realistic tool modules, for the speed benchmark of `check`.
 
-    python benchmarks/gen_corpus.py N DIR [--seed S]
+    python benchmarks/gen_corpus.py N DIR [--seed S] [--real-sized]
 
 Writes ``DIR/tools/<name>_tool.py`` for N tools, ``DIR/tools/__init__.py`` and ``DIR/toolsets.py``
 listing every tool. Each tool file is 80-150 lines, shaped like the built-in tools: standard
@@ -10,6 +10,10 @@ and returns ``json.dumps(...)`` on every path (errors as ``{"error": ...}``), an
 schema with 2-5 described properties, an ``enum`` and ``required``. Schemas are written as
 literals (most), with a ``**`` merge of shared properties, or built by a module function, as real
 tool files do. Tools are spread over toolsets of varied sizes, some bundled by ``includes``.
+
+With ``--real-sized``, the N files are shaped like published tool modules instead: 500-3,000
+lines each, several registrations, long schemas, lambdas, helpers and classes
+(``gen_real_sized.py``).
 
 The project is clean under ``hermes-lint check`` (0 findings): it measures the common case.
 Deterministic: the same N and seed write the same bytes. ``generate(n, directory, seed)`` is the
@@ -456,13 +460,19 @@ def toolsets_source(members: Dict[str, List[str]], rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-def generate(n: int, directory, seed: int = 0) -> List[Path]:
+# Registrations per real-sized module: mostly one or two, a few modules with many.
+REGISTRATIONS_PER_MODULE = ([1, 2, 3, 4, 6, 10], [40, 25, 15, 10, 6, 4])
+
+
+def generate(n: int, directory, seed: int = 0, real_sized: bool = False) -> List[Path]:
     """Write the project into ``directory``; return the tool files written, in order."""
     rng = random.Random(seed)
     root = Path(directory)
     tools_dir = root / "tools"
     tools_dir.mkdir(parents=True, exist_ok=True)
     (tools_dir / "__init__.py").write_text('"""Generated benchmark tools."""\n', encoding="utf-8")
+    if real_sized:
+        return _generate_real_sized(n, root, rng)
     assignments = _toolsets(n, rng)
     members: Dict[str, List[str]] = {}
     written: List[Path] = []
@@ -477,13 +487,37 @@ def generate(n: int, directory, seed: int = 0) -> List[Path]:
     return written
 
 
+def _generate_real_sized(n: int, root: Path, rng: random.Random) -> List[Path]:
+    from gen_real_sized import real_sized_source
+
+    counts = rng.choices(*REGISTRATIONS_PER_MODULE, k=n)
+    assignments = _toolsets(sum(counts), rng)
+    members: Dict[str, List[str]] = {}
+    written: List[Path] = []
+    start = 0
+    for index, count in enumerate(counts):
+        toolsets = assignments[start : start + count]
+        start += count
+        names, source = real_sized_source(index, random.Random(rng.getrandbits(64)), toolsets)
+        for name, toolset in zip(names, toolsets):
+            members.setdefault(toolset, []).append(name)
+        path = root / "tools" / f"{names[0]}_tool.py"
+        path.write_text(source, encoding="utf-8")
+        written.append(path)
+    ordered = {name: members[name] for name in sorted(members)}
+    (root / "toolsets.py").write_text(toolsets_source(ordered, rng), encoding="utf-8")
+    return written
+
+
 def main(argv: Sequence[str] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", type=int, help="number of tool modules")
     parser.add_argument("directory", type=Path)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--real-sized", action="store_true",
+                        help="files shaped like published tool modules (500-3,000 lines, several tools)")
     options = parser.parse_args(argv)
-    written = generate(options.n, options.directory, options.seed)
+    written = generate(options.n, options.directory, options.seed, options.real_sized)
     print(f"wrote {len(written)} tool modules and toolsets.py under {options.directory}")
 
 

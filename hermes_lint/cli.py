@@ -220,7 +220,7 @@ def main() -> None:
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the diagnostics only: no summary line, no progress.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the per-file phase (default: number of cores).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
 def check(paths, root, config_file, output_format, select, extend_select, ignore, providers, changed, stdin_filename,
@@ -232,7 +232,7 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
     """
 
     def action() -> int:
-        from hermes_lint.runner import default_jobs, run_project
+        from hermes_lint.runner import run_project
 
         stdin = _stdin_path(paths, stdin_filename)
         if stdin is not None:
@@ -253,12 +253,12 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
                 relative = relative_paths(project_root, [str(stdin.parent)])[0]
                 relative = stdin.name if relative == "." else f"{relative}/{stdin.name}"
                 buffer = sys.stdin.buffer.read()
-                diagnostics = _check_buffer(project_root, config, relative, buffer, jobs or default_jobs(), not no_cache)
+                diagnostics = _check_buffer(project_root, config, relative, buffer, jobs, not no_cache)
                 sources = {relative: buffer}
             else:
                 wanted = relative_paths(project_root, given, outside_ok=changed) if paths else None
                 diagnostics = run_project(
-                    project_root, config, jobs=jobs or default_jobs(), use_cache=not no_cache
+                    project_root, config, jobs=jobs, use_cache=not no_cache
                 )
                 if changed:
                     everywhere = _project_rule_codes()

@@ -163,7 +163,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
         read_modules.pop(source.path, None)
         if read_modules:
             facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))
-    noqa = tuple(find_noqa_comments(parsed.text).values()) if parsed.text else ()
+    noqa = tuple(find_noqa_comments(parsed.text, parsed.tree).values()) if parsed.text else ()
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
 

@@ -9,6 +9,9 @@ The rest of the project is read once per flake8 run (``parse_options`` marks a n
 snapshot that every file of a ``flake8 tools/`` run reuses, project-rule findings included. Its
 per-file results come from ``.hermes_lint_cache/``, the cache ``hermes-lint check`` keeps (keyed
 by file stat, then content hash), so an editor's flake8 process re-checks only changed files.
+A file saved as it is (no ``# noqa`` in it) gets the diagnostics of ``hermes-lint check``: of a
+project unchanged since the last run, those it stored, without the checking machinery even being
+imported.
 
 flake8 applies ``# noqa`` itself (``--disable-noqa``, its own per-file-ignores): the plugin reports
 its diagnostics before any suppression, and never HRM900. ``[tool.hermes-lint]`` select, ignore
@@ -23,7 +26,6 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
-from hashlib import sha256
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -44,6 +46,7 @@ _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated 
 _configs: Dict[str, Tuple[Optional[Tuple[int, ...]], Config]] = {}  # root -> (pyproject stat, config)
 _modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result)
 _snapshots: Dict[str, "ProjectSnapshot"] = {}  # root -> the project as this run read it
+_stored: Dict[str, Tuple[int, Dict[str, List[Diagnostic]]]] = {}  # root -> (run, check's diagnostics by path)
 
 
 def new_run() -> None:
@@ -55,7 +58,7 @@ def new_run() -> None:
 
 def clear_caches() -> None:
     """Forget every configuration and result this process holds (not the on-disk cache)."""
-    for cache in (_configs, _modules, _snapshots):
+    for cache in (_configs, _modules, _snapshots, _stored):
         cache.clear()
     new_run()
 
@@ -215,6 +218,10 @@ def check_buffer(
     text = "".join(lines)
     if kind == TOOL and not text_may_register_tools(text):
         return []  # cannot register or misplace a tool: nothing to say, and nothing parsed
+    stored = stored_diagnostics_in(project_root, relative, text) if use_cache else None
+    if stored is not None:
+        config = project_config(project_root)
+        return sorted({d for d in stored if d.code != "HRM900" and config.is_selected(d.code, d.path)})
     from hermes_lint.engine import UNUSED_NOQA, SourceFile
 
     project = project_snapshot(project_root, use_cache)
@@ -225,6 +232,8 @@ def check_buffer(
     if kind == TOOLSETS:
         unchanged = project.toolsets is not None and project.toolsets.data == data
     else:
+        from hashlib import sha256  # not on the path of a file whose diagnostics are stored
+
         unchanged = relative in project.results and project.results[relative].facts.sha256 == sha256(data).hexdigest()
     if unchanged:
         diagnostics = project.diagnostics_in(relative)  # the project as on disk: rules ran once
@@ -244,6 +253,32 @@ def check_buffer(
             if d.path == relative and d.code != UNUSED_NOQA and config.is_selected(d.code, d.path)
         }
     )
+
+
+def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List[Diagnostic]]:
+    """This file's diagnostics as ``hermes-lint check`` reports them, when they are what the
+    plugin would compute: ``text`` is the file on disk and holds no ``# noqa`` (``check``'s
+    diagnostics are after suppression; flake8 suppresses by itself). Else None.
+
+    The editor's case, each save a new flake8 process: ``check``'s warm path reuses the last
+    run's stored diagnostics when no input changed, without importing the checking machinery;
+    else it checks what changed and stores them for the next process. Once per flake8 run."""
+    from hermes_lint.noqa import may_have_noqa
+
+    if may_have_noqa(text):
+        return None
+    data = _read_bytes(os.path.join(root, relative))
+    if data is None or as_flake8_reads(data) != text:
+        return None
+    memo = _stored.get(str(root))
+    if memo is None or memo[0] != _run:
+        from hermes_lint.runner import run_project
+
+        by_path: Dict[str, List[Diagnostic]] = {}
+        for diagnostic in run_project(root, project_config(root), use_cache=True):
+            by_path.setdefault(diagnostic.path, []).append(diagnostic)
+        memo = _stored[str(root)] = (_run, by_path)
+    return memo[1].get(relative, [])
 
 
 _reported_config_errors: set = set()

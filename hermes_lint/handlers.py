@@ -1144,8 +1144,6 @@ def _analyse_function(node: ast.AST, name: str, analyzer: HandlerAnalyzer) -> Fu
             callee = analyzer.is_module_call(child, facts)
             if callee and callee not in facts.called_functions:
                 facts.called_functions.append(callee)
-    if facts.event_loop_calls and _probes_running_loop(facts, analyzer):
-        facts.event_loop_calls = []  # a loop-aware bridge: it starts a loop only when none runs
     return facts
 
 
@@ -1314,25 +1312,6 @@ def _event_loop_call(call: ast.Call, analyzer: HandlerAnalyzer, fn: FunctionFact
         if analyzer.is_import(func, fn, target):
             return f"{ast.unparse(func)}(...)"
     return None
-
-
-def _probes_running_loop(fn: FunctionFacts, analyzer: HandlerAnalyzer) -> bool:
-    """``fn`` asks whether a loop is running: ``loop.is_running()``, ``asyncio._get_running_loop()``,
-    or ``asyncio.get_running_loop()`` inside a ``try`` that catches its RuntimeError (it raises
-    exactly when no loop runs). ``get_event_loop()`` alone is no probe: it returns the running loop."""
-    for child, _ in fn.pairs:
-        if not isinstance(child, ast.Call):
-            continue
-        func = child.func
-        if isinstance(func, ast.Attribute) and func.attr == "is_running" and not child.args:
-            return True
-        if analyzer.is_import(func, fn, "asyncio._get_running_loop", "asyncio.events._get_running_loop"):
-            return True
-        if analyzer.is_import(func, fn, "asyncio.get_running_loop", "asyncio.events.get_running_loop"):
-            tries = (p for p in _ancestors(child, fn.parents) if isinstance(p, _TRY_NODES))
-            if any(_handler_may_catch(h, "RuntimeError") for t in tries for h in t.handlers):
-                return True
-    return False
 
 
 # --- args uses ------------------------------------------------------------------------------

@@ -1,21 +1,32 @@
 """``# noqa`` comments: which lines suppress which codes.
 
 Same syntax as flake8 and ruff: ``# noqa`` suppresses everything on its line, ``# noqa: HRM101,HRM107``
-only the codes it lists. Only comment tokens count, so the words inside a string do not.
+only the codes it lists. Only comments count, so the words inside a string do not.
+
+Tokenizing a whole file to find its comments cost more than parsing it, so a file is read where a
+``noqa`` can be: one regular-expression search over the text finds every ``# noqa``-looking spot
+(none, in most files: nothing else is done). A ``#`` outside every string literal of the syntax
+tree starts or continues a comment, since Python has no other use for it; one inside a string
+literal's span is a comment only between the pieces of an implicit concatenation, so that
+literal alone is tokenized. Without a syntax tree (a file that does not parse) the whole text is
+tokenized, as before.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
     re.IGNORECASE,
 )
+# Python's own line breaks (the syntax tree's line numbers), not str.splitlines's.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -25,10 +36,49 @@ class NoqaComment:
     codes: Optional[Tuple[str, ...]]  # None: a bare `# noqa`, suppressing every code
 
 
-def find_noqa_comments(text: str) -> Dict[int, NoqaComment]:
-    """Line number -> the noqa comment on that line."""
-    if "noqa" not in text and "NOQA" not in text.upper():
-        return {}  # the common case, without tokenizing
+def may_have_noqa(text: str) -> bool:
+    """False when ``text`` certainly holds no noqa comment (one regular-expression search)."""
+    return _NOQA.search(text) is not None
+
+
+def find_noqa_comments(text: str, tree: Optional[ast.Module] = None) -> Dict[int, NoqaComment]:
+    """Line number -> the noqa comment on that line. ``tree``: ``text`` parsed (``ast.parse``);
+    with it, only the string literals around ``# noqa``-looking text are tokenized."""
+    if not may_have_noqa(text):
+        return {}  # the common case: no search beyond this one
+    if tree is None:
+        return _tokenized(text)
+    if "\r" in text:
+        text = _LINE_BREAK.sub("\n", text)  # same lines and columns, one kind of break
+    lines = text.split("\n")
+    found: Dict[int, NoqaComment] = {}
+    literals: Dict[int, Dict[int, NoqaComment]] = {}  # id(literal) -> the comments inside it
+    number, line_start, counted = 1, 0, 0
+    # A match never holds a second '#', so no candidate hides inside another's match.
+    for candidate in _NOQA.finditer(text):
+        position = candidate.start()
+        breaks = text.count("\n", counted, position)
+        if breaks:
+            number += breaks
+            line_start = text.rindex("\n", counted, position) + 1
+        counted = position
+        line = lines[number - 1]
+        col = position - line_start
+        if number in found or _NOQA.match(line, col) is None:  # (the match crossed a line)
+            continue
+        literal = _literal_around(tree, number, _byte_col(line, col))
+        if literal is None:  # outside every string: in a comment
+            _add(found, number, col, line[col:])
+        elif id(literal) not in literals:
+            inside = _comments_inside(literal, lines)
+            if inside is None:  # cannot happen for a parsed file; stay exact anyway
+                return _tokenized(text)
+            literals[id(literal)] = inside
+            found.update(inside)
+    return found
+
+
+def _tokenized(text: str) -> Dict[int, NoqaComment]:
     found: Dict[int, NoqaComment] = {}
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -40,6 +90,55 @@ def find_noqa_comments(text: str) -> Dict[int, NoqaComment]:
             position = line.find("#")
             if position >= 0:
                 _add(found, number, position, line[position:])
+    return found
+
+
+def _byte_col(line: str, position: int) -> int:
+    """The syntax tree counts columns in UTF-8 bytes."""
+    return position if line.isascii() else len(line[:position].encode("utf-8"))
+
+
+_STRING_VALUES = (str, bytes)
+
+
+def _literal_around(tree: ast.Module, line: int, col: int) -> Optional[ast.expr]:
+    """The string literal (``Constant`` or f-string) whose source span holds ``(line, col)``."""
+    here = (line, col)
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        end = getattr(node, "end_lineno", None)
+        if end is not None:
+            first = getattr(node, "decorator_list", None)  # decorators come before the `def`
+            start = first[0] if first else node
+            if here < (start.lineno, start.col_offset - (1 if first else 0)) or here >= (end, node.end_col_offset):
+                continue
+            if isinstance(node, ast.JoinedStr) or (
+                isinstance(node, ast.Constant) and isinstance(node.value, _STRING_VALUES)
+            ):
+                return node
+        stack.extend(ast.iter_child_nodes(node))  # nodes without a position: their children
+    return None
+
+
+def _comments_inside(literal: ast.expr, lines: List[str]) -> Optional[Dict[int, NoqaComment]]:
+    """The noqa comments between the pieces of one (implicitly concatenated) string literal."""
+    first, last = literal.lineno - 1, literal.end_lineno - 1
+    chunk = [line.encode("utf-8") for line in lines[first : last + 1]]
+    chunk[-1] = chunk[-1][: literal.end_col_offset]
+    head = chunk[0][: literal.col_offset].decode("utf-8")
+    chunk[0] = chunk[0][literal.col_offset :]
+    # In parentheses, the pieces' line breaks and indentation mean nothing to the tokenizer.
+    segment = "(" + b"\n".join(chunk).decode("utf-8") + ")"
+    found: Dict[int, NoqaComment] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(segment).readline):
+            if token.type == tokenize.COMMENT:
+                row, col = token.start
+                offset = len(head) + col - 1 if row == 1 else col
+                _add(found, first + row, offset, token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return None
     return found
 
 

@@ -30,12 +30,39 @@ if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstrin
 
 StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of``
 
-# Below this many files to check, starting worker processes costs more than it saves.
-PARALLEL_THRESHOLD = 64
+# A worker costs CPU however little it does (~30 ms to fork and stop, then the pages it touches
+# copied and its results pickled back: ~0.05 ms per KB of source), while checking costs ~0.2 ms
+# (real tool modules, much of them plain code) to ~1 ms (dense tool modules) per KB: each
+# process must be given at least this much source to pay off.
+BYTES_PER_WORKER = 256 * 1024
 
 
-def default_jobs() -> int:
-    return os.cpu_count() or 1
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity, e.g. under ``taskset`` or a container)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def idle_cpus(cpus: int) -> int:
+    """Of ``cpus``, as many as the last minute's load average leaves idle (at least one), as
+    ``make -l`` judges it: on a machine whose cores are busy, more processes only share the same
+    time and add the cost of forking and collecting them. The load counts the whole machine (a
+    container sees its host's), so it is set against the whole machine's CPUs."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not available here: assume idle
+        return cpus
+    machine = max(cpus, os.cpu_count() or cpus)
+    return max(1, min(cpus, machine - int(load)))
+
+
+def worker_count(work_bytes: int, files: int, jobs: Optional[int], cpus: int) -> int:
+    """Processes for checking ``files`` files of ``work_bytes`` in all: as many as the work can
+    keep busy, no more than ``cpus``, nor than ``jobs`` when the user gave ``--jobs``."""
+    limit = cpus if jobs is None else min(jobs, cpus)
+    return max(1, min(limit, files, work_bytes // BYTES_PER_WORKER))
 
 
 class _Listing:
@@ -108,12 +135,17 @@ def _check_chunk(args: Tuple[Sequence[SourceFile], Config]) -> List[ModuleResult
     return [check_module(source, config) for source in sources]
 
 
-def check_modules(sources: Sequence[SourceFile], config: Config, jobs: int) -> List[ModuleResult]:
-    """``check_module`` over ``sources``, in worker processes when that pays off; order kept."""
+def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[int]) -> List[ModuleResult]:
+    """``check_module`` over ``sources``, in worker processes when that pays off (``jobs``: at
+    most that many; None: as many as pay off); order kept."""
     from hermes_lint.engine import check_module, selected_rules
 
+    work = sum(len(source.data) for source in sources if source.data is not None)
+    # --jobs: the user's choice, up to every CPU; by default, only those the load leaves idle.
+    cpus = available_cpus() if jobs is not None else idle_cpus(available_cpus())
+    jobs = worker_count(work, len(sources), jobs, cpus)
     with _freezing():
-        if jobs <= 1 or len(sources) < PARALLEL_THRESHOLD:
+        if jobs == 1:
             results = []
             with _gc_threshold():
                 for number, source in enumerate(sources, start=1):
@@ -127,20 +159,48 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: int) -> L
         # Import every rule (and what the rules import) before forking: otherwise each worker
         # imports them again on its first file.
         selected_rules(config, "module")
-        # Many chunks per worker (of at least ~16 files: not per-file pickling overhead), so
-        # that the last one to finish, while the other workers idle, is short.
-        chunk_count = max(jobs, min(jobs * 16, len(sources) // 16))
-        chunks = [list(sources[i::chunk_count]) for i in range(chunk_count)]
+        # Many chunks per process (of at least ~32 KB: not per-file pickling overhead), so that
+        # the last one to finish, while the others idle, is short; dealt out largest file
+        # first, so that chunks are alike although files differ in size a hundredfold.
+        chunk_count = max(jobs, min(jobs * 16, len(sources), work // max(1, BYTES_PER_WORKER // 8)))
+        by_size = sorted(sources, key=lambda source: -len(source.data or b""))
+        chunks = [by_size[i::chunk_count] for i in range(chunk_count)]
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         # Frozen before forking, the imported toolkit stays out of every collection, in the
         # workers too, whose memory pages then stay shared with this process's.
         _settle()
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_gc) as pool:
-            with _gc_paused():  # here: only unpickling the workers' results
-                chunk_results = list(pool.map(_check_chunk, [(chunk, config) for chunk in chunks]))
-                _settle()
-        by_path = {result.facts.path: result for results in chunk_results for result in results}
+        by_path = {}
+        with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context, initializer=_worker_gc) as pool:
+            for results in _share_chunks(pool, jobs - 1, chunks, config):
+                by_path.update((result.facts.path, result) for result in results)
+            _settle()
         return [by_path[source.path] for source in sources]
+
+
+def _share_chunks(pool, workers: int, chunks: List[List[SourceFile]], config: Config):
+    """Every chunk's results: ``workers`` processes and this one check them together.
+
+    This process is one of the ``jobs``, not an idle coordinator: it checks a chunk whenever the
+    workers have enough queued, so it needs one worker fewer (one fork, one share of results
+    to pickle fewer), and on a machine whose other cores are busy it does the work itself."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from hermes_lint.engine import check_module
+
+    queue = list(reversed(chunks))  # popped from the end: in the order given
+    running = set()
+    with _gc_threshold():
+        while queue or running:
+            while queue and len(running) < 2 * workers:
+                running.add(pool.submit(_check_chunk, (queue.pop(), config)))
+            if queue:
+                yield [check_module(source, config) for source in queue.pop()]
+                finished = {future for future in running if future.done()}
+            else:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            running -= finished
+            for future in finished:
+                yield future.result()
 
 
 # --- garbage collection ------------------------------------------------------------------------
@@ -220,7 +280,7 @@ def module_results(
     root: Path,
     config: Config,
     *,
-    jobs: int = 1,
+    jobs: Optional[int] = 1,
     use_cache: bool = False,
     check=None,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
@@ -243,7 +303,7 @@ def _module_results(
     config: Config,
     listing: _Listing,
     cache: Optional["ResultCache"],
-    jobs: int,
+    jobs: Optional[int],
     check,
     *,
     schemas: bool,
@@ -281,8 +341,11 @@ def _module_results(
     return results, toolsets
 
 
-def run_project(root: Path, config: Config, *, jobs: int = 1, use_cache: bool = False) -> List[Diagnostic]:
-    """Every diagnostic of the project at ``root``."""
+def run_project(
+    root: Path, config: Config, *, jobs: Optional[int] = 1, use_cache: bool = False
+) -> List[Diagnostic]:
+    """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
+    per-file phase; None: as many as the amount of work and the CPUs make worthwhile."""
     listing = _Listing(root, config)
     cache = _open_cache(root, config) if use_cache else None
     state = listing.state(config) if cache is not None else None

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hermes_lint.config import Config
 from hermes_lint.runner import run_project
 
@@ -76,3 +78,53 @@ def test_harness_help():
         [sys.executable, str(BENCHMARKS / "gen_corpus.py"), "--help"], capture_output=True, text=True
     )
     assert completed.returncode == 0, completed.stderr
+
+
+def test_real_sized_corpus_is_clean_and_shaped_like_real_modules(tmp_path):
+    import gen_real_sized
+
+    written = generate(4, tmp_path, seed=5, real_sized=True)
+    assert len(written) == 4
+    texts = [path.read_text(encoding="utf-8") for path in written]
+    for text in texts:
+        assert gen_real_sized.MIN_LINES <= len(text.splitlines()) <= gen_real_sized.MAX_LINES
+        assert "lambda" in text and "# noqa" in text
+    assert sum(text.count("\nregistry.register(") for text in texts) > len(texts)  # several per file
+    assert any("handler=lambda args, **kw:" in text for text in texts)
+    assert run_project(tmp_path, Config()) == []
+    again = generate(4, tmp_path / "again", seed=5, real_sized=True)
+    assert [p.read_bytes() for p in again] == [p.read_bytes() for p in written]
+
+
+def test_real_project_benchmark_reads_only_copies(tmp_path):
+    generate(2, tmp_path / "project", seed=1)
+    before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "project").rglob("*"))
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_real.py"), "--real-sized", "0", "--rounds", "1",
+         "--project", str(tmp_path / "project")],
+        capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "hermes-lint reports 0 findings (exit 0), cold and warm alike" in completed.stdout
+    assert "x ruff" in completed.stdout
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "project").rglob("*")) == before
+
+
+@pytest.mark.slow  # runs git and pre-commit
+def test_precommit_benchmark_runs_the_published_hook_entry(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_precommit.py"), "--tools", "4", "--rounds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "the hook on a commit of 1-3 tool files <= 0.3 s" in completed.stdout
+    assert [line.split()[0] for line in completed.stdout.splitlines()[2:5]] == ["1", "2", "3"]
+
+
+def test_noqa_benchmark_finds_the_same_comments_both_ways():
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_noqa.py"), str(Path(__file__).parent), "--rounds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "results differ in 0 (must be 0)" in completed.stdout

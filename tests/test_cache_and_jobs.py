@@ -8,8 +8,11 @@ from pathlib import Path
 
 from hermes_lint.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.config import Config
-from hermes_lint.runner import PARALLEL_THRESHOLD, run_project
-from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project
+import pytest
+
+from hermes_lint import engine, runner
+from hermes_lint.runner import BYTES_PER_WORKER, run_project, worker_count
+from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project, run
 
 
 def bad_tool(number: int) -> str:
@@ -29,12 +32,108 @@ def make_corpus(root: Path, count: int) -> Path:
 CONFIG = Config()
 
 
-def test_parallel_and_sequential_runs_report_the_same(tmp_path):
-    root = make_corpus(tmp_path, PARALLEL_THRESHOLD + 6)
+@pytest.fixture
+def pools(monkeypatch):
+    """The number of worker processes of every pool started (besides this process), on a machine
+    of 2 CPUs where the work each process must be given is ``runner.BYTES_PER_WORKER`` (tests
+    lower it for their small files)."""
+    import concurrent.futures
+
+    started = []
+
+    class RecordingPool(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, max_workers, **kwargs):
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(runner, "available_cpus", lambda: 2)
+    monkeypatch.setattr(runner, "idle_cpus", lambda cpus: cpus)
+    return started
+
+
+def test_parallel_and_sequential_runs_report_the_same(tmp_path, monkeypatch, pools):
+    root = make_corpus(tmp_path, 40)
     sequential = run_project(root, CONFIG, jobs=1)
+    assert pools == []
+    monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1024)
+    here = []  # the files this process checked (a forked worker appends to its own copy)
+    real = engine.check_module
+    monkeypatch.setattr(engine, "check_module", lambda source, config: here.append(source.path) or real(source, config))
     parallel = run_project(root, CONFIG, jobs=2)
+    assert pools == [1]  # this process is the second
+    assert 0 < len(here) < 41  # both checked some of the 41 files
     assert parallel == sequential
     assert {d.code for d in sequential} >= {"HRM001", "HRM004"}
+
+
+@pytest.mark.parametrize(
+    "work, files, jobs, cpus, expected",
+    [
+        # Default (jobs None): as many as the work keeps busy, up to the CPUs.
+        (BYTES_PER_WORKER * 2 - 1, 100, None, 8, 1),
+        (BYTES_PER_WORKER * 2, 100, None, 8, 2),
+        (BYTES_PER_WORKER * 100, 100, None, 8, 8),
+        (BYTES_PER_WORKER * 100, 3, None, 8, 3),  # never more workers than files
+        (0, 0, None, 8, 1),
+        # --jobs N: at most N, and never more than the CPUs or the work (10**20: no MemoryError).
+        (BYTES_PER_WORKER * 100, 100, 1000, 2, 2),
+        (BYTES_PER_WORKER * 100, 100, 10**20, 4, 4),
+        (BYTES_PER_WORKER * 100, 100, 3, 4, 3),
+        (BYTES_PER_WORKER - 1, 100, 4, 4, 1),
+        (BYTES_PER_WORKER * 100, 100, 1, 4, 1),
+    ],
+)
+def test_worker_count_follows_the_work_the_cpus_and_jobs(work, files, jobs, cpus, expected):
+    assert worker_count(work, files, jobs, cpus) == expected
+
+
+@pytest.mark.parametrize(
+    "machine, load, expected",
+    [
+        (4, 0.0, 4), (4, 0.99, 4), (4, 1.0, 3), (4, 2.5, 2), (4, 3.99, 1), (4, 9.0, 1),
+        # A container allowed 4 CPUs of a 64-CPU host sees the host's load.
+        (64, 30.0, 4), (64, 61.0, 3), (64, 70.0, 1),
+    ],
+)
+def test_idle_cpus_follow_the_load_average(monkeypatch, machine, load, expected):
+    monkeypatch.setattr(runner.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: machine)
+    assert runner.idle_cpus(4) == expected
+
+
+def test_jobs_beyond_the_cpus_start_no_more_processes(tmp_path, monkeypatch, pools):
+    root = make_corpus(tmp_path, 6)
+    monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1)
+    assert run_project(root, CONFIG, jobs=10**20) == run_project(root, CONFIG, jobs=1)
+    assert pools == [1]  # two processes: this one and one worker
+
+
+def test_the_default_leaves_busy_cpus_alone_and_jobs_does_not(tmp_path, monkeypatch, pools):
+    root = make_corpus(tmp_path, 6)
+    monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1)
+    monkeypatch.setattr(runner, "idle_cpus", lambda cpus: 1)  # the other CPU is busy
+    expected = run_project(root, CONFIG, jobs=1)
+    assert run_project(root, CONFIG, jobs=None) == expected
+    assert pools == []
+    assert run_project(root, CONFIG, jobs=2) == expected
+    assert pools == [1]
+
+
+def test_the_default_checks_little_work_in_this_process(tmp_path, pools):
+    root = make_corpus(tmp_path, 70)  # the old threshold was 64 files: ~100 KB, one process now
+    assert run_project(root, CONFIG, jobs=None) == run_project(root, CONFIG, jobs=1)
+    assert pools == []
+
+
+def test_check_accepts_any_jobs_and_reports_the_same(tmp_path, pools):
+    root = make_corpus(tmp_path, 3)
+    expected = run(["check", "--no-cache", "-j", "1"], root)
+    assert expected.exit_code == 1 and "HRM004" in expected.output
+    for jobs in ("1000", str(10**20)):
+        result = run(["check", "--no-cache", "--jobs", jobs], root)
+        assert (result.exit_code, result.output) == (expected.exit_code, expected.output)
+    assert pools == []  # three small files: one process whatever --jobs says
 
 
 def test_cold_and_warm_cache_report_the_same(tmp_path):

@@ -351,3 +351,50 @@ def test_a_duplicate_registration_shows_in_both_files_in_the_editor(project):
         "tools/zz_tool.py:26:10: HRM401 tool `echo` is also registered in toolset 'demo' at "
         "tools/echo_tool.py:26: the registry rejects this registration"
     ]
+
+
+def test_an_unchanged_file_is_answered_from_what_check_stored_without_the_engine(project):
+    # The editor's case: a new flake8 process per save, after `hermes-lint check` ran.
+    assert HRM004_LINE in hermes_lint_check(project)
+    probe = (
+        "import sys; from hermes_lint.flake8_plugin import check_buffer; "
+        "found = check_buffer('tools/broken_tool.py', open('tools/broken_tool.py', encoding='utf-8').readlines()); "
+        "print([d.as_text() for d in found if d.code == 'HRM004']); "
+        "print(sorted(set(sys.modules) & {'hermes_lint.engine', 'hermes_lint.rules', 'hermes_lint.extract'}))"
+    )
+    completed = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True,
+                               timeout=60, env=_env())
+    assert completed.stderr == ""
+    assert completed.stdout == f"{[HRM004_LINE]}\n[]\n"
+
+
+def test_stored_diagnostics_are_not_reused_once_the_project_changed(project, monkeypatch):
+    monkeypatch.chdir(project)
+    assert HRM004_LINE in hermes_lint_check(project)
+    broken = project / "tools" / "broken_tool.py"
+    fixed = broken.read_text(encoding="utf-8").replace("check_func=", "check_fn=")
+    broken.write_text(fixed, encoding="utf-8")
+    os.utime(broken, ns=(broken.stat().st_atime_ns, broken.stat().st_mtime_ns + 10**9))
+    assert [r for r in run_plugin("tools/broken_tool.py", fixed) if r[2].startswith("HRM004")] == []
+    # Nor for a buffer that differs from the file on disk (the project on disk is as stored).
+    assert HRM004_LINE not in hermes_lint_check(project)
+    flake8_plugin.clear_caches()
+    unsaved = fixed.replace("check_fn=", "check_func=")
+    assert [r[:3] for r in run_plugin("tools/broken_tool.py", unsaved) if r[2].startswith("HRM004")] == [
+        (30, 15, "HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)")
+    ]
+
+
+def test_a_flake8_run_stores_the_diagnostics_the_next_one_reuses(project, monkeypatch):
+    monkeypatch.chdir(project)
+    text = (project / "tools" / "broken_tool.py").read_text(encoding="utf-8")
+    first = run_plugin("tools/broken_tool.py", text)
+    assert (30, 15, "HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)", HermesLintChecker) in first
+    flake8_plugin.clear_caches()  # the next editor save: a new flake8 process
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the project was checked again")
+
+    monkeypatch.setattr(engine, "check_module", must_not_run)
+    monkeypatch.setattr(engine, "unsuppressed_diagnostics", must_not_run)
+    assert run_plugin("tools/broken_tool.py", text) == first

@@ -312,16 +312,17 @@ def test_none_that_depends_on_an_argument(source, kind):
     "body, reported",
     [
         ("return asyncio.run(c)", True),
-        ("try:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    return asyncio.run(c)\nreturn 'x'", False),
-        ("loop = helper()\nif loop.is_running():\n    return 'x'\nreturn asyncio.run(c)", False),
-        ("if asyncio._get_running_loop() is None:\n    return asyncio.run(c)\nreturn 'x'", False),
+        # a bridge that starts a loop only when none runs still blocks a sync handler: reported
+        ("try:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    return asyncio.run(c)\nreturn 'x'", True),
+        ("loop = helper()\nif loop.is_running():\n    return 'x'\nreturn asyncio.run(c)", True),
+        ("if asyncio._get_running_loop() is None:\n    return asyncio.run(c)\nreturn 'x'", True),
         # get_event_loop() returns the running loop: no probe; get_running_loop() outside a try neither
         ("try:\n    loop = asyncio.get_event_loop()\nexcept RuntimeError:\n    loop = None\n"
          "return loop.run_until_complete(c)", True),
         ("loop = asyncio.get_running_loop()\nreturn asyncio.run(c)", True),
     ],
 )
-def test_loop_aware_bridges_are_not_event_loop_calls(body, reported):
+def test_loop_bridges_are_event_loop_calls(body, reported):
     source = "def h(c):\n" + "\n".join("    " + line for line in body.splitlines())
     assert bool(facts(source).event_loop_calls) is reported
 

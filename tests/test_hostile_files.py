@@ -351,10 +351,11 @@ def test_an_invalid_schema_at_the_bound_is_explained_on_a_deep_stack():
     assert len(found) == 1 and "'str' is not valid" in found[0].message
 
 
-def test_a_deep_schema_gets_the_same_answer_at_any_jobs(tmp_path):
-    from hermes_lint.runner import PARALLEL_THRESHOLD
+def test_a_deep_schema_gets_the_same_answer_at_any_jobs(tmp_path, monkeypatch):
+    from hermes_lint import runner
 
-    tools = {f"t{n:03d}_tool.py": GOOD_TOOL.replace('"echo"', f'"echo{n}"') for n in range(PARALLEL_THRESHOLD)}
+    monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1024)  # workers even for this small project
+    tools = {f"t{n:03d}_tool.py": GOOD_TOOL.replace('"echo"', f'"echo{n}"') for n in range(40)}
     tools["deep_tool.py"] = deep_tool(95)
     root = make_project(tmp_path, tools)
     sequential = run_project(root, Config(), jobs=1)

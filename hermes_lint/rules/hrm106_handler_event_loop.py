@@ -18,11 +18,16 @@ class HandlerRunsEventLoop(Rule):
     the right place. Reported in the handler function and in the module functions it calls
     directly (a few calls deep).
 
+    Loop-aware bridges are reported too: a sync function that checks ``loop.is_running()`` and
+    then waits on a worker thread (or starts a loop only when none runs) still blocks the thread
+    of the caller's running loop until the coroutine ends, and a coroutine that needs that loop
+    (a client bound to it, a lock it holds) never ends: this deadlocked a real gateway. No sync
+    bridge can run the coroutine on the caller's own loop and still return its result, so none is
+    exempt.
+
     Not reported: nested functions and callables passed by reference (``executor.submit(fn)``
     runs them in another thread, where a fresh loop is legitimate), helpers from other modules,
-    decorated functions, and loop-aware bridges: a function that checks ``loop.is_running()``
-    or calls ``asyncio.get_running_loop()`` in a ``try`` catching its RuntimeError starts a loop
-    only when none is running (``get_event_loop()`` is no such check).
+    and decorated functions.
     """
 
     code = "HRM106"
@@ -61,34 +66,39 @@ class HandlerRunsEventLoop(Rule):
 
         registry.register(name="t", toolset="s", schema={}, handler=_handle)
         """,
-        # real Hermes (browser_cdp, homeassistant): a loop-aware bridge. asyncio.run only runs when
-        # no loop is running; inside one the coroutine goes to a worker thread.
-        """
-        import asyncio
-        import json
-        from tools.registry import registry
-
-        def _run_async(coro):
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                loop = None
-            if loop and loop.is_running():
-                import concurrent.futures
-                with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-                    return pool.submit(asyncio.run, coro).result(timeout=30)
-            return asyncio.run(coro)
-
-        async def _fetch(q):
-            return json.dumps({"q": q})
-
-        def _handle(args, **kw):
-            return _run_async(_fetch(args.get("q")))
-
-        registry.register(name="ha", toolset="s", schema={}, handler=_handle)
-        """,
     ]
     invalid = [
+        # a loop-aware bridge (starts a loop only when none runs, else blocks on a worker
+        # thread) still blocks the caller: inside a gateway's running loop this deadlocked
+        Invalid(
+            """
+            import asyncio
+            import json
+            from tools.registry import registry
+
+            def _run_async(coro):
+                try:
+                    loop = asyncio.get_running_loop()
+                except RuntimeError:
+                    loop = None
+                if loop and loop.is_running():
+                    import concurrent.futures
+                    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+                        return pool.submit(asyncio.run, coro).result(timeout=30)
+                return asyncio.run(coro)
+
+            async def _fetch(q):
+                return json.dumps({"q": q})
+
+            def _handle(args, **kw):
+                return _run_async(_fetch(args.get("q")))
+
+            registry.register(name="ha", toolset="s", schema={}, handler=_handle)
+            """,
+            line=14,
+            message="`_run_async`, called by handler `_handle`, runs its own event loop (`asyncio.run(...)`); "
+            "make the handler `async def` with `is_async=True` and let the registry run it",
+        ),
         Invalid(
             """
             import asyncio

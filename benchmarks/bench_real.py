@@ -1,0 +1,130 @@
+"""`hermes-lint check` on real-sized tool modules, against ruff on the same files, in one run.
+
+    python benchmarks/bench_real.py [--real-sized 100] [--project DIR ...] [--rounds 5]
+
+Two kinds of project, each copied into a temporary directory (a warm run writes
+``.hermes_lint_cache/`` into the project, and the projects given are never written to):
+
+- ``--real-sized N``: N generated modules shaped like published ones (``gen_corpus.py
+  --real-sized``: 500-3,000 lines, several registrations, long schemas, lambdas, helpers);
+- ``--project DIR`` (repeatable): a real project, e.g. an unpacked hermes-agent release: its
+  ``tools/`` directory and ``toolsets.py`` (the files ``check`` reads) are copied.
+
+For each, whole processes in rotating order, ``--rounds`` rounds, medians:
+
+- ``hermes-lint check --no-cache``       cold, workers chosen from the amount of work (the default)
+- ``hermes-lint check --no-cache -j 1``  cold, one process
+- ``hermes-lint check``                  warm (nothing changed)
+- ``ruff check --select ALL --no-cache --isolated`` on the same files (``tools/*.py`` and
+  ``toolsets.py``): the practical speed limit
+
+and the targets: cold <= 2x ruff; the default never slower than ``-j 1`` (within 5%: the noise
+of a shared machine). Ratios are only meaningful within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_check import Run, executable, measure, snapshot_toolkit  # noqa: E402
+from gen_corpus import generate  # noqa: E402
+
+
+def copy_project(source: Path, target: Path) -> None:
+    """The files ``check`` reads: ``tools/`` (top level only: ``check`` reads no subdirectory)
+    and ``toolsets.py``."""
+    (target / "tools").mkdir(parents=True)
+    for path in sorted((source / "tools").glob("*.py")):
+        if path.is_file():
+            shutil.copy2(path, target / "tools" / path.name)
+    if (source / "toolsets.py").is_file():
+        shutil.copy2(source / "toolsets.py", target / "toolsets.py")
+
+
+def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str]) -> Dict[str, float]:
+    hermes, ruff = executable("hermes-lint"), executable("ruff")
+    files = [str(path.relative_to(root)) for path in sorted((root / "tools").glob("*.py"))]
+    if (root / "toolsets.py").exists():
+        files.append("toolsets.py")
+    lines = sum(len((root / name).read_bytes().splitlines()) for name in files)
+    cases = {
+        "hermes-lint cold (default -j)": [hermes, "check", "--no-cache"],
+        "hermes-lint cold -j 1": [hermes, "check", "--no-cache", "-j", "1"],
+        "hermes-lint warm": [hermes, "check"],
+        "ruff --select ALL --no-cache": [ruff, "check", "--select", "ALL", "--no-cache", "--isolated",
+                                         "--output-format", "concise", *files],
+    }
+    print(f"\n== {label}: {len(files)} files, {lines:,} lines ({rounds} rounds) ==", flush=True)
+    # Untimed: the OS file cache, .pyc files, the warm cache; and every hermes-lint run must
+    # report the same (exit 0 or 1, same output), or the timings compare different work.
+    outputs = {}
+    for name, argv in cases.items():
+        run = measure(argv, root, env, keep_output=name.startswith("hermes-lint"))
+        if name.startswith("hermes-lint"):
+            if run.status not in (0, 1):
+                sys.exit(f"bench_real: `{name}` failed with exit status {run.status}")
+            outputs[name] = (run.status, run.output)
+    if len(set(outputs.values())) != 1:
+        sys.exit(f"bench_real: the hermes-lint runs disagree on {label}")
+    status, output = next(iter(outputs.values()))
+    print(f"  hermes-lint reports {len(output.splitlines())} findings (exit {status}), cold and warm alike")
+    runs: Dict[str, List[Run]] = {name: [] for name in cases}
+    names = list(cases)
+    for round_number in range(rounds):
+        shift = round_number % len(names)
+        for name in names[shift:] + names[:shift]:
+            runs[name].append(measure(cases[name], root, env))
+    wall = {name: statistics.median(run.wall for run in found) for name, found in runs.items()}
+    cpu = {name: statistics.median(run.cpu for run in found) for name, found in runs.items()}
+    ruff_wall = wall["ruff --select ALL --no-cache"]
+    print(f"  {'command':<32} {'wall s':>8} {'x ruff':>7} {'cpu s':>8}")
+    for name in names:
+        print(f"  {name:<32} {wall[name]:8.3f} {wall[name] / ruff_wall:7.2f} {cpu[name]:8.3f}")
+    cold, serial = wall["hermes-lint cold (default -j)"], wall["hermes-lint cold -j 1"]
+    best = min(cold, serial)
+    print(f"  {'MET    ' if best <= 2 * ruff_wall else 'NOT MET'} cold <= 2x ruff: "
+          f"{cold / ruff_wall:.2f}x (default), {serial / ruff_wall:.2f}x (-j 1)")
+    print(f"  {'MET    ' if cold <= 1.05 * serial else 'NOT MET'} default -j never slower than -j 1: "
+          f"{cold:.3f} s vs {serial:.3f} s")
+    return wall
+
+
+def main(argv: List[str] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real-sized", type=int, default=100, metavar="N",
+                        help="generated real-sized modules (0: none)")
+    parser.add_argument("--project", type=Path, action="append", default=[],
+                        help="a real project root (tools/ and toolsets.py are copied); repeatable")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args(argv)
+    for project in options.project:
+        if not (project / "tools").is_dir():
+            parser.error(f"--project {project}: no tools/ directory")
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="hermes-bench-real-") as temporary:
+        workdir = Path(temporary)
+        # A snapshot of the toolkit: others' edits to a live checkout would turn warm runs cold.
+        env = snapshot_toolkit(workdir, compiled=True)
+        if options.real_sized:
+            root = workdir / "real_sized"
+            generate(options.real_sized, root, options.seed, real_sized=True)
+            bench_project(f"generated real-sized modules (gen_corpus.py {options.real_sized} --real-sized)",
+                          root, options.rounds, env)
+        for number, project in enumerate(options.project):
+            root = workdir / f"project_{number}"
+            copy_project(project, root)
+            bench_project(str(project), root, options.rounds, env)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
