@@ -29,12 +29,19 @@ _LINK_UNSUPPORTED = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS,
 
 
 def write_atomic(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path``, replacing any existing file in one step."""
+    """Write ``data`` to ``path``, replacing any existing regular file in one step.
+
+    Anything else at ``path`` (a device, a FIFO, a directory: ``os.replace`` would put a regular
+    file in place of ``/dev/null``) raises ``OSError`` and is left as it is."""
     target = Path(path)
     try:
-        mode: Optional[int] = stat.S_IMODE(os.stat(target).st_mode)
+        status = os.stat(target)
     except FileNotFoundError:
-        mode = None
+        mode: Optional[int] = None
+    else:
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EEXIST, "not a regular file; it is never replaced", str(target))
+        mode = stat.S_IMODE(status.st_mode)
     temp = _write_temp(target, data, mode)
     try:
         os.replace(temp, target)

@@ -1,8 +1,8 @@
 """Per-file result cache: extracted facts and module diagnostics, reused while nothing changed.
 
 One index file per project under ``.hermes_lint_cache/`` (tagged with ``CACHEDIR.TAG``, ignored by
-git). An entry is reused when the file's stat (size, mtime) matches, or, failing that, when its
-content hash does; the whole cache is keyed on the toolkit version and the configuration.
+git). An entry is reused when the file's stat (size, mtime, ctime, inode) matches, or, failing
+that, when its content hash does; the whole cache is keyed on the toolkit version and the configuration.
 Beside it, a small file holds the last run's final diagnostics with the stat of every input
 (``runner.run_project``): when nothing changed they are reused as they are, without loading the
 index (which grows with the project: ~5 KB per tool module).
@@ -27,9 +27,11 @@ import json
 import os
 import zlib
 from pathlib import Path
+from stat import S_ISDIR
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint import __version__, model
+from hermes_lint.regular_files import read_regular_file
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
 INDEX_NAME = "results-v3.json"
@@ -225,15 +227,15 @@ class ResultCache:
 
     def _load(self) -> Dict[str, Any]:
         try:
-            data = json.loads((self.directory / INDEX_NAME).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(self._read(INDEX_NAME))
+        except (OSError, ValueError, RecursionError):  # missing, corrupt, nested without end
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
             return {}  # another version or configuration: start afresh
         return data["files"]
 
     def lookup(
-        self, path: str, stat: Tuple[int, int], read_bytes, *, schemas: bool = True
+        self, path: str, stat: Tuple[int, ...], read_bytes, *, schemas: bool = True
     ) -> Tuple[Optional[Any], Optional[bytes]]:
         """(cached ModuleResult or None, the file's bytes if they had to be read).
 
@@ -277,10 +279,12 @@ class ResultCache:
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
                 return False
             path, sha256 = item
+            if path.startswith("/") or ".." in path.split("/"):
+                return False  # a tampered entry naming a file outside the project: a miss
             current = self._current_hashes.get(path)
             if current is None:
                 try:
-                    current = _sha256((self.root / path).read_bytes())
+                    current = _sha256(read_regular_file(self.root / path))
                 except (OSError, ValueError):
                     current = ""
                 self._current_hashes[path] = current
@@ -288,7 +292,7 @@ class ResultCache:
                 return False
         return True
 
-    def store(self, path: str, stat: Tuple[int, int], result: Any) -> None:
+    def store(self, path: str, stat: Tuple[int, ...], result: Any) -> None:
         facts, schemas = _split_schemas(result.facts)
         payload = json.dumps(encode((facts, result.diagnostics, result.noqa)), separators=(",", ":"))
         schema_payload = json.dumps(encode(schemas), separators=(",", ":"))
@@ -323,7 +327,7 @@ class ResultCache:
     def project_diagnostics(self, state: str) -> Optional[List[model.Diagnostic]]:
         """The final diagnostics of the last run if its inputs had exactly this ``state``."""
         try:
-            data = json.loads((self.directory / PROJECT_NAME).read_text(encoding="utf-8"))
+            data = json.loads(self._read(PROJECT_NAME))
             if not isinstance(data, dict) or data.get("key") != self.key_text or data.get("state") != state:
                 return None
             if not self._read_modules_unchanged(data.get("read_modules", [])):
@@ -358,15 +362,92 @@ class ResultCache:
         )
         self._write(PROJECT_NAME, text)
 
+    # --- the files ----------------------------------------------------------------------
+    # The cache directory can arrive with a repository (git stores symbolic links): a link
+    # there, to the directory or from a file in it, must never make a run read a device or
+    # write outside the directory. A linked directory is not used at all; files are created
+    # with O_EXCL | O_NOFOLLOW under fresh random names and renamed into place (a rename
+    # replaces a link, never what it points to).
+
+    def _usable(self) -> bool:
+        """The cache directory is absent or a real directory (not a symbolic link to one)."""
+        try:
+            mode = os.lstat(self.directory).st_mode
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        return S_ISDIR(mode)
+
+    def _read(self, name: str) -> str:
+        if not self._usable():
+            raise OSError(f"{self.directory}: not a directory")
+        return read_regular_file(self.directory / name, MAX_CACHE_BYTES).decode("utf-8")
+
     def _write(self, name: str, text: str) -> None:
+        if not self._usable():
+            return
         try:
             self.directory.mkdir(exist_ok=True)
-            tag = self.directory / "CACHEDIR.TAG"
-            if not tag.exists():
-                tag.write_text(CACHEDIR_TAG, encoding="utf-8")
-                (self.directory / ".gitignore").write_text("*\n", encoding="utf-8")
-            temporary = self.directory / f".{name}.{os.getpid()}.tmp"
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, self.directory / name)
+            if not self._usable():  # replaced by a link since the check above
+                return
+            _create_if_missing(self.directory / "CACHEDIR.TAG", CACHEDIR_TAG)
+            _create_if_missing(self.directory / ".gitignore", "*\n")
+            temporary = self.directory / f".{name}.{os.urandom(8).hex()}.tmp"
+            try:
+                _create(temporary, text)
+                os.replace(temporary, self.directory / name)
+            except BaseException:
+                _unlink_quietly(temporary)  # a full disk must not collect half-written files
+                raise
+            _remove_abandoned(self.directory, name)
         except OSError:
             pass  # a read-only checkout still gets its diagnostics; only the speed-up is lost
+
+
+# Far above the index of any real project (~5 KB per tool module), so that a file that fills
+# memory is a miss, never a hang.
+MAX_CACHE_BYTES = 512 * 1024 * 1024
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _create(path: Path, text: str) -> None:
+    """A new file holding ``text``: ``FileExistsError`` when anything, a link included, is there."""
+    fd = os.open(path, _CREATE_FLAGS, 0o666)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(text.encode("utf-8"))
+
+
+def _create_if_missing(path: Path, text: str) -> None:
+    if os.path.lexists(path):
+        return  # whatever it is (a link included), it is left as it is
+    try:
+        _create(path, text)
+    except FileExistsError:
+        return
+    except BaseException:
+        _unlink_quietly(path)  # a tag or .gitignore cut short by a full disk: retried next run
+        raise
+
+
+# A temporary file older than this was left by a killed run (a live one renames it in seconds).
+_ABANDONED_AFTER_SECONDS = 3600
+
+
+def _remove_abandoned(directory: Path, name: str) -> None:
+    import time
+
+    cutoff = time.time() - _ABANDONED_AFTER_SECONDS
+    for path in directory.glob(f".{name}.*.tmp"):
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -81,6 +81,29 @@ def _in_paths(diagnostic_path: str, wanted: Tuple[str, ...]) -> bool:
     )
 
 
+def write_stdout(text: str, *, json_text: bool = False) -> None:
+    """Write the report. JSON goes out as ASCII (``\\uXXXX`` escapes) where the stream cannot
+    take UTF-8: ``backslashreplace`` would make invalid JSON of it."""
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed (`>&-`)
+        raise UsageError("standard output is closed: nowhere to write the report")
+    if json_text and not _takes_unicode(stream):
+        import json
+
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
+    stream.write(text)
+    stream.flush()
+
+
+def _takes_unicode(stream) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name.startswith("utf")
+    except LookupError:
+        return False
+
+
 def _project_rule_codes() -> FrozenSet[str]:
     """Codes of the rules that look at the whole project: a change anywhere (a tool deleted, a
     name removed from toolsets.py) can make them report in a file the change did not touch."""
@@ -96,6 +119,10 @@ def run_guarded(debug: bool, action) -> None:
     except (UsageError, ConfigError) as exc:
         click.echo(f"hermes-lint: error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
+    except BrokenPipeError:  # the reader went away (`| head`): what it wanted, it got
+        _silence_stdout()
+        click.echo("hermes-lint: error: standard output closed before the report was written", err=True)
+        sys.exit(EXIT_ERROR)
     except Exception as exc:  # an internal error must still be one clear line
         if debug:
             import traceback
@@ -109,6 +136,17 @@ def run_guarded(debug: bool, action) -> None:
     sys.exit(code)
 
 
+def _silence_stdout() -> None:
+    # Python flushes stdout once more at exit: into the closed pipe, another error. Pointed at
+    # the null device instead (as the Python documentation advises for SIGPIPE).
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
 class _LazyGroup(click.Group):
     """A group whose other subcommands are imported only when named (or listed by --help): each
     lives in its own module with its own dependencies (libcst...), which ``check`` never needs.
@@ -120,6 +158,28 @@ class _LazyGroup(click.Group):
         "diff": ("hermes_lint.diff_cli", "diff"),
         "init": ("hermes_lint.init_cli", "init"),
     }
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        """Click's, except that a usage error is the one line every other error is (click's own
+        report is four: usage, a hint, a blank line, the error)."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare `hermes-lint`: the help is the message
+                exc.show()
+                sys.exit(exc.exit_code)
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            click.echo(f"hermes-lint: error: {exc.format_message()}{hint}", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted({*super().list_commands(ctx), *self.lazy_commands})
@@ -137,6 +197,11 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="hermes-lint")
 def main() -> None:
     """Static checks for Hermes-style agent tool registrations."""
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii, LC_ALL=POSIX) still
+        # gets every line, non-ASCII characters escaped, rather than a UnicodeEncodeError.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 @main.command()
@@ -292,8 +357,9 @@ def _progress(root: Path, config, quiet: bool):
 def _report(diagnostics, root: Path, config, output_format: str, output_file: Optional[str], sources,
             *, show_source: bool, statistics: bool, quiet: bool) -> None:
     """Write the report (stdout or ``--output-file``) and the summary line (stderr)."""
-    from hermes_lint.report import DOCS_URL, FORMATTERS, rule_url
     from hermes_lint import terminal
+    from hermes_lint.regular_files import read_regular_file
+    from hermes_lint.report import DOCS_URL, FORMATTERS, rule_url
 
     docs_url = config.docs_url or DOCS_URL
     colour = output_file is None and terminal.use_colour(sys.stdout)
@@ -315,7 +381,7 @@ def _report(diagnostics, root: Path, config, output_format: str, output_file: Op
                 data = sources.get(path)
                 if data is None:
                     try:
-                        data = (root / path).read_bytes()
+                        data = read_regular_file(root / path)
                     except OSError:
                         data = None
                 lines[path] = None if data is None else data.decode("utf-8", "replace").splitlines()
@@ -342,7 +408,7 @@ def _report(diagnostics, root: Path, config, output_format: str, output_file: Op
         except OSError as exc:
             raise UsageError(f"--output-file {output_file}: {exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text)
+        write_stdout(text, json_text=output_format in ("json", "sarif") and not statistics)
     if not quiet:
         line = terminal.summary(diagnostics)
         if output_file is not None:

@@ -150,6 +150,17 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"did you mean {close!r}? " if close else ""
 
 
+def _leaves_root(value: str) -> bool:
+    """A path setting that could name a file outside the project (absolute, a drive, '..').
+
+    The settings come from the repository, which is data: ``manifest = "../../x"`` must not make
+    ``hermes-lint manifest`` overwrite a file elsewhere."""
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    windows = PureWindowsPath(value)
+    return bool(windows.anchor) or PurePosixPath(value).is_absolute() or ".." in windows.parts
+
+
 def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]") -> Config:
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
@@ -179,6 +190,11 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
         else:
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where} {key} must be a non-empty string")
+            if _leaves_root(value):
+                raise ConfigError(
+                    f"{where} {key} = {value!r}: must be a path inside the project root "
+                    "(relative, without '..')"
+                )
             values[attr] = value
     unknown_providers = [p for p in values.get("providers", ()) if p not in KNOWN_PROVIDERS]
     if unknown_providers:
@@ -204,9 +220,14 @@ def _read_toml(path: Path) -> Mapping[str, Any]:
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        from hermes_lint.regular_files import read_regular_file
+
+        text = read_regular_file(path).decode("utf-8")
+        return tomllib.loads(text.replace("\r\n", "\n").replace("\r", "\n"))  # as read_text() reads it
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: cannot be read: nested too deeply") from None
 
 
 def _tool_table(data: Mapping[str, Any], path: Path) -> Optional[Mapping[str, Any]]:

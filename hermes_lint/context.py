@@ -188,19 +188,17 @@ class ModuleContext:
         registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
         key = "registration_calls"
         if key not in self.memo:
-            calls = {
-                (stmt.value.lineno, stmt.value.col_offset): stmt.value
-                for stmt in self.tree.body
-                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            }
-            pairs = []
-            for registration in self.facts.registrations:
-                if registration.plugin:
-                    continue
-                for (line, byte_col), call in calls.items():
-                    if line == registration.location.line and self.loc(call) == registration.location:
-                        pairs.append((registration, call))
-                        break
+            # By location, once: a search per registration was quadratic (a module of 20,000
+            # registrations spent most of its time here).
+            calls: Dict[Location, ast.Call] = {}
+            for stmt in self.tree.body:
+                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                    calls.setdefault(self.loc(stmt.value), stmt.value)
+            pairs = [
+                (registration, calls[registration.location])
+                for registration in self.facts.registrations
+                if not registration.plugin and registration.location in calls
+            ]
             from hermes_lint.plugin_tools import plugin_calls
 
             plugin = [registration for registration in self.facts.registrations if registration.plugin]

@@ -8,7 +8,6 @@ Exit codes as everywhere: 0 fine, 1 when ``--fail-on`` is met (for CI: ``--fail-
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -32,7 +31,7 @@ def diff(old, new, fail_on, output_format, debug) -> None:
     an enum narrowed, a constraint tightened, a toolset that dropped a tool. Compatible: a tool
     or an optional property added, an enum or type widened, a description changed.
     """
-    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, run_guarded
+    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, run_guarded, write_stdout
 
     def action() -> int:
         from hermes_lint.manifest_diff import ManifestError, count, fails, format_changes, label_changes, load_manifest
@@ -41,12 +40,15 @@ def diff(old, new, fail_on, output_format, debug) -> None:
             before, after = load_manifest(Path(old)), load_manifest(Path(new))
         except ManifestError as exc:
             raise UsageError(str(exc)) from None
-        changes = label_changes(before, after)
+        try:
+            changes = label_changes(before, after)
+        except RecursionError:
+            raise UsageError(f"{old}, {new}: schemas nested too deeply to compare") from None
         if output_format == "json":
             payload = {"changes": [c.as_json() for c in changes], "counts": count(changes)}
-            sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+            write_stdout(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", json_text=True)
         else:
-            sys.stdout.write(format_changes(changes, old, new))
+            write_stdout(format_changes(changes, old, new))
         return EXIT_FINDINGS if fails(changes, fail_on) else EXIT_CLEAN
 
     run_guarded(debug, action)

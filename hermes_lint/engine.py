@@ -52,10 +52,10 @@ class ProjectSources:
 
 
 def read_source(root: Path, relative: str) -> SourceFile:
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        return SourceFile(relative, (root / relative).read_bytes())
-    except IsADirectoryError:
-        return SourceFile(relative, None, "it is a directory, not a file")
+        return SourceFile(relative, read_regular_file(root / relative))
     except OSError as exc:
         return SourceFile(relative, None, exc.strerror or str(exc))
 
@@ -64,8 +64,10 @@ def collect_sources(root: Path, config: Config, plugins: bool = True) -> Project
     """Every candidate tool module under the tools directory, the plugin packages that register
     tools (``plugins=False``: not them), and toolsets.py when present."""
     from hermes_lint.plugin_tools import plugin_paths
+    from hermes_lint.regular_files import require_listable
 
     tools_dir = root / config.tools_dir
+    require_listable(tools_dir)
     paths = candidate_tool_paths(tools_dir) + (plugin_paths(root, config.plugin_dirs) if plugins else [])
     tool_files = [read_source(root, path.relative_to(root).as_posix()) for path in paths]
     toolsets = read_source(root, config.toolsets_file) if (root / config.toolsets_file).exists() else None

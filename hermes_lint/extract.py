@@ -98,7 +98,54 @@ def parse_module(path: str, data: bytes) -> ParsedModule:
         return failed(1, 1, "file is too deeply nested to parse", text)
     except ValueError as exc:
         return failed(1, 1, f"cannot be parsed: {exc}", text)
+    # Only a tool module is imported (and frozen): the compiler's time is spent on those.
+    problem = _compile_error(tree, path) if tree_registers_tools(tree) else None
+    if problem is not None:
+        return failed(*problem, text)
     return ParsedModule(path, data, text, split_source_lines(text), tree, None)
+
+
+def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]]:
+    """What the compiler rejects in a module that parses (``return`` or ``yield`` outside a
+    function, a repeated parameter or keyword, a late ``from __future__`` import, ``nonlocal``
+    without a binding...): importing it would fail, so it is HRM001 and never frozen into the
+    manifest. The syntax tree is compiled, never run; the code objects are dropped.
+
+    One top-level statement at a time: CPython compiles a module of thousands of lambdas in
+    quadratic time (10,000 registrations: 7 s at once, linear this way). What only the whole
+    module decides, the place of ``from __future__`` imports, is checked here; their flags are
+    passed on to the statements after them."""
+    import __future__
+    import warnings
+
+    flags = 0
+    in_prologue = True  # the docstring and the __future__ imports
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings are not errors (`x is 1`)
+        for index, stmt in enumerate(tree.body):
+            is_future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and not stmt.level
+            is_docstring = (
+                index == 0 and isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+            )
+            if is_future and not in_prologue:
+                return stmt.lineno, stmt.col_offset + 1, (
+                    "syntax error: from __future__ imports must occur at the beginning of the file"
+                )
+            in_prologue = in_prologue and (is_future or is_docstring)
+            try:
+                compile(ast.Module(body=[stmt], type_ignores=[]), path, "exec", flags=flags, dont_inherit=True)
+            except SyntaxError as exc:
+                return exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}"
+            except (RecursionError, MemoryError):
+                return 1, 1, "file is too deeply nested to compile"
+            except ValueError as exc:
+                return 1, 1, f"cannot be compiled: {exc}"
+            if is_future:
+                for alias in stmt.names:
+                    feature = getattr(__future__, alias.name, None)
+                    flags |= getattr(feature, "compiler_flag", 0)
+    return None
 
 
 def source_segment(lines: List[str], node: ast.AST) -> str:

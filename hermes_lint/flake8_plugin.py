@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hermes_lint import __version__
-from hermes_lint.config import Config, find_root, load_config
+from hermes_lint.config import Config, ConfigError, find_root, load_config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, candidate_tool_paths, text_may_register_tools
 
 # flake8 imports every plugin for every file it checks, tool module or not: the engine and the
@@ -42,7 +43,7 @@ TOOL, TOOLSETS = "tool", "toolsets"
 
 # Per-process caches (each flake8 worker process has its own).
 _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated again
-_configs: Dict[str, Tuple[Optional[Tuple[int, int]], Config]] = {}  # root -> (pyproject stat, config)
+_configs: Dict[str, Tuple[Optional[Tuple[int, ...]], Config]] = {}  # root -> (pyproject stat, config)
 _modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result)
 _snapshots: Dict[str, "ProjectSnapshot"] = {}  # root -> the project as this run read it
 _stored: Dict[str, Tuple[int, Dict[str, List[Diagnostic]]]] = {}  # root -> (run, check's diagnostics by path)
@@ -62,13 +63,13 @@ def clear_caches() -> None:
     new_run()
 
 
-def _stat_key(path: str) -> Optional[Tuple[int, int]]:
-    """(size, mtime) as the on-disk result cache keys files."""
+def _stat_key(path: str) -> Optional[Tuple[int, ...]]:
+    """(size, mtime, ctime): unchanged, unless rewritten with its old mtime kept."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # ctime: `cp -p` keeps the mtime
 
 
 def project_config(root: Path) -> Config:
@@ -122,9 +123,10 @@ class ProjectSnapshot:
 
 
 def _read_bytes(path: str) -> Optional[bytes]:
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_file(path)
     except OSError:
         return None
 
@@ -279,6 +281,18 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
     return memo[1].get(relative, [])
 
 
+_reported_config_errors: set = set()
+
+
+def report_config_error(exc: ConfigError) -> None:
+    """One line on stderr per configuration problem and process; the files of that project get
+    no HRM diagnostics (every Python file would otherwise take flake8 down with a traceback)."""
+    message = str(exc)
+    if message not in _reported_config_errors:
+        _reported_config_errors.add(message)
+        sys.stderr.write(f"hermes-lint: error: {message} (no HRM checks until it is fixed)\n")
+
+
 class HermesLintChecker:
     """The flake8 ``tree`` plugin (entry point ``HRM`` in the ``flake8.extension`` group).
 
@@ -317,8 +331,21 @@ class HermesLintChecker:
         cls.root = options.hermes_lint_root
         cls.use_cache = not options.hermes_lint_no_cache
         new_run()  # flake8 parses options once per run (and once in each spawned worker)
+        # The usual project's configuration is read here, before flake8 forks its workers, so
+        # that a broken one is reported once per run rather than once per worker.
+        root = Path(cls.root).resolve() if cls.root else _root_above(os.getcwd())
+        if root is not None:
+            try:
+                project_config(root)
+            except ConfigError as exc:
+                report_config_error(exc)
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        for d in check_buffer(self.filename, self.lines, self.root, self.use_cache):
+        try:
+            found = check_buffer(self.filename, self.lines, self.root, self.use_cache)
+        except ConfigError as exc:
+            report_config_error(exc)
+            return
+        for d in found:
             # flake8 columns are 0-based; it adds 1 when it prints them.
             yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)

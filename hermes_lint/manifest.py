@@ -242,7 +242,46 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
     }
     if holes:
         tool["holes"] = holes
+    if not _encodable(facts, registration, tool, problems):
+        return None
     return tool
+
+
+def _encodable(facts: ModuleFacts, registration: Registration, tool: dict, problems) -> bool:
+    """False (with an HRM701 problem) when a string of ``tool`` holds a lone surrogate (``"\\ud800"``
+    is legal Python): not a character, UTF-8 cannot write it, and the manifest is UTF-8."""
+    found = _surrogate_at(tool, ())
+    if found is None:
+        return True
+    path, char = found
+    location = (registration.schema_location(path[1:]) if path[:1] == ("schema",) else None) or registration.location
+    shown = ".".join(str(part) for part in path)
+    problems.append(
+        Diagnostic(facts.path, location.line, location.col, "HRM701",
+                   f"`{shown}` of tool `{tool['name']}` holds a lone surrogate U+{ord(char):04X}: not a "
+                   "character, so the manifest (UTF-8) cannot hold it")
+    )
+    return False
+
+
+def _surrogate_at(value: Any, path: Tuple) -> Optional[Tuple[Tuple, str]]:
+    """(path, character) of the first lone surrogate in a string (or key) of ``value``."""
+    if isinstance(value, str):
+        for char in value if not value.isascii() else ():
+            if 0xD800 <= ord(char) <= 0xDFFF:
+                return path, char
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _surrogate_at(key, path + (key,)) or _surrogate_at(item, path + (key,))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _surrogate_at(item, path + (index,))
+            if found is not None:
+                return found
+    return None
 
 
 def _frozen_schema(schema: Any) -> Tuple[Any, List[dict]]:
@@ -463,9 +502,12 @@ def stale_diagnostic(display_path: str) -> Diagnostic:
 
 
 def read_current(path: Path) -> Optional[bytes]:
-    """The manifest on disk, or None when there is none."""
+    """The manifest on disk, or None when there is none (``OSError`` when it is not a regular
+    file or too large to be one)."""
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        return path.read_bytes()
+        return read_regular_file(path)
     except FileNotFoundError:
         return None
 

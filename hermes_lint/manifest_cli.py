@@ -7,7 +7,6 @@ under ``--check``/``--diff``), 2 usage or internal error.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, NamedTuple, Optional
 
@@ -32,7 +31,8 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
     be resolved); it lists them as diagnostics and exits 1. The file is replaced atomically and
     only when its bytes change.
     """
-    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded
+    from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded, write_stdout
+    from hermes_lint.config import ConfigError
 
     def action() -> int:
         from hermes_lint.config import load_config
@@ -48,35 +48,48 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
 
         project_root = resolve_root(root)
         config = load_config(project_root)
-        target = Path(output) if output is not None else project_root / config.manifest
+        if output is not None:  # the command line may name any path the user can write
+            target = Path(output)
+        else:  # the repository's configuration may not: it is data, like the sources
+            target = configured_target(project_root, config)
         shown = _display_path(target, project_root)
         if target.is_dir():
             raise UsageError(f"--output {shown}: is a directory")
         if not target.parent.is_dir():
             raise UsageError(f"{shown}: directory {_display_path(target.parent, project_root)} does not exist")
+        if _exists_not_regular(target):
+            raise UsageError(f"{shown}: is not a regular file (a device, FIFO or socket); it is never replaced")
+        if not (check_only or show_diff) and target.is_symlink():
+            raise UsageError(f"{shown}: is a symbolic link; it is never replaced (name the file it points to)")
 
         if not (check_only or show_diff):
-            outcome = write_manifest(project_root, config, target)
+            try:
+                outcome = write_manifest(project_root, config, target)
+            except OSError as exc:  # read-only directory, disk full: nothing was replaced
+                raise UsageError(f"{shown}: cannot be written: {exc.strerror or exc}") from None
             if outcome.problems:
-                sys.stdout.write(format_text(outcome.problems))
+                write_stdout(format_text(outcome.problems))
             click.echo(outcome.message, err=True)
             return EXIT_FINDINGS if outcome.problems else EXIT_CLEAN
 
         generated = generate_for_root(project_root, config)
         if not generated.ok:
-            sys.stdout.write(format_text(generated.problems))
+            write_stdout(format_text(generated.problems))
             click.echo(_refusal(shown, generated, "checked"), err=True)
             return EXIT_FINDINGS
-        current = read_current(target)
+        try:
+            current = read_current(target)
+        except OSError as exc:
+            raise UsageError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
         if is_fresh(current, generated):
             if check_only:
                 click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
             return EXIT_CLEAN
         if check_only:
-            sys.stdout.write(format_text([stale_diagnostic(shown)]))
+            write_stdout(format_text([stale_diagnostic(shown)]))
         if show_diff:
-            sys.stdout.write(diff(current, generated.text, shown))
-            sys.stdout.write(_labelled_changes(current, generated.data, shown))
+            write_stdout(diff(current, generated.text, shown))
+            write_stdout(_labelled_changes(current, generated.data, shown))
         return EXIT_FINDINGS
 
     run_guarded(debug, action)
@@ -99,7 +112,7 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     from hermes_lint.manifest import generate_for_root, import_lines, is_fresh, read_current, summary
 
     if target is None:
-        target = root / config.manifest
+        target = configured_target(root, config)
     shown = _display_path(target, root)
     generated = generate_for_root(root, config)
     if not generated.ok:
@@ -109,6 +122,20 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     write_atomic(target, generated.text)
     lines = [*import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
     return WriteOutcome(True, "\n".join(lines), [])
+
+
+def configured_target(root: Path, config: Config) -> Path:
+    """The ``manifest`` setting's path under ``root``; ``ConfigError`` when its directory leads
+    outside the root through a symbolic link (the setting itself cannot say `..`: config.py)."""
+    from hermes_lint.config import ConfigError
+
+    target = root / config.manifest
+    if not _inside(target.parent, root):
+        raise ConfigError(
+            f"[tool.hermes-lint] manifest = {config.manifest!r}: its directory is outside the project "
+            f"root {root} (through a symbolic link); name the file with --output to write there"
+        )
+    return target
 
 
 def _refusal(shown: str, generated, verb: str) -> str:
@@ -130,14 +157,33 @@ def _labelled_changes(current, data: dict, shown: str) -> str:
         return ""
     try:
         changes = label_changes(json.loads(current.decode("utf-8")), data)
-    except (ValueError, UnicodeDecodeError):  # not JSON, or not a manifest: the text diff says it all
+    except (ValueError, UnicodeDecodeError, RecursionError):  # not JSON, not a manifest, nested too deeply: the text diff says it all
         return ""
     return "\n" + format_changes(changes, f"{shown} (on disk)", "the generated manifest")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """``path``, its symbolic links followed, is ``root`` or below it."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _exists_not_regular(path: Path) -> bool:
+    import os
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # absent (or a dangling link): nothing there to replace
+        return False
 
 
 def _display_path(path: Path, root: Path) -> str:
     """Root-relative and '/'-separated when inside the root (as diagnostics are), else as is."""
     try:
-        return path.resolve().relative_to(root).as_posix()
+        return (path.parent.resolve() / path.name).relative_to(root).as_posix()  # the link itself, if one
     except ValueError:
         return str(path)

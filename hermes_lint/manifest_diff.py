@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from hermes_lint.regular_files import read_regular_file
 from hermes_lint.schema_walk import JSON_TYPES, json_equal, json_text, parameter_label
 
 BREAKING, COMPATIBLE, UNKNOWN = "breaking", "compatible", "unknown"
@@ -72,11 +73,15 @@ class Change:
 
 def load_manifest(path: Path) -> Dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_regular_file(path).decode("utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"{path}: not readable JSON ({exc})") from None
+    except RecursionError:
+        raise ManifestError(f"{path}: not readable JSON (nested too deeply)") from None
     _require_manifest(data, str(path))
     return data
 
@@ -175,6 +180,13 @@ def _tool_changes(name: str, old: Dict[str, Any], new: Dict[str, Any]) -> List[C
     changes: List[Change] = []
     if old.get("description") != new.get("description"):
         changes.append(Change(COMPATIBLE, "description changed", name, "", f"`{name}`: description changed"))
+    limit_before, limit_after = old.get("max_result_size_chars"), new.get("max_result_size_chars")
+    if not _unchanged(limit_before, limit_after):
+        text = f"`{name}`: max_result_size_chars {_show(limit_before)} → {_show(limit_after)}"
+        if all(value is None or _is_number(value) for value in (limit_before, limit_after)):
+            changes.append(Change(COMPATIBLE, "result limit changed", name, "", text))
+        else:
+            changes.append(Change(BREAKING, "result limit invalid", name, "", text + " (not a finite number)"))
     before, after = _parameters(old), _parameters(new)
     if isinstance(before, dict) and isinstance(after, dict):
         _SchemaDiff(name, changes).node(before, after, ("parameters",))
@@ -244,18 +256,20 @@ class _SchemaDiff:
     def _bounds(self, old, new, path, shown) -> None:
         for keyword in _LOWER_BOUNDS + _UPPER_BOUNDS:
             before, after = old.get(keyword), new.get(keyword)
-            if json_equal(before, after) or not (_is_number(before) or _is_number(after)):
+            if _unchanged(before, after):
+                continue
+            text = f"`{keyword}` of {shown} {_show(before)} → {_show(after)}"
+            if not all(value is None or _is_number(value) for value in (before, after)):
+                # `"600"`, NaN, a list: no longer (or not yet) a bound a provider accepts
+                self.add(BREAKING, "constraint changed", path, text + " (not a finite number)")
                 continue
             upper = keyword in _UPPER_BOUNDS
             if before is None:
                 tighter = True
             elif after is None:
                 tighter = False
-            elif _is_number(before) and _is_number(after):
-                tighter = after < before if upper else after > before
             else:
-                continue
-            text = f"`{keyword}` of {shown} {_show(before)} → {_show(after)}"
+                tighter = after < before if upper else after > before
             if tighter:
                 self.add(BREAKING, "constraint tightened", path, text)
             else:
@@ -305,6 +319,8 @@ class _SchemaDiff:
                 self.add(COMPATIBLE, "property no longer required", child, f"property {shown} is no longer required")
             if isinstance(before[name], dict) and isinstance(after[name], dict):
                 self.node(before[name], after[name], child)
+            elif not _unchanged(before[name], after[name]):
+                self._replaced(before[name], after[name], child, shown)
         for name in after:
             if name in before:
                 continue
@@ -314,6 +330,16 @@ class _SchemaDiff:
                 self.add(BREAKING, "property newly required", child, f"required property {shown} added")
             else:
                 self.add(COMPATIBLE, "optional property added", child, f"optional property {shown} added")
+
+    def _replaced(self, before, after, path, shown) -> None:
+        """A property schema replaced by, or replacing, one that is not an object."""
+        text = f"schema of {shown} {json_text(before)} → {json_text(after)}"
+        if after is True or (isinstance(before, dict) and after == {}):
+            self.add(COMPATIBLE, "constraint loosened", path, text)
+        elif isinstance(after, (dict, bool)):
+            self.add(UNKNOWN, "schema keyword changed", path, text + " (not judged)")
+        else:  # a string, a number, null: not a schema; providers reject the tool
+            self.add(BREAKING, "schema replaced", path, text + " (not a schema)")
 
     def _items(self, old, new, path, shown) -> None:
         before, after = old.get("items"), new.get("items")
@@ -379,6 +405,11 @@ def _show_types(types: Optional[FrozenSet[str]]) -> str:
         return "any"
     shown = sorted(types - {"integer"} if "number" in types else types)
     return " or ".join(shown)
+
+
+def _unchanged(a: Any, b: Any) -> bool:
+    """``json_equal``, with a NaN (not JSON, but Python writes it) equal to itself."""
+    return json_equal(a, b) or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
 
 
 def _is_number(value: Any) -> bool:

@@ -49,13 +49,46 @@ class SchemaProblem:
 def problems(schema: Any) -> Optional[Tuple[SchemaProblem, ...]]:
     """``()`` when ``schema`` is a valid Draft 2020-12 schema, its problems otherwise; None when
     it is not JSON data (holds an ``Unresolved``, a set...) and so cannot be judged."""
+    too_deep = _too_deep(schema)
+    if too_deep is not None:
+        return (too_deep,)
     try:
         if looks_valid(schema):  # on the evaluator's value as is: no copy on the common path
             return ()
         text = json.dumps(json_value(schema), sort_keys=True, allow_nan=True)
     except (NotJson, RecursionError, ValueError, TypeError):
         return None
-    return _explain(text)
+    try:
+        return _explain(text)
+    except RecursionError:  # not expected below MAX_NESTING; never a crash
+        return (SchemaProblem((), f"too deeply nested to validate (more than {MAX_NESTING} levels)"),)
+
+
+# jsonschema's meta-validation recurses a few Python frames per level of JSON nesting: past
+# ~190 levels it raised RecursionError, and earlier in a worker process or under flake8, whose
+# stacks are already deeper, so that `check -j 2` and `-j 1` disagreed. Deeper than this, a
+# schema is reported, never handed to jsonschema: the same answer everywhere. (Providers accept
+# far less: OpenAI's strict mode allows 10 levels of objects.)
+MAX_NESTING = 100
+
+
+def _too_deep(schema: Any) -> Optional[SchemaProblem]:
+    """A problem (at the schema's root: the path to the place would be as long as the nesting)
+    when a dict or list is nested more than ``MAX_NESTING`` levels deep (the schema itself is
+    level 1), or None. Iterative: no recursion limit to reach."""
+    stack = [(schema, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            values = value.values()
+        elif isinstance(value, (list, tuple)):
+            values = value
+        else:
+            continue
+        if depth > MAX_NESTING:
+            return SchemaProblem((), f"nested more than {MAX_NESTING} levels deep: too deep to validate")
+        stack.extend((item, depth + 1) for item in values)
+    return None
 
 
 # --- the fast path ---------------------------------------------------------------------------

@@ -21,11 +21,14 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from hermes_lint.config import Config
 from hermes_lint.discovery import candidate_tool_paths
+from hermes_lint.regular_files import require_listable
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from hermes_lint.cache import ResultCache
     from hermes_lint.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
+
+StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of``
 
 # A worker costs CPU however little it does (~30 ms to fork and stop, then the pages it touches
 # copied and its results pickled back: ~0.05 ms per KB of source), while checking costs ~0.2 ms
@@ -69,6 +72,8 @@ class _Listing:
     def __init__(self, root: Path, config: Config):
         tools_dir = root / config.tools_dir
         self.paths = candidate_tool_paths(tools_dir)
+        if not self.paths:
+            require_listable(tools_dir)
         self.relative: List[str] = []
         if self.paths:
             # The files are direct children of tools_dir: one relative_to, not one per file.
@@ -89,11 +94,11 @@ class _Listing:
         (which key the cache itself), or None when some input cannot be pinned by its stat."""
         if not all(self.regular):
             return None
-        parts = [f"{rel}\0{size}\0{mtime}" for rel, (size, mtime) in zip(self.relative, self.stats)]
+        parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
         if self.toolsets_stat is None:
             parts.append(f"{config.toolsets_file}\0absent")
         elif _is_regular(self.toolsets_stat):
-            parts.append(f"{config.toolsets_file}\0{self.toolsets_stat.st_size}\0{self.toolsets_stat.st_mtime_ns}")
+            parts.append(f"{config.toolsets_file}\0{_key_text(_key_of(self.toolsets_stat))}")
         else:
             return None
         return "\n".join(parts)
@@ -112,11 +117,19 @@ def _is_regular(stat: os.stat_result) -> bool:
     return stat_module.S_ISREG(stat.st_mode)
 
 
-def _key_of(stat: Optional[os.stat_result]) -> Optional[Tuple[int, int]]:
-    return None if stat is None else (stat.st_size, stat.st_mtime_ns)
+def _key_of(stat: Optional[os.stat_result]) -> Optional[StatKey]:
+    """What says a file is unchanged without reading it. Size and mtime alone are not enough:
+    ``cp -p``, ``rsync -t``, ``tar x`` and ``touch -r`` give new contents an old mtime. The
+    change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
+    changes when a file is replaced: git's choice too."""
+    return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
 
 
-def _stat_key(path: Path) -> Optional[Tuple[int, int]]:
+def _key_text(key) -> str:
+    return "\0".join(str(part) for part in key)
+
+
+def _stat_key(path: Path) -> Optional[StatKey]:
     return _key_of(_stat(path))
 
 
@@ -387,7 +400,9 @@ def _watched(root: Path) -> Path:
 
 
 def _read_or_none(path: Path) -> Optional[bytes]:
+    from hermes_lint.regular_files import read_regular_file
+
     try:
-        return path.read_bytes()
+        return read_regular_file(path)
     except OSError:
         return None

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hermes_lint.atomic import write_atomic, write_new
+from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import Config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 from hermes_lint.toolsets_edit import ToolsetsEditError, add_tool, string_literal
@@ -76,6 +77,9 @@ class Plan:
     toolsets_changes: Tuple[str, ...]
     toolsets_error: Optional[str]
     manifest_path: Optional[Path]  # an existing manifest to regenerate
+    # The tool file exists already, exactly as this plan would write it: a run stopped between
+    # creating it and editing toolsets.py. This one finishes the job.
+    resuming: bool = False
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -331,18 +335,20 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
     tools_dir = root / config.tools_dir
     if not tools_dir.is_dir():
         raise ScaffoldError(f"no tools directory at {tools_dir} (`hermes-lint init` creates one)")
+    tool_path = tools_dir / f"{spec.name}_tool.py"
+    relative_tool = tool_path.relative_to(root).as_posix()
+    tool_source = render_tool(spec, template)
     registered = registered_tool_names(root, config)
-    if spec.name in registered:
+    resuming = registered.get(spec.name) == relative_tool and _holds(tool_path, tool_source.encode("utf-8"))
+    if spec.name in registered and not resuming:
         raise ScaffoldError(
             f"a tool named {spec.name!r} is already registered in {registered[spec.name]}"
         )
-    tool_path = tools_dir / f"{spec.name}_tool.py"
-    relative_tool = tool_path.relative_to(root).as_posix()
-    if os.path.lexists(tool_path):
+    if os.path.lexists(tool_path) and not resuming:
         raise ScaffoldError(f"{relative_tool} already exists; new-tool never overwrites a file")
     toolsets_path = root / config.toolsets_file
     try:
-        toolsets_old = toolsets_path.read_bytes()
+        toolsets_old = read_regular_file(toolsets_path)
     except FileNotFoundError:
         raise ScaffoldError(
             f"no {config.toolsets_file} in {root}: the new tool must be listed in a toolset "
@@ -350,7 +356,6 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
         ) from None
     except OSError as exc:
         raise ScaffoldError(f"cannot read {config.toolsets_file}: {exc.strerror or exc}") from None
-    tool_source = render_tool(spec, template)
     toolsets_new: Optional[bytes] = None
     changes: Tuple[str, ...] = ()
     toolsets_error: Optional[str] = None
@@ -369,6 +374,8 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
     except (SyntaxError, ValueError) as exc:  # pragma: no cover - would be a bug in the editor
         toolsets_error = _by_hand(spec, config, relative_tool, f"the edit did not parse ({exc})")
         toolsets_new = None
+    if resuming and toolsets_new == toolsets_old:  # nothing left to finish: a finished tool
+        raise ScaffoldError(f"a tool named {spec.name!r} is already registered in {relative_tool}")
     manifest_path = root / config.manifest
     return Plan(
         spec=spec,
@@ -381,7 +388,15 @@ def plan_new_tool(spec: ToolSpec, root: Path, config: Config) -> Plan:
         toolsets_changes=changes,
         toolsets_error=toolsets_error,
         manifest_path=manifest_path if manifest_path.is_file() else None,
+        resuming=resuming,
     )
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return read_regular_file(path) == data
+    except OSError:
+        return False
 
 
 def _by_hand(spec: ToolSpec, config: Config, relative_tool: str, reason: str) -> str:
@@ -410,18 +425,24 @@ def write_plan(plan: Plan) -> List[str]:
     relative_tool = plan.relative(plan.tool_path)
     relative_toolsets = plan.relative(plan.toolsets_path)
     _ensure_unchanged(plan)
-    try:
-        write_new(plan.tool_path, plan.tool_source.encode("utf-8"))
-    except FileExistsError:
-        raise ScaffoldError(f"{relative_tool} already exists; new-tool never overwrites a file") from None
-    except OSError as exc:
-        raise ScaffoldError(f"cannot create {relative_tool}: {exc.strerror or exc}; nothing was written") from None
-    done = [f"created {relative_tool}"]
+    if plan.resuming:
+        done = [f"kept {relative_tool} (created by an earlier run that stopped before editing {relative_toolsets})"]
+    else:
+        try:
+            write_new(plan.tool_path, plan.tool_source.encode("utf-8"))
+        except FileExistsError:
+            raise ScaffoldError(f"{relative_tool} already exists; new-tool never overwrites a file") from None
+        except OSError as exc:
+            raise ScaffoldError(f"cannot create {relative_tool}: {exc.strerror or exc}; nothing was written") from None
+        done = [f"created {relative_tool}"]
     if plan.toolsets_new != plan.toolsets_old:
         try:
             _ensure_unchanged(plan)
             write_atomic(plan.toolsets_path, plan.toolsets_new)
         except (OSError, ScaffoldError) as exc:
+            if plan.resuming:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                raise ScaffoldError(f"cannot write {relative_toolsets}: {reason}; nothing was changed") from None
             os.unlink(plan.tool_path)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise ScaffoldError(
@@ -434,7 +455,7 @@ def write_plan(plan: Plan) -> List[str]:
 
 def _ensure_unchanged(plan: Plan) -> None:
     try:
-        current = plan.toolsets_path.read_bytes()
+        current = read_regular_file(plan.toolsets_path)
     except OSError as exc:
         raise ScaffoldError(f"cannot read {plan.relative(plan.toolsets_path)}: {exc.strerror or exc}") from None
     if current != plan.toolsets_old:

@@ -56,6 +56,24 @@ def add_tool(
     """List ``tool`` in ``toolset`` (created when missing, unless ``create_toolset`` is false:
     then a missing toolset is a ``ToolsetsEditError``) and, with ``core``, in
     ``_HERMES_CORE_TOOLS``. A name already listed is left alone."""
+    try:
+        edit = _add_tool(source, tool, toolset, core, toolset_description, create_toolset)
+    except RecursionError:  # libcst walks the tree recursively: a valid but deeply nested file
+        raise ToolsetsEditError("it is nested too deeply for libcst to edit") from None
+    return ToolsetsEdit(_same_final_newline(source, edit.source), edit.changes)
+
+
+def _same_final_newline(old: bytes, new: bytes) -> bytes:
+    """libcst's round trip drops the final newline of a file that ends lines with a lone CR
+    (old Mac style): it is put back, so that only the inserted element changes."""
+    if old.endswith(b"\r") and not new.endswith((b"\r", b"\n")):
+        return new + b"\r"
+    return new
+
+
+def _add_tool(
+    source: bytes, tool: str, toolset: str, core: bool, toolset_description: str, create_toolset: bool
+) -> ToolsetsEdit:
     module = _parse(source)
     lists = _ListEdits()
     changes: List[str] = []

@@ -216,3 +216,79 @@ def test_after_an_edit_the_project_phase_reports_the_same_with_and_without_schem
         target.write_text(target.read_text() + "# edited\n")
         assert run_project(root, config, use_cache=True) == run_project(root, config)
     assert {d.code for d in run_project(root, with_provider)} & {"HRM601"}
+
+
+def test_new_contents_with_the_old_size_and_mtime_are_checked_again(tmp_path):
+    """`cp -p`, `rsync -t`, `tar x`, `touch -r`: same size, same mtime, other bytes."""
+    root = make_corpus(tmp_path, 3)
+    target = root / "tools" / "t001_tool.py"
+    fixed = GOOD_TOOL.replace('"echo"', '"echo1"')
+    broken = bad_tool(1)
+    target.write_text(fixed.ljust(len(broken)))  # same size as the broken one
+    assert len(target.read_bytes()) == len(broken.encode())
+    original = target.stat()
+    target.write_text(broken)
+    os.utime(target, ns=(original.st_atime_ns, original.st_mtime_ns))
+    first = run_project(root, CONFIG, use_cache=True)
+    assert [d for d in first if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+
+    target.write_text(fixed.ljust(len(broken)))
+    os.utime(target, ns=(original.st_atime_ns, original.st_mtime_ns))
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (len(broken.encode()), original.st_mtime_ns)
+
+    assert run_project(root, CONFIG, use_cache=True) == run_project(root, CONFIG)
+    assert not [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+
+
+def test_toolsets_edits_are_not_hidden_by_the_cache(tmp_path):
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
+    before = run_project(root, CONFIG, use_cache=True)
+    toolsets = root / "toolsets.py"
+    toolsets.write_text(toolsets.read_text().replace('"echo"', '"echo", "ghost"'))
+    after = run_project(root, CONFIG, use_cache=True)
+    assert after == run_project(root, CONFIG)
+    assert [d.code for d in after if d.path == "toolsets.py"] == ["HRM403"] and after != before
+
+
+def count_checks(monkeypatch) -> list:
+    """Records the path of every file the per-file phase checks (rather than takes from the cache)."""
+    from hermes_lint import engine
+
+    checked: list = []
+    real = engine.check_module
+
+    def counting(source, config):
+        checked.append(source.path)
+        return real(source, config)
+
+    monkeypatch.setattr(engine, "check_module", counting)
+    return checked
+
+
+def test_the_cache_is_used_and_keyed_on_what_results_depend_on(tmp_path, monkeypatch):
+    from hermes_lint import cache
+
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL, "other_tool.py": bad_tool(2)},
+                        toolsets=TOOLSETS.replace('"echo"', '"echo", "echo2"'))
+    checked = count_checks(monkeypatch)
+    cold = run_project(root, CONFIG, use_cache=True)
+    assert sorted(checked) == ["tools/echo_tool.py", "tools/other_tool.py"]
+
+    checked.clear()
+    assert run_project(root, CONFIG, use_cache=True) == cold and checked == []  # all from the cache
+
+    toolsets = root / "toolsets.py"
+    toolsets.write_text(toolsets.read_text().replace('"echo2"', '"echo2", "ghost"'))
+    edited = run_project(root, CONFIG, use_cache=True)
+    assert checked == []  # no module changed: only the project phase ran again
+    assert [d.code for d in edited if d.path == "toolsets.py"] == ["HRM403"]
+
+    (root / "tools" / "other_tool.py").write_text(bad_tool(2) + "\n")
+    run_project(root, CONFIG, use_cache=True)
+    assert checked == ["tools/other_tool.py"]
+
+    # An edited rule (the toolkit's own files) must not reuse the results of the old one.
+    checked.clear()
+    monkeypatch.setattr(cache, "_toolkit_fingerprint", lambda: "hermes_lint/rules/hrm004.py:1:2")
+    run_project(root, CONFIG, use_cache=True)
+    assert sorted(checked) == ["tools/echo_tool.py", "tools/other_tool.py"]

@@ -19,7 +19,6 @@ import pytest
 
 from hermes_lint import __version__, engine, flake8_plugin
 from hermes_lint.flake8_plugin import HermesLintChecker, check_buffer
-from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Finding, Rule
 
 slow = pytest.mark.slow  # runs the real flake8 in a subprocess
@@ -182,9 +181,6 @@ def test_root_option_from_command_line_and_flake8_config(project):
 
 
 @slow
-@pytest.mark.skipif(
-    "HRM401" not in {rule.code for rule in all_rules()}, reason="HRM401 (duplicate tool name) not written yet"
-)
 def test_stdin_buffer_sees_project_rules_over_the_files_on_disk(project):
     # The buffer registers "broken" under another toolset: tools/broken_tool.py on disk has it too.
     echo = (project / "tools" / "echo_tool.py").read_text(encoding="utf-8")

@@ -152,9 +152,6 @@ def test_the_schema_rejects_a_broken_log(sarif_validator):
         sarif_validator.validate(broken)
 
 
-@pytest.mark.skipif(
-    not {"sarif", "github"} <= set(FORMATTERS), reason="the CLI does not offer --format sarif/github yet"
-)
 @pytest.mark.parametrize("name, formatter", [("sarif", format_sarif), ("github", format_github)])
 def test_check_command_offers_the_format(name, formatter, monkeypatch):
     monkeypatch.chdir(PROJECT)

@@ -348,3 +348,77 @@ def test_this_repos_manifest_against_itself_and_an_edited_copy(tmp_path):
     name = sorted(edited["tools"])[0]
     edited["tools"][name]["schema"]["parameters"]["properties"]["__new__"] = {"type": "string"}
     assert [(c.label, c.kind) for c in label_changes(data, edited)] == [(COMPATIBLE, "optional property added")]
+
+
+# --------------------------------------------------------------------------- values that are not what they were
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [(float("nan"), "NaN"), ("50", '"50"'), (float("inf"), "Infinity"), ([50], "[50]")],
+)
+def test_a_bound_that_is_no_longer_a_number_is_breaking(value, shown):
+    assert changed(lambda m: prop(m, "limit").update(maximum=value)) == [(BREAKING, "constraint changed", "limit")]
+    new = copy.deepcopy(BASE)
+    prop(new, "limit")["maximum"] = value
+    assert label_changes(BASE, new)[0].message == f"`search`: `maximum` of `limit` 50 → {shown} (not a finite number)"
+    assert label_changes(new, copy.deepcopy(new)) == []  # NaN is unchanged when it stays NaN
+
+
+def test_the_same_number_written_as_a_float_is_no_change():
+    assert changed(lambda m: prop(m, "limit").update(maximum=50.0)) == []
+
+
+def test_a_property_schema_replaced_by_something_else():
+    assert changed(lambda m: params(m)["properties"].update(units="string")) == [(BREAKING, "schema replaced", "units")]
+    assert changed(lambda m: params(m)["properties"].update(units=True)) == [(COMPATIBLE, "constraint loosened", "units")]
+    assert changed(lambda m: params(m)["properties"].update(units=False)) == [(UNKNOWN, "schema keyword changed", "units")]
+    old = copy.deepcopy(BASE)
+    params(old)["properties"]["units"] = "string"
+    assert label_changes(old, copy.deepcopy(old)) == []
+
+
+@pytest.mark.parametrize(
+    "value, label, kind",
+    [(600, COMPATIBLE, "result limit changed"), (float("nan"), BREAKING, "result limit invalid"),
+     ("600", BREAKING, "result limit invalid")],
+)
+def test_max_result_size_chars_changes_are_reported(value, label, kind):
+    def edit(m):
+        m["tools"]["search"]["max_result_size_chars"] = value
+    assert changed(edit) == [(label, kind, "")]
+
+
+def test_cli_diff_of_600_to_nan_and_to_a_string(tmp_path):
+    old_manifest = copy.deepcopy(BASE)
+    old_manifest["tools"]["search"]["max_result_size_chars"] = 600
+    for value, shown in ((float("nan"), "NaN"), ("600", '"600"')):
+        new_manifest = copy.deepcopy(old_manifest)
+        new_manifest["tools"]["search"]["max_result_size_chars"] = value
+        result = CliRunner().invoke(diff, [write(tmp_path, "old.json", old_manifest), write(tmp_path, "new.json", new_manifest), "--fail-on", "breaking"])
+        assert result.exit_code == 1, result.output
+        assert f"breaking    `search`: max_result_size_chars 600 → {shown} (not a finite number)" in result.output
+
+
+def test_cli_diff_of_a_deeply_nested_manifest_is_a_clear_error(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "hermes-tool-manifest", "tools": {}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = CliRunner().invoke(diff, [str(deep), write(tmp_path, "good.json", BASE)])
+    assert result.exit_code == 2
+    assert result.output == f"hermes-lint: error: {deep}: not readable JSON (nested too deeply)\n"
+
+
+def test_cli_diff_of_schemas_nested_too_deeply_to_compare_is_a_clear_error(tmp_path):
+    def nested(levels, leaf):
+        schema = leaf
+        for _ in range(levels):
+            schema = {"type": "object", "properties": {"p": schema}}
+        return schema
+
+    old_manifest, new_manifest = copy.deepcopy(BASE), copy.deepcopy(BASE)
+    params(old_manifest)["properties"]["deep"] = nested(300, {"type": "string"})
+    params(new_manifest)["properties"]["deep"] = nested(300, {"type": "integer"})
+    old, new = write(tmp_path, "old.json", old_manifest), write(tmp_path, "new.json", new_manifest)
+    result = CliRunner().invoke(diff, [old, new])
+    assert result.exit_code == 2
+    assert result.output == f"hermes-lint: error: {old}, {new}: schemas nested too deeply to compare\n"

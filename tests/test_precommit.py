@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from hermes_lint.cli import main
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +26,6 @@ FIXTURE = Path(__file__).parent / "fixtures" / "integrations"
 # What a run of hermes-lint or Python inside the fixture directory may have left there.
 FIXTURE_LEFTOVERS = shutil.ignore_patterns(".hermes_lint_cache", "__pycache__")
 HRM004_LINE = "tools/broken_tool.py:30:16: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)"
-HAS_MANIFEST_COMMAND = main.get_command(None, "manifest") is not None
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -96,8 +94,7 @@ def make_project(tmp_path: Path, good: bool) -> Path:
     shutil.copytree(FIXTURE, root, ignore=FIXTURE_LEFTOVERS)
     if good:
         (root / "tools" / "broken_tool.py").unlink()
-        if HAS_MANIFEST_COMMAND:
-            subprocess.run([sys.executable, "-m", "hermes_lint.cli", "manifest"], cwd=root, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "hermes_lint.cli", "manifest"], cwd=root, check=True, capture_output=True)
     git_init(root)
     return root
 
@@ -125,11 +122,6 @@ def test_try_repo_hermes_lint_passes_on_a_good_tool(try_repo_runs):
     assert status == "Passed", try_repo_runs["good"]
 
 
-@pytest.mark.xfail(
-    not HAS_MANIFEST_COMMAND,
-    reason="`hermes-lint manifest` is not a command of the CLI yet (hermes_lint/manifest_cli.py is not wired in)",
-    strict=False,
-)
 def test_try_repo_manifest_fails_when_stale_with_the_fix_and_passes_when_fresh(try_repo_runs):
     status, printed = hook_report(try_repo_runs["bad"], "hermes-lint manifest")
     assert status == "Failed", try_repo_runs["bad"]

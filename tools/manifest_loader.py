@@ -244,7 +244,9 @@ class _ManifestPlan:
         except ValueError as exc:
             # A manifest is one JSON object: text that stops before its closing brace was cut.
             end = text.rstrip()
-            truncated = getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
+            truncated = getattr(exc, "msg", "") != "Extra data" and (  # trailing garbage: corrupt
+                getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
+            )
             state = "is truncated" if truncated else "is corrupt"
             detail = getattr(exc, "msg", str(exc))
             raise ManifestError(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterator, Set
+from typing import Iterator, Optional, Set
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
@@ -19,8 +19,9 @@ class RequiredNotDeclared(Rule):
 
     Not reported: objects without ``properties`` (e.g. ``anyOf: [{"required": ["a"]}, ...]``
     branches that constrain the parent's properties; a missing root ``properties`` is
-    HRM304's); names declared by ``patternProperties`` or by an ``allOf``/``anyOf``/``oneOf``
-    branch's ``properties``; objects with a ``$ref`` (the referenced schema may declare them);
+    HRM304's); names a ``patternProperties`` pattern may match (only a literal pattern, with
+    optional ``^``/``$``, is decided: a schema's regex is never run, since one like ``^(a+)+$``
+    can take for ever) or that an ``allOf``/``anyOf``/``oneOf`` branch's ``properties`` declare; objects with a ``$ref`` (the referenced schema may declare them);
     a ``required`` that is not a list of strings (HRM302).
     """
 
@@ -76,8 +77,59 @@ class RequiredNotDeclared(Rule):
         registry.register(name="fetch", toolset="web", schema=_build_schema("fetch", PROPS, []),
                           handler=lambda args, **kw: "", check_fn=lambda: True)
         """,
+        # names a pattern may match: a literal prefix decided; a regex never run (it could take
+        # for ever: `^(a+)+$` against this name backtracks 2**40 times), so it may match
+        """
+        from tools.registry import registry
+
+        SCHEMA = {
+            "name": "tagged", "description": "Tagged values.",
+            "parameters": {
+                "type": "object",
+                "properties": {},
+                "patternProperties": {"^x_": {"type": "string"}, "^(a+)+$": {"type": "string"}},
+                "required": ["x_color", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"],
+            },
+        }
+        registry.register(name="tagged", toolset="tags", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
     ]
     invalid = [
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "tagged", "description": "Tagged values.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"label": {"type": "string", "description": "Label."}},
+                    "patternProperties": {"^x_": {"type": "string"}, "_id$": {"type": "string"}},
+                    "required": ["y_color", "user_id"],
+                },
+            }
+            registry.register(name="tagged", toolset="tags", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=9,
+            message="`required` names `y_color`, which is not in `properties`",
+            autofixed="""
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "tagged", "description": "Tagged values.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"label": {"type": "string", "description": "Label."}},
+                    "patternProperties": {"^x_": {"type": "string"}, "_id$": {"type": "string"}},
+                    "required": ["user_id"],
+                },
+            }
+            registry.register(name="tagged", toolset="tags", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+        ),
         Invalid(
             """
             from tools.registry import registry
@@ -214,13 +266,56 @@ def _declared(node: SubSchema) -> Set[str]:
 
 
 def _matches_any(name: str, patterns) -> bool:
-    for pattern in patterns:
-        try:
-            if re.search(pattern, name):
-                return True
-        except re.error:
-            return True  # cannot tell (HRM302 reports a broken pattern)
-    return False
+    """Whether some pattern may match ``name``. A schema's regex is never run: one like
+    ``^(a+)+$`` takes for ever on some names. A pattern that is a literal, optionally anchored,
+    is decided by string comparison; any other may match (so the name is not reported)."""
+    return any(_literal_match(pattern, name) is not False for pattern in patterns)
+
+
+_REGEX_SYNTAX = frozenset(".^$*+?{}[]|()\\")
+
+
+def _literal_match(pattern: str, name: str) -> Optional[bool]:
+    """``re.search(pattern, name)`` for a pattern made of literal characters (``\\`` before a
+    punctuation character makes it literal) between an optional ``^`` and ``$``; None for any
+    other pattern."""
+    start = pattern.startswith("^")
+    body = pattern[1:] if start else pattern
+    end = body.endswith("$") and not _escaped_at(body, len(body) - 1)
+    body = body[:-1] if end else body
+    literal = []
+    position = 0
+    while position < len(body):
+        char = body[position]
+        if char == "\\":
+            following = body[position + 1 : position + 2]
+            if not following or following.isalnum() or following == "_":
+                return None  # a class (\d), a reference (\1) or an anchor (\b): not literal
+            literal.append(following)
+            position += 2
+            continue
+        if char in _REGEX_SYNTAX:
+            return None
+        literal.append(char)
+        position += 1
+    text = "".join(literal)
+    if end and name.endswith("\n"):
+        return None  # `$` also matches before a final newline
+    if start and end:
+        return name == text
+    if start:
+        return name.startswith(text)
+    if end:
+        return name.endswith(text)
+    return text in name
+
+
+def _escaped_at(text: str, index: int) -> bool:
+    """The character at ``index`` follows an odd number of backslashes."""
+    count = 0
+    while index - count - 1 >= 0 and text[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 def _message(node: SubSchema, name: str, declared: Set[str]) -> str:

@@ -57,8 +57,32 @@ class InvalidToolName(Rule):
         registry.register(name=os.environ["TOOL_NAME"], toolset="dyn", schema=_build_schema("Dyn."),
                           handler=lambda args, **kw: "", check_fn=lambda: True)
         """,
+        # exactly 64 characters: the longest name providers accept
+        """
+        from tools.registry import registry
+
+        SCHEMA = {"description": "Summarize.", "parameters": {"type": "object", "properties": {}}}
+        registry.register(name="summarize_the_current_conversation_and_store_it_in_memory_for_l8",
+                          toolset="memory", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
     ]
     invalid = [
+        # 65 characters: one more than providers accept
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"description": "Summarize.", "parameters": {"type": "object", "properties": {}}}
+            registry.register(name="summarize_the_current_conversation_and_store_it_in_memory_for_l8r",
+                              toolset="memory", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=4,
+            col=24,
+            message="tool name 'summarize_the_current_conversation_and_store_it_in_memory_for_l8r' "
+            "is 65 characters long: providers require ^[a-zA-Z0-9_-]{1,64}$",
+        ),
         Invalid(
             """
             from tools.registry import registry

@@ -138,8 +138,52 @@ class ContradictoryBounds(Rule):
         registry.register(name="wait", toolset="s", schema=SCHEMA,
                           handler=lambda args, **kw: "", check_fn=lambda: True)
         """,
+        # defaults exactly at inclusive bounds, and just inside exclusive ones
+        """
+        from tools.registry import registry
+
+        SCHEMA = {
+            "name": "dial", "description": "Set a dial.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "low": {"type": "number", "minimum": 1, "maximum": 9, "default": 1, "description": "At min."},
+                    "high": {"type": "number", "minimum": 1, "maximum": 9, "default": 9, "description": "At max."},
+                    "open": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "default": 0.5,
+                             "description": "Inside."},
+                },
+            },
+        }
+        registry.register(name="dial", toolset="dials", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
     ]
     invalid = [
+        # a default on an exclusive bound, or one step past an inclusive one
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "dial", "description": "Set a dial.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "below": {"type": "number", "minimum": 1, "default": 0.5, "description": "Under."},
+                        "above": {"type": "number", "maximum": 9, "default": 9.5, "description": "Over."},
+                        "at_low": {"type": "number", "exclusiveMinimum": 0, "default": 0, "description": "On."},
+                        "at_high": {"type": "number", "exclusiveMaximum": 1, "default": 1, "description": "On."},
+                    },
+                },
+            }
+            registry.register(name="dial", toolset="dials", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=8,
+            col=55,
+            message="default 0.5 of `below` is below its `minimum` 1",
+            also=((9, 55), (10, 65), (11, 66)),
+        ),
         Invalid(
             """
             from tools.registry import registry

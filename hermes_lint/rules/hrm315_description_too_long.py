@@ -52,8 +52,38 @@ class DescriptionTooLong(Rule):
             """,
             options={"max-description-length": 2000},
         ),
+        # exactly at the limit, in each of the three places (30 characters each)
+        Valid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"description": "Thirty characters, no more....", "parameters": {"type": "object",
+                      "properties": {"q": {"type": "string", "description": "Exactly thirty characters long"}}}}
+            registry.register(name="note", toolset="memory", schema=SCHEMA,
+                              description="A description of thirty chars.",
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            options={"max-description-length": 30},
+        ),
     ]
     invalid = [
+        # one character over the limit, in each of the three places (31 characters each)
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"description": "Thirty-one characters, no more.", "parameters": {"type": "object",
+                      "properties": {"q": {"type": "string", "description": "Exactly thirty-one chars long.."}}}}
+            registry.register(name="note", toolset="memory", schema=SCHEMA,
+                              description="A description of 31 characters.",
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=3,
+            col=11,
+            message="description of tool `note` is 31 characters long; the limit is 30 (max-description-length)",
+            also=((4, 50), (6, 31)),
+            options={"max-description-length": 30},
+        ),
         Invalid(
             """
             from tools.registry import registry

@@ -98,8 +98,33 @@ class RegisteredToolNotListed(Rule):
             """,
             files={"toolsets.py": TOOLSETS},
         ),
+        # an MCP toolset's tool: listed at run time, when the server is connected
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="write_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            registry.register(name="fetch", toolset="mcp-github", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS},
+        ),
     ]
     invalid = [
+        # `mcp-` is the MCP prefix; a toolset that only starts with "mcp" is an ordinary one
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="write_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            registry.register(name="fetch", toolset="mcpish", schema={}, handler=lambda a, **k: "")
+            """,
+            files={"toolsets.py": TOOLSETS.replace("},\n}", '},\n    "mcpish": {"tools": [], "includes": []},\n}')},
+            line=3,
+            autofixed="""
+            from tools.registry import registry
+            registry.register(name="write_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            registry.register(name="fetch", toolset="mcpish", schema={}, handler=lambda a, **k: "")
+            """,
+            autofixed_files={"toolsets.py": TOOLSETS.replace("},\n}", '},\n    "mcpish": {"tools": ["fetch"], "includes": []},\n}')},
+        ),
         Invalid(
             """
             from tools.registry import registry

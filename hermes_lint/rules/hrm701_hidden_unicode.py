@@ -96,6 +96,8 @@ def hidden_characters(text: str) -> List[Tuple[int, str, str]]:
             continue
         if code in BIDI_CONTROLS:
             found.append((index, char, "bidi"))
+        elif 0xD800 <= code <= 0xDFFF:  # "\ud800" in the source: not a character at all
+            found.append((index, char, "surrogate"))
         elif code in ZERO_WIDTH:
             legitimate = code in (0x200C, 0x200D) and _joins_script(text, index)
             if code == 0x200D and 0 < index < len(text) - 1:
@@ -122,9 +124,13 @@ def _describe(found: List[Tuple[int, str, str]]) -> str:
         spelled = "".join(chr(ord(c) - TAG_FIRST) for _, c, k in found if k == "tag" and 0x20 <= ord(c) - TAG_FIRST < 0x7F)
         hint = f' spelling "{spelled[:40]}{"..." if len(spelled) > 40 else ""}"' if spelled else ""
         return f"{len([f for f in found if f[2] == 'tag'])} invisible Unicode tag characters{hint} (from U+{ord(char):04X}, at character {index + 1})"
-    label = "a bidirectional control" if kind == "bidi" else "a zero-width character"
+    if kind == "surrogate":  # no name: unicodedata.name() has none for it
+        label = "a lone surrogate: not a character, no UTF-8 encoder writes it"
+    else:
+        label = "a bidirectional control" if kind == "bidi" else "a zero-width character"
     more = f", and {len(found) - 1} more hidden characters" if len(found) > 1 else ""
-    return f"U+{ord(char):04X} {name} ({label}) at character {index + 1}{more}"
+    named = f" {name}" if name else ""
+    return f"U+{ord(char):04X}{named} ({label}) at character {index + 1}{more}"
 
 
 class HiddenUnicode(Rule):
@@ -136,7 +142,9 @@ class HiddenUnicode(Rule):
     models read as text ("ASCII smuggling"); bidirectional controls make the text shown in an
     editor differ from the text sent (Trojan Source, CVE-2021-42574); zero-width characters
     split words so that a reviewed phrase and the sent phrase differ. Each is a known way to
-    poison a tool definition, and none has a place in one.
+    poison a tool definition, and none has a place in one. A lone surrogate (``"\\ud800"``,
+    legal in a Python string) is not a character at all: no UTF-8 request or manifest can
+    carry it.
 
     Checked: the registered name, ``schema["name"]``, the tool's descriptions and every
     parameter's name and description; the message gives the code point. Not reported:

@@ -147,25 +147,51 @@ def corpus(tmp_path_factory):
     return root, names, json.loads(manifest.read_text(encoding="utf-8"))
 
 
-CORPUS_ENV = {
-    "GEN_0002_KEY": "set",  # plain env check: available
-    "GEN_0003_KEY": "",  # "X in os.environ": set but empty still counts
-    "GEN_0011_KEY": "only-one",  # `A and B` with only A set: unavailable
-    "GEN_0021_KEY": "a", "GEN_0021_SECRET": "b",  # both set: available
-    "GEN_0004_KEY": "",  # bool(os.getenv) through a helper: empty is unset
-    "GEN_0006_KEY": "lambda",
-}
+def env_tools(manifest, slot):
+    """The generated tools with an environment check of one kind (gen_tools.py: the kind is
+    chosen by the tool's number modulo 10), in name order."""
+    return [
+        name for name, tool in sorted(manifest["tools"].items())
+        if tool["check"]["kind"] == "env" and int(name.split("_")[1]) % 10 == slot
+    ]
 
 
-@pytest.mark.parametrize("env", [{}, CORPUS_ENV], ids=["bare-env", "some-keys"])
-def test_definitions_equal_import_discovery_on_a_generated_corpus(corpus, env):
+def corpus_env(manifest):
+    """Variables the corpus's checks read, each set so that one case is decided, and which tools
+    that makes available and unavailable (a variable no tool reads would test nothing)."""
+    plain, both_set, one_set = env_tools(manifest, 5)[0], env_tools(manifest, 1)[0], env_tools(manifest, 1)[1]
+    present, helper, lambda_ = env_tools(manifest, 3)[0], env_tools(manifest, 4)[0], env_tools(manifest, 6)[0]
+    key = lambda name, suffix="KEY": f"GEN_{name.split('_')[1]}_{suffix}"  # noqa: E731
+    env = {
+        key(plain): "set",  # bool(os.getenv(...)): available
+        key(both_set): "a", key(both_set, "SECRET"): "b",  # `A and B`, both set: available
+        key(one_set): "only-one",  # `A and B` with only A set: unavailable
+        key(present): "",  # `"X" in os.environ`: set but empty still counts
+        key(helper): "",  # bool(os.getenv(...)) through a helper: empty is unset
+        key(lambda_): "lambda",  # a lambda check: available
+    }
+    return env, {plain, both_set, present, lambda_}, {one_set, helper}
+
+
+def test_the_corpus_env_sets_only_variables_its_tools_read(corpus):
+    _, _, manifest = corpus
+    env, _, _ = corpus_env(manifest)
+    read = {var for tool in manifest["tools"].values() for var in tool["requires_env"]}
+    assert set(env) <= read
+
+
+@pytest.mark.parametrize("with_env", [False, True], ids=["bare-env", "some-keys"])
+def test_definitions_equal_import_discovery_on_a_generated_corpus(corpus, with_env):
     root, names, manifest = corpus
+    env, available, unavailable = corpus_env(manifest) if with_env else ({}, set(), set())
     tools_dir = root / "tools"
     dispatched = ["gen_0000", "gen_0005", "gen_0007", "gen_0009"]  # function, lambda, async, overrides
     by_import = snapshot("import", tools_dir / "manifest.json", tools_dir, dispatched, env)
     by_manifest = snapshot("manifest", tools_dir / "manifest.json", tools_dir, dispatched, env)
 
     assert_same_tool_by_tool(by_import, by_manifest)
+    assert available <= set(by_manifest["definitions"])
+    assert not unavailable & set(by_manifest["definitions"])
     assert by_manifest["results"] == by_import["results"]
     assert by_manifest["loaded"] == []
     # Only modules whose definitions need the module (check of kind import, dynamic overrides).
@@ -179,8 +205,6 @@ def test_definitions_equal_import_discovery_on_a_generated_corpus(corpus, env):
 def test_definitions_equal_import_discovery_on_the_check_benchmark_corpus(tmp_path):
     """The corpus of the `check` benchmark (benchmarks/gen_corpus.py), when present."""
     generator = REPO_ROOT / "benchmarks" / "gen_corpus.py"
-    if not generator.exists():
-        pytest.skip("benchmarks/gen_corpus.py is not there")
     spec = importlib.util.spec_from_file_location("gen_corpus", generator)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,0 +1,71 @@
+"""Reading a project's files: regular files only, and no more than ``MAX_FILE_BYTES`` of one.
+
+A repository is data it cannot be trusted with: a FIFO named ``tools/x_tool.py`` blocks a plain
+``open()`` for ever, and a symlink to ``/dev/zero`` fills memory. So a file is opened without
+blocking (``O_NONBLOCK``: opening a FIFO returns at once), checked on the open descriptor (no
+race between a check and the read), and read up to the cap.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import Optional
+
+# Far above any real tool module, toolsets.py or manifest (the largest Hermes tool module is
+# ~0.2 MB; a manifest of 20,000 tools ~20 MB), far below what would exhaust memory.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a directory."""
+
+
+class FileTooLarge(OSError):
+    """The file holds more than the cap."""
+
+
+def read_regular_file(path, limit: Optional[int] = None) -> bytes:
+    """The bytes of the regular file at ``path`` (symlinks followed), at most ``limit`` of them
+    (default ``MAX_FILE_BYTES``); ``NotRegularFile`` or ``FileTooLarge`` (both ``OSError``)
+    instead of blocking or reading without end."""
+    if limit is None:
+        limit = MAX_FILE_BYTES
+    fd = os.open(path, _FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            reason = "it is a directory, not a file" if stat.S_ISDIR(mode) else "not a regular file"
+            raise NotRegularFile(errno.EINVAL, reason, os.fspath(path))
+        chunks = []
+        remaining = limit + 1  # one byte more than allowed tells "too large" from "exactly at it"
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        if remaining <= 0:
+            raise FileTooLarge(errno.EFBIG, f"larger than {limit} bytes", os.fspath(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def require_listable(directory) -> None:
+    """``ConfigError`` naming ``directory`` when it exists but cannot be listed: a tools
+    directory without read permission is not a project of no tools (which would pass ``check``
+    and write an empty manifest)."""
+    try:
+        os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # no tools directory: a project without tool modules
+    except OSError as exc:
+        from hermes_lint.config import ConfigError
+
+        raise ConfigError(f"{os.fspath(directory)}: the tools directory cannot be listed: {exc.strerror or exc}") from None
