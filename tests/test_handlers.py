@@ -1,4 +1,4 @@
-"""Internals of the shared handler analysis (hermes_lint/handlers.py) that rule examples do not pin."""
+"""Internals of the shared handler analysis (hermes_lint/analysis/) that rule examples do not pin."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from hermes_lint.config import Config
 from hermes_lint.engine import build_module_context
 from hermes_lint.extract import parse_module
-from hermes_lint.handlers import MAX_DEPTH, HandlerAnalyzer, analyses
+from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses
 
 HEADER = """
 import json, sys, asyncio, logging
