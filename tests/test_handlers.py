@@ -227,6 +227,22 @@ def test_args_into_star_parameters_or_other_modules_is_not_visible():
     assert [r.key for r in lam.args.reads] == ["a"] and not lam.args.all_visible
 
 
+def test_analysis_is_computed_once_per_module():
+    # Rules share one analysis (and tell shared handlers apart by node identity); the engine
+    # clears ``ctx.memo`` after each module, which drops the analyzer with it.
+    ctx = context("def h(args, **kw):\n    return str(args.get('q'))",
+                  'registry.register(name="a", toolset="s", schema={}, handler=h)\n'
+                  'registry.register(name="b", toolset="s", schema={}, handler=lambda args, **kw: h(args))')
+    analyzer = HandlerAnalyzer.of(ctx)
+    assert HandlerAnalyzer.of(ctx) is analyzer
+    first, second = analyses(ctx)
+    assert [id(a) for a in analyses(ctx)] == [id(first), id(second)]
+    assert first.primary[0].facts is second.primary[0].facts  # `h` analysed once, for both
+    assert analyzer.return_kinds(first.primary[0].facts) is analyzer.return_kinds(first.primary[0].facts)
+    ctx.memo.clear()
+    assert HandlerAnalyzer.of(ctx) is not analyzer
+
+
 def test_unknown_handlers_give_no_facts():
     for handler in ("helper", "registry.thing", "helper()", "None"):
         analysis = single_analysis("", handler=handler)
