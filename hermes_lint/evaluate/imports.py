@@ -109,6 +109,7 @@ class _Imports:
         """Module-level ``attr`` of this module, as ``importer`` sees it once this module is imported."""
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = None, None, 0, importer._depth
+        former_mode = self._set_mode(importer._partial_mode)
         try:
             kind = self._classify(attr)
             if kind[0] == "function":
@@ -122,12 +123,14 @@ class _Imports:
             importer._steps += self._steps
             self._total += self._steps
             self._frame, self._now, self._steps, self._depth = saved
+            self._set_mode(former_mode)
 
     def _call_foreign(self, ref: _FunctionRef, arguments: Any, node) -> Any:
         """Call a function of another project module with this evaluator's depth and budget."""
         owner = ref.owner
         saved = (owner._frame, owner._now, owner._steps, owner._depth)
         owner._frame, owner._now, owner._steps, owner._depth = None, None, 0, self._depth
+        former_mode = owner._set_mode(self._partial_mode)
         try:
             return owner._call_function(ref, arguments, None)
         except _Refusal as refusal:
@@ -136,6 +139,7 @@ class _Imports:
             self._steps += owner._steps
             owner._total += owner._steps
             owner._frame, owner._now, owner._steps, owner._depth = saved
+            owner._set_mode(former_mode)
 
     def _refusal_from(self, foreign: Any, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
         reason = refusal.reason
@@ -143,4 +147,4 @@ class _Imports:
             reason = f"{reason} (in {refusal.function})"
         if f"(in module {foreign._module})" not in reason:
             reason = f"{reason} (in module {foreign._module})"
-        return _Refusal(reason, node)
+        return _Refusal(reason, node, raises=refusal.raises)
