@@ -71,7 +71,7 @@ def _rebound(ctx: ModuleContext, name: str) -> bool:
         ctx.memo[key] = set()  # a `global` statement spells its keyword out, in ASCII
     if key not in ctx.memo:
         ctx.memo[key] = {
-            n for node in ctx.index.walk(ctx.tree) if isinstance(node, ast.Global) for n in node.names
+            n for node in ctx.index.nodes() if isinstance(node, ast.Global) for n in node.names
         }
     return name in ctx.memo[key]
 

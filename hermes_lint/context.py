@@ -101,6 +101,7 @@ class ModuleIndex:
     def __init__(self, tree: ast.Module):
         self.tree = tree
         self._walks: Dict[int, Tuple[ast.AST, List[ast.AST]]] = {}
+        self._nodes: Optional[List[ast.AST]] = None
         self.functions: Dict[str, ast.AST] = {}  # FunctionDef | AsyncFunctionDef; last wins
         self.classes: Dict[str, ast.ClassDef] = {}
         self.imports: Dict[str, str] = {}  # local name -> "module" or "module.attr"
@@ -152,6 +153,18 @@ class ModuleIndex:
 
     def is_bound(self, name: str) -> bool:
         return name in self.bound_anywhere or self.has_star_import
+
+    def nodes(self) -> List[ast.AST]:
+        """Every node of the module but the ``Module`` itself, statement by statement (each in
+        ``walk``'s order), for callers to whom the order is indifferent. Built from the walks of
+        the top-level statements, which extraction and the rules need anyway: a second,
+        whole-module walk would visit every node again. Callers must not modify the list."""
+        if self._nodes is None:
+            nodes: List[ast.AST] = []
+            for stmt in self.tree.body:
+                nodes.extend(self.walk(stmt))
+            self._nodes = nodes
+        return self._nodes
 
     def walk(self, node: ast.AST) -> List[ast.AST]:
         """``walk(node)``, computed once per node; callers must not modify the list."""

@@ -121,7 +121,7 @@ def environment_readers(index: Any, evaluator: Any, configured: Tuple[str, ...] 
 def _called_with_a_name(index: Any) -> FrozenSet[str]:
     """Names the module calls with a constant string first: ``get_secret("TOKEN")``."""
     called = set()
-    for node in index.walk(index.tree):
+    for node in index.nodes():
         if (
             node.__class__ is ast.Call
             and node.func.__class__ is ast.Name

@@ -740,7 +740,7 @@ class EnvAnalysis:
             inside = {id(n) for root in excluded for n in walk(root)}
             used_elsewhere = {
                 n.id
-                for n in self.ctx.index.walk(self.ctx.tree)
+                for n in self.ctx.index.nodes()
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside
             }
             skipped = set(inside)
@@ -751,7 +751,7 @@ class EnvAnalysis:
                         skipped.update(id(n) for n in walk(stmt.value))
             self.ctx.memo[key] = {
                 n.value
-                for n in self.ctx.index.walk(self.ctx.tree)
+                for n in self.ctx.index.nodes()
                 if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped
             }
         return name in self.ctx.memo[key]

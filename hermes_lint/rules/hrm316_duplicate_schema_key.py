@@ -137,7 +137,7 @@ class DuplicateSchemaKey(Rule):
         in_schema = {loc for r in ctx.facts.registrations for _, loc in r.schema_locations}
         if not in_schema:
             return
-        for node in ctx.index.walk(ctx.tree):
+        for node in ctx.index.nodes():
             if node.__class__ is not ast.Dict or len(node.keys) < 2:
                 continue
             occurrences: Dict[str, List[ast.Constant]] = {}
