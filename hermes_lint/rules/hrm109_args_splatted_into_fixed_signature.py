@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.context import ModuleContext, child_nodes
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
@@ -184,7 +184,8 @@ def _own_scope(entry: ast.AST) -> List[ast.AST]:
     while stack:
         node = stack.pop()
         found.append(node)
-        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, _SCOPES))
+        # ``child_nodes``: no contexts or operators (``Load``, ``Add``), which nothing here reads.
+        stack.extend(child for child in child_nodes(node) if not isinstance(child, _SCOPES))
     return found
 
 
