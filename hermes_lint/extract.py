@@ -382,9 +382,10 @@ class _Extractor:
             return "it is inside a `try` block"
         return "its result is used in an expression or assignment"
 
-    def _register_calls(self, stmt: ast.AST) -> List[ast.Call]:
+    def _register_calls(self, stmt: Optional[ast.AST]) -> List[ast.Call]:
+        """The register calls under ``stmt``; None: in the whole module, in no particular order."""
         calls = []
-        for node in self.index.walk(stmt):
+        for node in self.index.walk(stmt) if stmt is not None else self.index.nodes():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr != "register":
                     continue
@@ -424,7 +425,7 @@ class _Extractor:
             # Every `.register` attribute spells the word out: no other register call exists.
             return ()
         return tuple(
-            self.loc(call) for call in self._register_calls(self.tree) if id(call) not in top_level
+            self.loc(call) for call in self._register_calls(None) if id(call) not in top_level
         )
 
     # --- environment reads ---------------------------------------------------------------
