@@ -89,6 +89,23 @@ class SubSchema:
         return keyword in self.schema
 
 
+# Keywords that give a property its type (or hand the question to another schema).
+_TYPED_BY = ("type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "$dynamicRef")
+_COMPOSITION = ("anyOf", "oneOf", "allOf", "$ref", "$dynamicRef")
+
+
+def lacks_type(node: SubSchema) -> bool:
+    """A named property whose type nothing fixes (HRM313 reports it; HRM605 defers to HRM313)."""
+    if not node.is_property or any(keyword in node.schema for keyword in _TYPED_BY):
+        return False
+    owner = node.parent
+    # A property of a composition branch, or of an object that composes others, may get its
+    # type from a sibling branch ({"allOf": [{"properties": {"x": {...}}}, ...]}).
+    if owner is None or owner.via in ("anyOf", "oneOf", "allOf"):
+        return False
+    return not any(keyword in owner.schema for keyword in _COMPOSITION)
+
+
 # Keywords whose value is the schema's structure: a hole there (or in a subschema they hold)
 # leaves the parameter set, their types or what is required unknown.
 _STRUCTURE_KEYWORDS = frozenset(SINGLE_SCHEMA_KEYWORDS + SCHEMA_MAP_KEYWORDS + SCHEMA_LIST_KEYWORDS + ("type", "required"))

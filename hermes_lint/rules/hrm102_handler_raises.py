@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 from hermes_lint.context import ModuleContext
 from hermes_lint.handlers import FunctionFacts, raise_description, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class HandlerRaises(Rule):
@@ -34,7 +34,7 @@ class HandlerRaises(Rule):
     summary = "handler raises instead of returning {\"error\": ...}"
 
     valid = [
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # seed 001: exceptions become {"error": ...}; the helper's raise is not the handler's
         """
         import json

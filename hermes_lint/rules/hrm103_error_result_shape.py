@@ -5,7 +5,7 @@ from typing import Iterator
 from hermes_lint.context import ModuleContext
 from hermes_lint.handlers import HandlerAnalyzer, error_shape, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class ErrorResultShape(Rule):
@@ -33,7 +33,7 @@ class ErrorResultShape(Rule):
     summary = "error result under another shape than {\"error\": ...}"
 
     valid = [
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # seed 001 shape, tool_error, and a friendly message in an except block (a result)
         """
         import json

@@ -6,7 +6,7 @@ from typing import Iterator
 from hermes_lint.context import ModuleContext
 from hermes_lint.handlers import analyses, properties_known_to_reads, reader_label
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class UndeclaredArgumentRead(Rule):
@@ -44,7 +44,7 @@ class UndeclaredArgumentRead(Rule):
 
         registry.register(name="clip", toolset="video", schema=SCHEMA, handler=clip, check_fn=lambda: True)
         """,
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # one dispatcher shared by two tools; a schema built at run time; open-ended schema
         """
         from tools.registry import registry
