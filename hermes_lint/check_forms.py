@@ -1,5 +1,5 @@
 """A registration's ``check_fn`` in declarative form, so the runtime can evaluate it without
-importing the tool's module (DESIGN §5).
+importing the tool's module (the manifest's ``check`` entry).
 
 The registry calls ``bool(check_fn())`` (an exception counts as False), so only the *truthiness*
 of what the check returns matters. A check is declarative when that truthiness is certainly one

@@ -35,7 +35,7 @@ class HandlerRaises(Rule):
 
     valid = [
         USUAL_HANDLERS,
-        # seed 001: exceptions become {"error": ...}; the helper's raise is not the handler's
+        # exceptions become {"error": ...}; the helper's raise is not the handler's
         """
         import json
         from tools.registry import registry, tool_error

@@ -34,7 +34,7 @@ class ErrorResultShape(Rule):
 
     valid = [
         USUAL_HANDLERS,
-        # seed 001 shape, tool_error, and a friendly message in an except block (a result)
+        # {"error": ...} from json.dumps, tool_error, and a friendly message in an except block (a result)
         """
         import json
         from tools.registry import registry, tool_error

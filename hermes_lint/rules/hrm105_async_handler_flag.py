@@ -72,7 +72,7 @@ class AsyncHandlerFlag(Rule):
 
     valid = [
         USUAL_HANDLERS,
-        # seed 001: a lambda calling an async module function, with is_async=True
+        # a lambda calling an async module function, with is_async=True
         """
         import json
         from tools.registry import registry

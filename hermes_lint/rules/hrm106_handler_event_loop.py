@@ -35,7 +35,7 @@ class HandlerRunsEventLoop(Rule):
 
     valid = [
         USUAL_HANDLERS,
-        # seed 001: the registry runs the coroutine
+        # the registry runs the coroutine
         """
         import json
         from tools.registry import registry
