@@ -475,6 +475,19 @@ class HandlerAnalyzer:
             return True
         if any(parent is value for value in fn.bindings.get(name_node.id) or ()):
             return True  # ``args = args or {}`` (any other rebinding was refused by args_use)
+        if (
+            isinstance(parent, ast.Assign)
+            and parent.value is name_node
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)
+        ):
+            # ``params = args``: an alias bound once; its reads are reads of ``args``
+            alias = parent.targets[0].id
+            values = fn.bindings.get(alias)
+            if alias in fn.params or values is None or len(values) != 1 or values[0] is not name_node:
+                return False
+            uses = list(_uses_of(fn, alias))
+            return all(self._visible_use(n, p, g, fn, depth, stack, use) for n, p, g in uses)
         if isinstance(parent, ast.Call) and name_node in parent.args:
             if self.is_builtin(parent.func, fn, _LOOKING_BUILTINS) or _is_logging_call(parent):
                 return True  # looks at the dict, reads no key

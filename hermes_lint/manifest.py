@@ -361,6 +361,8 @@ def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
         return "via import"
     if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and ctx.index.is_bound(node.id)):
         return "via import"  # another module's function, a method...: only the import knows
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ctx.index.functions:
+        return "via import"  # made by a factory of the module (`_make_handler(core)`) when it is imported
     raise _ImportOnly("the handler is not a function, lambda or bound name of the module (HRM202)")
 
 

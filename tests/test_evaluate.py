@@ -1172,3 +1172,19 @@ def test_try_whose_body_cannot_be_evaluated_is_refused_with_the_body_s_reason():
     SCHEMA = load()
     """
     assert refusal(constant(source, "SCHEMA"))[0] == "call to imported function json.load (in load)"
+
+
+@pytest.mark.parametrize("expression", ["not [int('')]", "not [(0).upper()]", "not [(-'')]", "len({'k': int('x')})"])
+def test_a_part_that_certainly_raises_makes_the_whole_value_unknown_even_partially(expression):
+    # Python never builds the list: the value must not be computed around a hole
+    source = f"RESULT = {expression}\n"
+    assert isinstance(constant(source, "RESULT"), Unresolved)
+    assert isinstance(evaluator_for(source).constant("RESULT", partial=True), Unresolved)
+
+
+def test_strict_evaluation_makes_no_hole_a_later_operation_could_consume():
+    source = "from vendor import home\nRESULT = not [home()]\n"
+    assert refusal(constant(source, "RESULT"))[0] == "call to imported function home"
+    partial = evaluator_for(source)
+    assert partial.constant("RESULT", partial=True) is False  # a hole is a value, not a raise
+    assert refusal(partial.constant("RESULT"))[0] == "call to imported function home"  # own cache

@@ -187,7 +187,8 @@ def test_async_callee_is_awaitable_and_followed_when_awaited():
         ("logger.info('args %s', args)\nreturn str(args.get('a'))", ["a"], True),
         ("args = args or {}\nreturn str(args.get('a'))", ["a"], True),
         ("args = args['inner']\nreturn str(args.get('a'))", [], False),
-        ("params = args\nreturn str(params.get('a'))", [], False),
+        ("params = args\nreturn str(params.get('a'))", ["a"], True),  # an alias bound once
+        ("params = args\nparams = {}\nreturn str(params.get('a'))", [], False),  # rebound: unknown
         ("return str(helper(args))", [], False),
         ("return str(dict(**args))", [], False),
         ("return str(list(args.items()))", [], False),

@@ -670,3 +670,23 @@ def test_a_helper_that_branches_on_the_environment_with_shared_state_is_not_a_te
     tool = generate(tmp_path).data["tools"]["notes"]
     assert tool["holes"] == [{"path": ["description"], "reason": "environment variable NOTES_REMOTE (in _choices) (line 6)"}]
     assert tool["import_for_definitions"] is True
+
+
+def test_a_handler_made_by_a_module_factory_is_frozen_via_import(tmp_path):
+    source = """
+    import json
+    from tools.registry import registry
+
+    SCHEMA = {"name": "chat", "description": "Chat.", "parameters": {"type": "object", "properties": {}}}
+
+    def _make_handler(action):
+        def handle(args, **kw):
+            return json.dumps({"action": action})
+        return handle
+
+    registry.register(name="chat", toolset="p", schema=SCHEMA, handler=_make_handler("send"), check_fn=lambda: True)
+    """
+    make_project(tmp_path, {"chat_tool": source}, toolsets=None)
+    generated = generate(tmp_path)
+    assert generated.data["import_only"] == {}
+    assert generated.data["tools"]["chat"]["handler"] == "via import"

@@ -336,7 +336,7 @@ class _ManifestPlan:
             from tools.manifest_templates import check_template, hole_target_problem
 
             for index, hole in enumerate(holes):
-                problem = hole_target_problem(tool["schema"], hole["path"])
+                problem = hole_target_problem(tool["schema"], hole["path"], "template" in hole)
                 if problem is None and "template" in hole:
                     problem = check_template(hole["template"])
                 if problem is not None:

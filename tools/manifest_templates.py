@@ -168,10 +168,11 @@ def _value(t: dict) -> object:
         return _value(t["fallback"])
 
 
-def hole_target_problem(schema: dict, path: list) -> str | None:
-    """None when ``path`` leads to an existing place in ``schema`` (the placeholder)."""
+def hole_target_problem(schema: dict, path: list, template: bool = True) -> str | None:
+    """None when ``path`` leads to an existing place in ``schema`` (the placeholder). An empty
+    path (the whole schema unknown, frozen as ``{}``) is for a hole only the module can fill."""
     if not path:
-        return "path is empty"
+        return "path is empty" if template or schema != {} else None
     node: object = schema
     for key in path:
         if isinstance(node, dict) and isinstance(key, str) and key in node:

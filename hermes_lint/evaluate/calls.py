@@ -226,12 +226,22 @@ class _Calls:
             cached = self._defaults[key] = self._compute_cached(f"default of {fdef.name}", expression, fdef)
         if cached[0]:
             return cached[1]
-        raise _Refusal(cached[1].reason, cached[1].node)
+        refusal = _Refusal(cached[1].reason, cached[1].node, raises=cached[1].raises)
+        refusal.location = cached[1].location
+        raise refusal
 
     def _call_method(self, receiver: Any, name: str, arguments: _Arguments, node) -> Any:
         methods = _METHODS.get(receiver.__class__)
         method = methods.get(name) if methods is not None else None
         if method is None:
+            if receiver.__class__ in _SCALAR_TYPES + (list, tuple, dict, set, frozenset) and not hasattr(
+                receiver.__class__, name
+            ):
+                raise _Refusal(
+                    f"evaluation raises AttributeError: '{_type_name(receiver)}' object has no attribute '{name}'",
+                    node,
+                    raises=True,
+                )
             raise _Refusal(f"unsupported method {_type_name(receiver)}.{name}", node)
         return method(self, receiver, arguments, node)
 

@@ -80,8 +80,12 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
         self._index: Optional[_ModuleIndex] = None
         self._kinds: Dict[str, tuple] = {}  # name -> classification (see _classify)
-        self._constants: Dict[str, tuple] = {}  # name -> (True, value) | (False, _Refusal)
-        self._defaults: Dict[tuple, tuple] = {}  # (function node, slot) -> same
+        # Partial evaluation (holes allowed) and strict evaluation give different values for
+        # the same constant (`not [f()]`): each mode has its own caches.
+        self._partial_mode = False
+        self._caches: Dict[bool, Tuple[dict, dict]] = {False: ({}, {}), True: ({}, {})}
+        self._constants: Dict[str, tuple] = self._caches[False][0]  # name -> (True, value) | (False, _Refusal)
+        self._defaults: Dict[tuple, tuple] = self._caches[False][1]  # (function node, slot) -> same
         self._in_progress: Set[str] = set()
         self._infos: Dict[ast.AST, _FunctionInfo] = {}
         self._meta: Dict[int, tuple] = {}  # id(container) -> (container, key/item locations)
@@ -123,9 +127,17 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         """True when anything at module level binds ``name`` (assignment, def, import...)."""
         return name in self._get_index().bindings
 
+    def _set_mode(self, partial: bool) -> bool:
+        """Evaluate with holes (``partial``) or strictly from now on; returns the former mode."""
+        former = self._partial_mode
+        self._partial_mode = partial
+        self._constants, self._defaults = self._caches[partial]
+        return former
+
     def _run(self, compute: Callable[[], Any], node, now, frame, partial: bool = False) -> Any:
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = frame, now, 0, 0
+        former_mode = self._set_mode(partial)
         try:
             if self._total > self._total_budget:
                 raise _budget()
@@ -147,6 +159,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         finally:
             self._total += self._steps
             self._frame, self._now, self._steps, self._depth = saved
+            self._set_mode(former_mode)
 
     def _unresolved(self, refusal: _Refusal, node) -> Unresolved:
         reason = refusal.reason
@@ -265,10 +278,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             cached = self._constants[name] = self._compute_cached(name, binding.value, binding.node)
         if cached[0]:
             return cached[1]
-        refusal = cached[1]
-        copy = _Refusal(refusal.reason, refusal.node)
-        copy.function = refusal.function
-        raise copy
+        raise _copy_of(cached[1])
 
     def _compute_cached(self, key: Any, expression: ast.expr, at: ast.AST) -> tuple:
         """Evaluate a module-level expression once, in module scope at its own point of the
@@ -375,7 +385,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         except HoleUsed as error:
             raise self._hole_used(error, node) from None
         except _PYTHON_ERRORS as error:
-            raise _Refusal(_raises(error), node) from None
+            raise _Refusal(_raises(error), node, raises=True) from None
 
     def _value(self, node: ast.AST) -> Any:
         """``_eval`` with the fast path for literals (the bulk of a schema; they cost no step)."""
@@ -414,3 +424,11 @@ def _is_immutable(value: Any) -> bool:
     if value.__class__ in (tuple, frozenset):
         return all(_is_immutable(item) for item in value)
     return False
+
+
+def _copy_of(refusal: _Refusal) -> _Refusal:
+    """A fresh refusal saying what a cached one says (a cached one must not be mutated)."""
+    copy = _Refusal(refusal.reason, refusal.node, raises=refusal.raises)
+    copy.function = refusal.function
+    copy.location = refusal.location
+    return copy

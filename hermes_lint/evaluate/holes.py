@@ -37,11 +37,13 @@ class _Holes:
         """The value of ``node``, or a hole where it cannot be computed."""
         if node.__class__ is ast.Constant:
             return node.value
+        if not self._partial_mode:
+            return self._eval(node)
         try:
             return self._eval(node)
         except _Refusal as refusal:
-            if refusal.reason == BUDGET_EXCEEDED:
-                raise  # the budget bounds the whole evaluation, not one part of it
+            if refusal.reason == BUDGET_EXCEEDED or refusal.raises:
+                raise  # the budget bounds the whole evaluation; a certain raise is no value at all
             return self._hole_of(refusal, node)
 
     def _hole_of(self, refusal: _Refusal, node: ast.AST) -> Hole:

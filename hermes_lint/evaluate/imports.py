@@ -10,7 +10,8 @@ carry no source locations (they would point into another file).
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
 
 from .project import MAX_IMPORT_DEPTH, absolute_module
 from .values import _FunctionRef, _Refusal
@@ -107,35 +108,35 @@ class _Imports:
 
     def _export(self, attr: str, importer: Any, node) -> Any:
         """Module-level ``attr`` of this module, as ``importer`` sees it once this module is imported."""
-        saved = (self._frame, self._now, self._steps, self._depth)
-        self._frame, self._now, self._steps, self._depth = None, None, 0, importer._depth
-        try:
+        with importer._working_in(self, node):
             kind = self._classify(attr)
             if kind[0] == "function":
                 return _FunctionRef(attr, kind[1].node, self)
             if kind[0] == "undefined":
                 raise _Refusal(f"{attr} is not defined at module level")
             return self._global(attr, None)
-        except _Refusal as refusal:
-            raise importer._refusal_from(self, refusal, node) from None
-        finally:
-            importer._steps += self._steps
-            self._total += self._steps
-            self._frame, self._now, self._steps, self._depth = saved
 
     def _call_foreign(self, ref: _FunctionRef, arguments: Any, node) -> Any:
         """Call a function of another project module with this evaluator's depth and budget."""
-        owner = ref.owner
-        saved = (owner._frame, owner._now, owner._steps, owner._depth)
-        owner._frame, owner._now, owner._steps, owner._depth = None, None, 0, self._depth
+        with self._working_in(ref.owner, node):
+            return ref.owner._call_function(ref, arguments, None)
+
+    @contextmanager
+    def _working_in(self, foreign: Any, node) -> Iterator[None]:
+        """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
+        depth, charging its steps here); its refusals become this module's, at ``node``."""
+        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth)
+        foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
+        former_mode = foreign._set_mode(self._partial_mode)
         try:
-            return owner._call_function(ref, arguments, None)
+            yield
         except _Refusal as refusal:
-            raise self._refusal_from(owner, refusal, node) from None
+            raise self._refusal_from(foreign, refusal, node) from None
         finally:
-            self._steps += owner._steps
-            owner._total += owner._steps
-            owner._frame, owner._now, owner._steps, owner._depth = saved
+            self._steps += foreign._steps
+            foreign._total += foreign._steps
+            foreign._frame, foreign._now, foreign._steps, foreign._depth = saved
+            foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: Any, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
         reason = refusal.reason
@@ -143,4 +144,4 @@ class _Imports:
             reason = f"{reason} (in {refusal.function})"
         if f"(in module {foreign._module})" not in reason:
             reason = f"{reason} (in module {foreign._module})"
-        return _Refusal(reason, node)
+        return _Refusal(reason, node, raises=refusal.raises)

@@ -44,7 +44,7 @@ class _Statements:
             except HoleUsed as error:
                 raise self._hole_used(error, stmt) from None
             except _PYTHON_ERRORS as error:
-                raise _Refusal(_raises(error), stmt) from None
+                raise _Refusal(_raises(error), stmt, raises=True) from None
             if outcome is not None:
                 return outcome
         return None

@@ -49,10 +49,13 @@ _ITERABLE_TYPES = (list, tuple, str, dict, range, set, frozenset) + _VIEW_TYPES 
 class _Refusal(Exception):
     """Evaluation cannot go on; becomes an ``Unresolved`` at the public boundary."""
 
-    def __init__(self, reason: str, node: Optional[ast.AST] = None):
+    def __init__(self, reason: str, node: Optional[ast.AST] = None, raises: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.node = node
+        # The analysed code certainly raises here (not merely "unknown"): never a hole, since
+        # Python would not build the value around it at all.
+        self.raises = raises
         self.function: Optional[str] = None  # innermost module function it happened in
         self.location = None  # where the cause is, when it is not at ``node`` (a hole's origin)
 

@@ -83,6 +83,25 @@ class UndeclaredArgumentRead(Rule):
         """,
     ]
     invalid = [
+        # a key read through an alias of args
+        Invalid(
+            """
+            import json
+            from tools.registry import registry
+
+            SCHEMA = {"name": "note", "description": "Save a note.", "parameters": {
+                "type": "object", "properties": {"text": {"type": "string", "description": "The note."}}}}
+
+            def note(args, **kw):
+                params = args
+                return json.dumps({"text": params.get("text"), "tag": params.get("tags")})
+
+            registry.register(name="note", toolset="notes", schema=SCHEMA, handler=note, check_fn=lambda: True)
+            """,
+            line=9,
+            col=59,
+            message="handler `note` reads argument `tags`, which the schema of tool `note` does not declare",
+        ),
         Invalid(
             """
             from tools.registry import registry
