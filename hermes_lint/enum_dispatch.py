@@ -18,7 +18,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Set, Tuple
 
-from hermes_lint.handlers import FunctionFacts, exits
+from hermes_lint.analysis.functions import FunctionFacts
+from hermes_lint.analysis.reachability import exits
 
 
 def dispatch_coverage(fn: FunctionFacts) -> Optional[Tuple[str, Set[str]]]:

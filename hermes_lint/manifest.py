@@ -25,9 +25,10 @@ hole (or a schema whose structure is unknown) marks the tool ``import_for_defini
 module is imported when that tool's definition is first requested, never at start-up. Manifests
 that hold holes are format version 2; the others stay version 1, which every runtime reads.
 
-Errors that would make the manifest wrong (the schema or its ``parameters`` is invalid, a tool
-name registered twice, a toolset that cannot be resolved) refuse generation, as hassfest's
-generate mode refuses while validation errors remain. A run-time value never does.
+Errors that would make the manifest wrong refuse generation, as hassfest's generate mode refuses
+while validation errors remain — and as there, the generator runs the validator: ``check``'s own
+rules under ``BLOCKING_CODES`` (an invalid schema, a tool name registered twice, toolsets that
+cannot be resolved), so both say the same thing. A run-time value never does.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ FORMAT_VERSION_WITH_HOLES = 2
 # The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
 PACKAGE = "tools"
 STALE = "HRM501"
+# The findings of `check` that would make a manifest wrong (the generator runs the validator,
+# so both say the same thing): an invalid schema, a tool name twice, unresolvable toolsets.
+BLOCKING_CODES = ("HRM302", "HRM401", "HRM402", "HRM405")
 STALE_MESSAGE = "manifest is out of date, run `hermes-lint manifest`"
 
 # ToolEntry fields and register()'s defaults for the keywords the manifest records.
@@ -81,6 +85,8 @@ class Generated:
     data: Optional[dict]
     text: Optional[bytes]
     problems: List[Diagnostic] = field(default_factory=list)
+    # Files left out, with why (a syntax error: runtime discovery cannot read them either).
+    skipped: List[Diagnostic] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -104,12 +110,12 @@ def generate(sources, config: Config) -> Generated:
     """Generate from ``ProjectSources`` (files already read; nothing is imported or executed)."""
     from hermes_lint.engine import build_module_context
 
-    problems: List[Diagnostic] = []
+    problems: List[Diagnostic] = _blocking_findings(sources, config)
+    skipped: List[Diagnostic] = []
     source_hashes: Dict[str, str] = {}
     modules: Dict[str, dict] = {}
     import_only: Dict[str, dict] = {}
     tools: Dict[str, dict] = {}
-    first_seen: Dict[str, Tuple[str, Registration, str]] = {}
 
     for source in sources.tool_files:
         if source.data is None:
@@ -120,6 +126,8 @@ def generate(sources, config: Config) -> Generated:
         parsed = parse_module(source.path, source.data)
         source_hashes[source.path] = parsed.sha256
         facts, ctx = build_module_context(parsed, config)
+        if facts.parse_error is not None:
+            skipped.append(facts.parse_error)
         if ctx is None or not facts.registers_tools:
             continue  # runtime discovery never imports it either
         stem = PurePosixPath(source.path).stem
@@ -144,14 +152,13 @@ def generate(sources, config: Config) -> Generated:
         modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
         if reads:  # the runtime imports the module instead when one of them changed
             modules[module]["reads"] = sorted(reads)
-        for tool, registration in frozen:
-            _note_duplicate(tool, registration, source.path, first_seen, problems)
+        for tool, _registration in frozen:
             tools.setdefault(tool["name"], tool)
 
     toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes, tools)
     problems.extend(toolsets_problems)
     if problems:
-        return Generated(None, None, sorted(set(problems)))
+        return Generated(None, None, sorted(set(problems)), skipped)
     with_holes = any("holes" in tool for tool in tools.values())
     data = {
         "format": FORMAT,
@@ -165,7 +172,17 @@ def generate(sources, config: Config) -> Generated:
         "tools": tools,
         "toolsets": toolsets,
     }
-    return Generated(data, render(data))
+    return Generated(data, render(data), [], skipped)
+
+
+def _blocking_findings(sources, config: Config) -> List[Diagnostic]:
+    """What ``check`` reports under ``BLOCKING_CODES`` for these sources (same messages)."""
+    from dataclasses import replace
+
+    from hermes_lint.engine import check_sources
+
+    blocking = replace(config, select=BLOCKING_CODES, extend_select=(), ignore=(), per_file_ignores=())
+    return [d for d in check_sources(sources, blocking) if d.code in BLOCKING_CODES]
 
 
 # --------------------------------------------------------------------------- one module
@@ -211,8 +228,9 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
     check = classify_check(ctx, call)
 
     schema = registration.schema
-    if not _schema_is_sound(facts, registration, schema, name, problems):
-        return None
+    if not _schema_is_sound(schema):
+        # register() raises TypeError: imported like import discovery, which loses the tool too
+        raise _ImportOnly("the schema or its parameters is not a dict (HRM304)")
     schema, holes = _frozen_schema(schema)
     if not _exact_json(schema):
         raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN)")
@@ -371,58 +389,15 @@ def _has_dynamic_overrides(call: ast.Call) -> bool:
     return node is not None and not (isinstance(node, ast.Constant) and node.value is None)
 
 
-def _schema_is_sound(facts: ModuleFacts, registration: Registration, schema: Any, name: str, problems) -> bool:
-    """False (with a problem recorded) for a schema the manifest must not freeze."""
-    from hermes_lint.metaschema import problems as metaschema_problems
-
-    where = _argument_location(registration, "schema")
+def _schema_is_sound(schema: Any) -> bool:
+    """False for a schema ``register()`` raises TypeError on: not a dict, or ``parameters`` not
+    a dict (HRM304 reports both)."""
     if isinstance(schema, Unresolved):
         return True  # frozen as unknown: the runtime imports the module for its definitions
     if not isinstance(schema, dict):
-        problems.append(
-            Diagnostic(facts.path, where.line, where.col, "HRM304",
-                       f"schema of tool `{name}` is not a dict (register() raises TypeError)")
-        )
         return False
-    if "parameters" in schema:
-        parameters = schema["parameters"]
-        if not isinstance(parameters, dict):
-            location = registration.schema_location(("parameters",)) or where
-            problems.append(
-                Diagnostic(facts.path, location.line, location.col, "HRM304",
-                           f"parameters of tool `{name}` is not a dict (register() raises TypeError)")
-            )
-            return False
-        found = metaschema_problems(_known_part(parameters))
-        if found:
-            first = found[0]
-            location = registration.schema_location(("parameters",) + tuple(first.path)) or where
-            problems.append(
-                Diagnostic(facts.path, location.line, location.col, "HRM302",
-                           f"parameters of tool `{name}` is not a valid JSON Schema: {first.message}")
-            )
-            return False
-    return True
+    return not ("parameters" in schema and not isinstance(schema["parameters"], dict))
 
-
-def _argument_location(registration: Registration, name: str) -> Location:
-    keyword = registration.keyword(name)
-    return keyword.value_location if keyword is not None else registration.location
-
-
-def _note_duplicate(tool: dict, registration: Registration, path: str, first_seen, problems) -> None:
-    name = tool["name"]
-    if name not in first_seen:
-        first_seen[name] = (path, registration, tool["toolset"])
-        return
-    first_path, first_registration, first_toolset = first_seen[name]
-    code = "HRM402" if first_toolset == tool["toolset"] else "HRM401"
-    where = registration.location
-    problems.append(
-        Diagnostic(path, where.line, where.col, code,
-                   f"tool `{name}` is already registered at {first_path}:{first_registration.location.line} "
-                   f"(toolset `{first_toolset}`); the manifest cannot hold both")
-    )
 
 
 def _exact_json(value: Any) -> bool:

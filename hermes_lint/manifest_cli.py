@@ -119,7 +119,8 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     if is_fresh(read_current(target), generated):
         return WriteOutcome(False, f"{shown} is up to date ({summary(generated.data)})", [])
     write_atomic(target, generated.text)
-    lines = [*import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
+    skipped = [f"{d.path}: left out: {d.code} {d.message} (runtime discovery skips it too)" for d in generated.skipped]
+    lines = [*skipped, *import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
     return WriteOutcome(True, "\n".join(lines), [])
 
 

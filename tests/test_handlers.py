@@ -1,4 +1,4 @@
-"""Internals of the shared handler analysis (hermes_lint/handlers.py) that rule examples do not pin."""
+"""Internals of the shared handler analysis (hermes_lint/analysis/) that rule examples do not pin."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from hermes_lint.config import Config
 from hermes_lint.engine import build_module_context
 from hermes_lint.extract import parse_module
-from hermes_lint.handlers import MAX_DEPTH, HandlerAnalyzer, analyses
+from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses
 
 HEADER = """
 import json, sys, asyncio, logging
@@ -225,6 +226,22 @@ def test_args_into_star_parameters_or_other_modules_is_not_visible():
     assert not single_analysis(star).args.all_visible
     lam = single_analysis("", handler="lambda args, **kw: helper(args.get('a'), args)")
     assert [r.key for r in lam.args.reads] == ["a"] and not lam.args.all_visible
+
+
+def test_analysis_is_computed_once_per_module():
+    # Rules share one analysis (and tell shared handlers apart by node identity); the engine
+    # clears ``ctx.memo`` after each module, which drops the analyzer with it.
+    ctx = context("def h(args, **kw):\n    return str(args.get('q'))",
+                  'registry.register(name="a", toolset="s", schema={}, handler=h)\n'
+                  'registry.register(name="b", toolset="s", schema={}, handler=lambda args, **kw: h(args))')
+    analyzer = HandlerAnalyzer.of(ctx)
+    assert HandlerAnalyzer.of(ctx) is analyzer
+    first, second = analyses(ctx)
+    assert [id(a) for a in analyses(ctx)] == [id(first), id(second)]
+    assert first.primary[0].facts is second.primary[0].facts  # `h` analysed once, for both
+    assert analyzer.return_kinds(first.primary[0].facts) is analyzer.return_kinds(first.primary[0].facts)
+    ctx.memo.clear()
+    assert HandlerAnalyzer.of(ctx) is not analyzer
 
 
 def test_unknown_handlers_give_no_facts():

@@ -231,6 +231,8 @@ IMPORT_ONLY = {
     "requires_env as a string": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle, requires_env='A')",
     "undefined handler": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=nowhere)",
     "tuple in the schema": "registry.register(name='t', toolset='p', schema={'name': 't', 'enum': ('a', 'b')}, handler=handle)",
+    # register() raises TypeError: import discovery loses the tool, and so does the import
+    "parameters not a dict": "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': []})",
 }
 
 
@@ -252,8 +254,6 @@ REFUSED = {
     "invalid schema": (
         "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': "
         "{'type': 'object', 'properties': {'n': {'type': 'str'}}}})", "HRM302"),
-    "parameters not a dict": (
-        "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': []})", "HRM304"),
     "duplicate in another toolset": (
         "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
         "registry.register(name='t', toolset='q', schema=SCHEMA, handler=handle)", "HRM401"),
@@ -351,7 +351,7 @@ def test_errors_that_would_make_the_manifest_wrong_refuse_generation(tmp_path, c
     make_project(tmp_path, {"bad_tool": inspect.cleandoc(HEADER) + "\n" + registration + "\n"}, toolsets=None)
     generated = generate(tmp_path)
     assert generated.text is None
-    assert [d.code for d in generated.problems] == [code]
+    assert {d.code for d in generated.problems} == {code}  # a duplicate: at both registrations
     assert generated.problems[0].path == "tools/bad_tool.py"
     assert generated.problems[0].line >= 10
 
@@ -553,8 +553,14 @@ def test_refuses_to_write_and_says_which_errors(project):
     result = run("--root", str(project))
 
     assert result.exit_code == 1
-    assert result.stdout.startswith("tools/probe_tool.py:") and " HRM401 tool `probe` is already registered" in result.stdout
-    assert "not written: 1 error above would make it wrong" in result.stderr
+    # the messages of `check` (the generator runs the validator), at both registrations
+    assert result.stdout.splitlines() == [
+        "tools/bad_tool.py:10:24: HRM401 tool `probe` is also registered in toolset 'probe' at "
+        "tools/probe_tool.py:10: the registry rejects that registration",
+        "tools/probe_tool.py:10:24: HRM401 tool `probe` is also registered in toolset 'other' at "
+        "tools/bad_tool.py:10: the registry rejects this registration",
+    ]
+    assert "not written: 2 errors above would make it wrong" in result.stderr
     assert (project / "tools" / "manifest.json").read_bytes() == before
     assert run("--root", str(project), "--check").exit_code == 1
 
@@ -690,3 +696,15 @@ def test_a_handler_made_by_a_module_factory_is_frozen_via_import(tmp_path):
     generated = generate(tmp_path)
     assert generated.data["import_only"] == {}
     assert generated.data["tools"]["chat"]["handler"] == "via import"
+
+
+def test_a_tool_module_with_a_syntax_error_is_left_out_and_the_writer_says_so(project):
+    (project / "tools" / "broken_tool.py").write_text(
+        "from tools.registry import registry\nregistry.register(name='b', toolset='p', schema={}, handler=\n"
+    )
+    result = run("--root", str(project))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0].startswith("tools/broken_tool.py: left out: HRM001 syntax error")
+    assert result.stderr.splitlines()[0].endswith("(runtime discovery skips it too)")
+    data = json.loads((project / "tools" / "manifest.json").read_text())
+    assert "b" not in data["tools"] and "tools/broken_tool.py" in data["sources"]

@@ -4,7 +4,7 @@ from typing import Any, Iterator
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.enum_dispatch import dispatch_coverage
-from hermes_lint.handlers import HandlerAnalyzer, analyses, unique_primaries
+from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 from hermes_lint.schema_walk import parameters_of

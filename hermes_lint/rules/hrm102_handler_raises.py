@@ -4,7 +4,9 @@ import ast
 from typing import Iterator, Optional
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import FunctionFacts, raise_description, unique_primaries
+from hermes_lint.analysis.functions import FunctionFacts
+from hermes_lint.analysis.handlers import unique_primaries
+from hermes_lint.analysis.raises import raised_name
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -178,7 +180,7 @@ class HandlerRaises(Rule):
                     continue
                 yield Finding(
                     ctx.loc(node),
-                    f"{primary.who} {raise_description(node)} instead of returning `{{\"error\": ...}}` "
+                    f"{primary.who} {_raise_description(node)} instead of returning `{{\"error\": ...}}` "
                     "(e.g. `tool_error(...)`)",
                 )
 
@@ -220,3 +222,10 @@ def _class_name(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.Attribute):
         return node.attr
     return None
+
+
+def _raise_description(node: ast.Raise) -> str:
+    if node.exc is None:
+        return "re-raises the exception"
+    name = raised_name(node)
+    return f"raises `{name}`" if name else f"raises `{ast.unparse(node.exc)}`"

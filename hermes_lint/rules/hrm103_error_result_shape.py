@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterator
+import ast
+import re
+from typing import Dict, Iterator, Optional, Tuple
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import HandlerAnalyzer, error_shape, unique_primaries
+from hermes_lint.analysis.functions import FunctionFacts, ReturnFact
+from hermes_lint.analysis.handlers import HandlerAnalyzer, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -164,7 +167,90 @@ class ErrorResultShape(Rule):
         analyzer = HandlerAnalyzer.of(ctx)
         for primary in unique_primaries(ctx):
             for ret in primary.facts.returns:
-                found = error_shape(ret, analyzer, primary.facts)
+                found = _error_shape(ret, analyzer, primary.facts)
                 if found is not None:
                     node, description = found
                     yield Finding(ctx.loc(node), f"{primary.who} returns an error {description}")
+
+
+_ERROR_STRING = re.compile(r"^\s*error\b", re.IGNORECASE)
+_OTHER_ERROR_KEYS = ("error_message", "error_msg", "errmsg", "errorMessage", "err")
+_FAILURE_FLAGS = {"success": False, "ok": False, "status": "error"}
+# Keys that may stand beside ``err`` in an error payload. ``err`` next to anything else is often
+# a command's stderr in a successful result (``{"out": ..., "err": ..., "code": 0}``).
+_STATUS_KEYS = frozenset({"err", "success", "ok", "status", "details", "detail", "hint", "type", "error_type"})
+
+
+def _error_shape(ret: ReturnFact, analyzer: HandlerAnalyzer, fn: FunctionFacts) -> Optional[Tuple[ast.AST, str]]:
+    """(node, how) when ``ret`` returns an error in another shape than ``{"error": ...}``.
+
+    ``how`` completes "returns an error ...": "under `err`; ...", "as a plain string (...); ...".
+    """
+    value = ret.value
+    if value is None:
+        return None
+    text = _leading_text(value)
+    if text is not None and _ERROR_STRING.match(text):
+        shown = text.strip()[:30]
+        return value, (f"as a plain string (`{shown}...`); return `{{\"error\": ...}}` "
+                       "as JSON (e.g. `tool_error(...)`)")
+    payload = _returned_dict(value, analyzer, fn)
+    if payload is None:
+        return None
+    keys = {k.value: k for k in payload.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    if "error" in keys:
+        return None
+    for key in _OTHER_ERROR_KEYS:
+        if key in keys and (key != "err" or set(keys) <= _STATUS_KEYS):
+            return keys[key], (
+                f"under `{key}`; the runtime and the model expect `{{\"error\": ...}}` (e.g. `tool_error(...)`)"
+            )
+    if ret.in_except and "message" in keys and _looks_like_failure(payload, keys, ret.except_names):
+        return keys["message"], ("under `message` in an `except` block; return "
+                                 "`{\"error\": ...}` (e.g. `tool_error(...)`)")
+    flag = _failure_flag(payload, keys) if ret.in_except else None
+    if flag is not None:
+        return keys[flag], (f"flagged only by `{flag}: {_FAILURE_TEXT[flag]}` in an `except` block, "
+                            "with no `error` key; return `{\"error\": ...}` (e.g. `tool_error(...)`)")
+    return None
+
+
+def _leading_text(value: ast.AST) -> Optional[str]:
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    if isinstance(value, ast.JoinedStr) and value.values and isinstance(value.values[0], ast.Constant):
+        return str(value.values[0].value)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "format":
+        return _leading_text(value.func.value)
+    return None
+
+
+def _returned_dict(value: ast.AST, analyzer: HandlerAnalyzer, fn: FunctionFacts) -> Optional[ast.Dict]:
+    if isinstance(value, ast.Dict):
+        return value
+    if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Dict):
+        func = value.func
+        if analyzer.is_import(func, fn, "json.dumps") or analyzer.is_registry_helper(func, fn, "tool_result"):
+            return value.args[0]
+    return None
+
+
+_FAILURE_TEXT = {"success": "False", "ok": "False", "status": '"error"'}
+
+
+def _failure_flag(payload: ast.Dict, keys: Dict[str, ast.AST]) -> Optional[str]:
+    """The key of a literal failure flag (``"status": "error"``, ``"success": False``...), if any."""
+    for key, expected in _FAILURE_FLAGS.items():
+        if key in keys:
+            value = payload.values[payload.keys.index(keys[key])]
+            if isinstance(value, ast.Constant) and type(value.value) is type(expected) and value.value == expected:
+                return key
+    return None
+
+
+def _looks_like_failure(payload: ast.Dict, keys: Dict[str, ast.AST], except_names: Tuple[str, ...]) -> bool:
+    """A ``message`` that reports the caught exception, or a payload flagged as a failure."""
+    if _failure_flag(payload, keys) is not None:
+        return True
+    message = payload.values[payload.keys.index(keys["message"])]
+    return any(isinstance(n, ast.Name) and n.id in except_names for n in ast.walk(message))

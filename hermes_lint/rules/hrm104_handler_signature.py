@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from typing import Iterator
+import ast
+from typing import Iterator, List
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import analyses, signature_problems
+from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -106,5 +107,27 @@ class HandlerSignature(Rule):
             if entry is None or id(entry) in seen:
                 continue
             seen.add(id(entry))
-            for problem in signature_problems(entry):
+            for problem in _signature_problems(entry):
                 yield Finding(ctx.loc(entry), f"{analysis.entry_label} {problem}")
+
+
+def _signature_problems(entry: ast.AST) -> List[str]:
+    """Why ``entry(args, **kwargs)`` cannot work, for a def or a lambda (each completes "handler X ...")."""
+    params = entry.args
+    positional = params.posonlyargs + params.args
+    required = positional[: len(positional) - len(params.defaults)]
+    call = "the registry calls `handler(args, **kwargs)`"
+    if not positional and params.vararg is None and params.kwarg is None and not params.kwonlyargs:
+        return [f"takes no parameters; {call}"]
+    problems = []
+    if not positional and params.vararg is None:
+        problems.append(f"takes no positional parameter for `args`; {call}")
+    if len(required) > 1:
+        names = ", ".join(f"`{a.arg}`" for a in required)
+        problems.append(f"requires {len(required)} positional arguments ({names}); {call}")
+    for arg, default in zip(params.kwonlyargs, params.kw_defaults):
+        if default is None:
+            problems.append(f"requires keyword-only argument `{arg.arg}`; {call} and may not pass it")
+    if params.kwarg is None and len(positional) <= 1 and not params.kwonlyargs:
+        problems.append(f"accepts no **kwargs; {call} (with `task_id` and other keywords)")
+    return problems

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import analyses
+from hermes_lint.analysis.handlers import analyses
 from hermes_lint.model import Unresolved
 from hermes_lint.registry_contract import BUILTIN
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterator
+from typing import Iterator, Optional, Set
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import analyses, properties_known_to_reads, reader_label
+from hermes_lint.analysis.argument_reads import ArgRead
+from hermes_lint.analysis.handlers import HandlerAnalysis, analyses
+from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed
+from hermes_lint.model import Registration
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -162,7 +165,7 @@ class UndeclaredArgumentRead(Rule):
         for analysis in analyses(ctx):
             if not analysis.args.reads:
                 continue
-            declared = properties_known_to_reads(ctx, analysis)
+            declared = _properties_known_to_reads(ctx, analysis)
             if declared is None:
                 continue
             name = analysis.registration.name
@@ -177,6 +180,42 @@ class UndeclaredArgumentRead(Rule):
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
                 yield Finding(
                     ctx.loc(read.node),
-                    f"{reader_label(analysis, read)} reads argument `{read.key}`, which {schema} does not "
+                    f"{_reader_label(analysis, read)} reads argument `{read.key}`, which {schema} does not "
                     f"declare{hint}",
                 )
+
+
+def _undeclared_keys_allowed(registration: Registration) -> bool:
+    """The schema lets the model send keys beyond ``properties`` (or combines sub-schemas)."""
+    parameters = registration.schema["parameters"]
+    extra = parameters.get("additionalProperties")
+    if extra is not None and extra is not False:
+        return True
+    return any(k in parameters for k in ("patternProperties", "anyOf", "oneOf", "allOf", "$ref", "if"))
+
+
+def _properties_known_to_reads(ctx, analysis: HandlerAnalysis) -> Optional[Set[str]]:
+    """Every property name a read in this handler's code may legitimately refer to.
+
+    Handler code shared by several registrations (one ``_dispatch(action, args)`` behind several
+    lambdas, one ``def`` registered twice) reads the keys of all their schemas: the union. None
+    when one of those schemas is unknown, may change at run time, or admits undeclared keys.
+    """
+    names: Set[str] = set()
+    for other in analyses(ctx):
+        if other is not analysis and not (other.args.functions & analysis.args.functions):
+            continue
+        properties = declared_properties(other.registration)
+        registration = other.registration
+        if properties is None or not schema_is_fixed(registration) or _undeclared_keys_allowed(registration):
+            return None
+        names.update(properties)
+    return names
+
+
+def _reader_label(analysis: HandlerAnalysis, read: ArgRead) -> str:
+    """Who performs ``read``: the handler itself, or a module function ``args`` was passed to."""
+    entry_name = getattr(analysis.entry, "name", "")
+    if read.function == entry_name or not read.function:
+        return analysis.entry_label
+    return f"`{read.function}` (given `args` by {analysis.entry_label})"

@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import analyses, declared_properties, schema_is_fixed
+from hermes_lint.analysis.handlers import analyses
+from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 

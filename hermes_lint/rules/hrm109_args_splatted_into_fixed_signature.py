@@ -4,7 +4,7 @@ import ast
 from typing import Iterator, List, Optional
 
 from hermes_lint.context import ModuleContext
-from hermes_lint.handlers import analyses
+from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -1,0 +1,59 @@
+"""Calls that start an event loop, in a handler and the module functions it calls (HRM106).
+
+Each function's calls are looked at in the one walk that builds its ``FunctionFacts``; a module
+whose text never mentions an event loop is not looked at all.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, List, Optional, Set, Tuple
+
+from hermes_lint.analysis import MAX_DEPTH
+
+if TYPE_CHECKING:
+    from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions
+    from hermes_lint.analysis.handlers import PrimaryFunction
+
+_STARTERS = ("asyncio.run", "asyncio.new_event_loop", "asyncio.Runner")
+
+
+def mentions_event_loops(text: str) -> bool:
+    return any(word in text for word in ("asyncio", "run_until_complete", "run_forever"))
+
+
+def event_loop_call(call: ast.Call, analyzer: "ModuleFunctions", fn: "FunctionFacts") -> Optional[str]:
+    """How a message shows ``call`` (``asyncio.run(...)``) when it starts an event loop, else None."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in ("run_until_complete", "run_forever"):
+        return f"{ast.unparse(func)}(...)"
+    for target in _STARTERS:
+        if analyzer.is_import(func, fn, target):
+            return f"{ast.unparse(func)}(...)"
+    return None
+
+
+def handler_event_loop_calls(
+    analyzer: "ModuleFunctions", primary: List["PrimaryFunction"], entry: "FunctionFacts"
+) -> List[Tuple[ast.Call, str, str]]:
+    """Event-loop calls in the handler and the module functions it calls, with who makes them."""
+    found: List[Tuple[ast.Call, str, str]] = []
+    if not analyzer.mentions_event_loops:
+        return found
+    seen: Set[str] = set()
+    todo: List[Tuple["FunctionFacts", str, int]] = [(p.facts, p.who, 0) for p in primary]
+    if entry.name == "" and all(p.facts is not entry for p in primary):
+        todo.append((entry, "handler lambda", 0))
+    while todo:
+        facts, who, depth = todo.pop(0)
+        if facts.name in seen and facts.name:
+            continue
+        seen.add(facts.name)
+        for call, text in facts.event_loop_calls:
+            found.append((call, text, who))
+        if depth < MAX_DEPTH:
+            for name in facts.called_functions:
+                callee = analyzer.followable(name)
+                if callee is not None and name not in seen:
+                    todo.append((callee, f"`{name}`, called by {primary[0].who},", depth + 1))
+    return found

@@ -1,0 +1,202 @@
+"""The module's functions, each analysed once on its own into ``FunctionFacts``.
+
+Only a top-level ``def`` that nothing else at module level binds is followed: a function defined
+twice, assigned over, imported over or shadowed by a class is unknown, and so is a decorated one
+when its body is what matters (the decorator may wrap the returns, catch the exceptions or
+change the signature). A function being analysed is unknown to the calls inside it (recursion).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from hermes_lint.analysis.event_loops import event_loop_call, mentions_event_loops
+from hermes_lint.analysis.raises import certainly_caught
+from hermes_lint.analysis.reachability import completes
+from hermes_lint.analysis.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
+
+_FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
+_YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
+
+
+@dataclass
+class ReturnFact:
+    node: ast.AST  # the ``return`` statement, or a lambda's body
+    value: Optional[ast.expr]
+    in_except: bool  # lexically inside an ``except`` block of the function
+    except_names: Tuple[str, ...]  # names bound by the enclosing ``except ... as name`` blocks
+
+
+@dataclass
+class FunctionFacts:
+    """One module function (or a handler lambda) analysed on its own."""
+
+    name: str  # "" for a lambda
+    node: ast.AST
+    is_async: bool
+    decorated: bool
+    is_generator: bool
+    returns: List[ReturnFact]
+    falls_off_line: Optional[int]  # last line, when the end is certainly reachable
+    uncaught_raises: List[ast.Raise]
+    event_loop_calls: List[Tuple[ast.Call, str]]
+    called_functions: List[str]  # module functions this one calls directly (by name)
+    params: Set[str]
+    bindings: Dict[str, Optional[List[ast.expr]]]  # local name -> plain assigned values | None
+    # The one walk of the function's own scope: (node, parent) pairs and parent by node id.
+    pairs: List[Tuple[ast.AST, ast.AST]] = field(default_factory=list, repr=False)
+    parents: Dict[int, ast.AST] = field(default_factory=dict, repr=False)
+
+    def is_local(self, name: str) -> bool:
+        return name in self.params or name in self.bindings
+
+
+class ModuleFunctions:
+    """The functions of one module and how names inside them resolve (imports, builtins)."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.imports = ctx.index.imports
+        self.functions = self._unique_functions()
+        self._facts: Dict[str, Optional[FunctionFacts]] = {}
+        self._lambda_facts: Dict[int, FunctionFacts] = {}
+        # Cheap prefilter: most tool files never start an event loop, so HRM106 need not follow
+        # every helper a handler calls.
+        self.mentions_event_loops = mentions_event_loops(ctx.text)
+
+    def _unique_functions(self) -> Dict[str, ast.AST]:
+        """Top-level defs whose name nothing else at module level binds (else: unknown)."""
+        index = self.ctx.index
+        direct: Dict[str, List[ast.AST]] = {}
+        for stmt in self.ctx.tree.body:
+            if isinstance(stmt, FUNCTION_NODES):
+                direct.setdefault(stmt.name, []).append(stmt)
+        return {
+            name: nodes[0]
+            for name, nodes in direct.items()
+            if len(nodes) == 1
+            and index.functions.get(name) is nodes[0]
+            and name not in index.assigned
+            and name not in index.imports
+            and name not in index.classes
+        }
+
+    def facts(self, name: str) -> Optional[FunctionFacts]:
+        if name not in self._facts:
+            node = self.functions.get(name)
+            self._facts[name] = None  # while being analysed: a recursive call is unknown
+            if node is not None:
+                try:
+                    self._facts[name] = analyse_function(node, name, self)
+                except RecursionError:  # absurdly nested code: unknown, never a crash
+                    self._facts[name] = None
+        return self._facts[name]
+
+    def lambda_facts(self, node: ast.Lambda) -> FunctionFacts:
+        """The facts of a handler lambda (a RecursionError is left to the caller)."""
+        if id(node) not in self._lambda_facts:
+            self._lambda_facts[id(node)] = analyse_function(node, "", self)
+        return self._lambda_facts[id(node)]
+
+    def followable(self, name: str) -> Optional[FunctionFacts]:
+        facts = self.facts(name)
+        return facts if facts is not None and not facts.decorated else None
+
+    def is_module_call(self, call: ast.AST, fn: FunctionFacts) -> Optional[str]:
+        """The module function ``call`` calls by name (not shadowed locally), or None."""
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            name = call.func.id
+            if name in self.functions and not fn.is_local(name):
+                return name
+        return None
+
+    def _global_name(self, name: str, fn: FunctionFacts) -> bool:
+        """``name`` is the module's (or the builtin) binding, not a local one."""
+        return not fn.is_local(name)
+
+    def is_import(self, node: ast.AST, fn: FunctionFacts, *targets: str) -> bool:
+        """``node`` names one of ``targets`` ("json.dumps") through this module's imports."""
+        if isinstance(node, ast.Name) and self._global_name(node.id, fn):
+            return self.imports.get(node.id) in targets
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            module = self.imports.get(node.value.id)
+            return self._global_name(node.value.id, fn) and f"{module}.{node.attr}" in targets
+        return False
+
+    def is_builtin(self, node: ast.AST, fn: FunctionFacts, names) -> bool:
+        return (
+            isinstance(node, ast.Name)
+            and node.id in names
+            and self._global_name(node.id, fn)
+            and not self.ctx.index.is_bound(node.id)
+        )
+
+    def is_registry_helper(self, node: ast.AST, fn: FunctionFacts, helper: str) -> bool:
+        """``tool_error``/``tool_result`` imported from the tools registry."""
+        if not (isinstance(node, ast.Name) and self._global_name(node.id, fn)):
+            return False
+        target = self.imports.get(node.id, "")
+        module, _, attr = target.rpartition(".")
+        return attr == helper and module.rstrip(".").split(".")[-1] == "registry"
+
+
+def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> FunctionFacts:
+    pairs = scope_walk(node)  # one walk (a fresh list), shared by everything below
+    # One pass sorts out what the rest looks at: parents, and the few kinds of node tested.
+    parents: Dict[int, ast.AST] = {}
+    binding_pairs: List[Tuple[ast.AST, ast.AST]] = []
+    fact_nodes: List[ast.AST] = []
+    comprehensions: List[ast.comprehension] = []
+    has_yield = False
+    binding_kinds, fact_kinds, yield_kinds = BINDING_CLASSES, _FACT_CLASSES, _YIELD_CLASSES
+    for pair in pairs:
+        child = pair[0]
+        parents[id(child)] = pair[1]
+        cls = child.__class__
+        if cls in binding_kinds:
+            binding_pairs.append(pair)
+        elif cls in fact_kinds:
+            fact_nodes.append(child)
+        elif cls is ast.comprehension:
+            comprehensions.append(child)
+        elif cls in yield_kinds:
+            has_yield = True
+    is_lambda = isinstance(node, ast.Lambda)
+    facts = FunctionFacts(
+        name=name,
+        node=node,
+        is_async=isinstance(node, ast.AsyncFunctionDef),
+        decorated=bool(getattr(node, "decorator_list", None)),
+        is_generator=has_yield,
+        returns=[],
+        falls_off_line=None,
+        uncaught_raises=[],
+        event_loop_calls=[],
+        called_functions=[],
+        params=parameter_names(node),
+        bindings=bindings(node, binding_pairs, comprehensions),
+        pairs=pairs,
+        parents=parents,
+    )
+    if is_lambda:
+        facts.returns.append(ReturnFact(node.body, node.body, False, ()))
+    else:
+        if completes(node.body, analyzer, facts):
+            facts.falls_off_line = node.body[-1].end_lineno or node.body[-1].lineno
+    for child in fact_nodes:
+        if isinstance(child, ast.Return) and not is_lambda:
+            handlers = [p for p in ancestors(child, parents) if isinstance(p, ast.ExceptHandler)]
+            names = tuple(h.name for h in handlers if h.name)
+            facts.returns.append(ReturnFact(child, child.value, bool(handlers), names))
+        elif isinstance(child, ast.Raise) and not certainly_caught(child, parents):
+            facts.uncaught_raises.append(child)
+        elif isinstance(child, ast.Call):
+            loop = event_loop_call(child, analyzer, facts) if analyzer.mentions_event_loops else None
+            if loop:
+                facts.event_loop_calls.append((child, loop))
+            callee = analyzer.is_module_call(child, facts)
+            if callee and callee not in facts.called_functions:
+                facts.called_functions.append(callee)
+    return facts
