@@ -18,7 +18,7 @@ and prints, per N, the median wall time, the ratio to ruff's, the median CPU tim
 the process and the children it waited for) and the peak resident memory of the largest process
 of the run (``wait4`` rusage). Sizes of 10,000 and more run ``--large-rounds`` rounds. The
 machine may be shared: compare ratios within one run, and CPU times when wall times are noisy.
-Then the targets of issue 7 are checked against the numbers of this run.
+Then the speed targets (``check_targets``) are checked against the numbers of this run.
 """
 
 from __future__ import annotations
@@ -258,7 +258,7 @@ def print_table(n: int, cases: Dict[str, Case]) -> None:
 
 
 def check_targets(results: Dict[int, Dict[str, Case]]) -> None:
-    print("\nTargets (issue 7), from this run's medians:")
+    print("\nSpeed targets, from this run's medians:")
 
     def verdict(ok: bool) -> str:
         return "MET    " if ok else "NOT MET"

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_flake8_plugin.py [--tools 100] [--repeat 5]
 
-Medians of ``--repeat`` runs; this machine's times are only meaningful as ratios (DESIGN.md §7).
+Medians of ``--repeat`` runs; this machine's times are only meaningful as ratios.
 
 - whole project, file mode: ``flake8 -j1 tools toolsets.py`` with the plugin minus the same run
   without it, divided by the number of files: the plugin's added latency per file;

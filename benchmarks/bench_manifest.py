@@ -20,7 +20,7 @@ manifest's, and how many tool modules each had imported when ``get_definitions``
 
 The runtime (``RUNTIME_FILES``) is copied next to the corpus,
 so that other processes writing this checkout's ``__pycache__`` cannot warm a cold run.
-Absolute times depend on the machine; the ratios are the result (DESIGN.md §7).
+Absolute times depend on the machine; the ratios are the result.
 """
 
 from __future__ import annotations

@@ -136,11 +136,6 @@ def loads(text: str) -> Any:
     return json.loads(text, object_hook=_object_hook)
 
 
-def decode(value: Any) -> Any:
-    """The value ``encode`` gave, from its already-parsed JSON form."""
-    return loads(json.dumps(value))
-
-
 def _sha256(data: bytes) -> str:
     import hashlib  # not on the warm path (loading OpenSSL costs more than the rest of a lookup)
 

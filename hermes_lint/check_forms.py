@@ -1,5 +1,5 @@
 """A registration's ``check_fn`` in declarative form, so the runtime can evaluate it without
-importing the tool's module (DESIGN §5).
+importing the tool's module (the manifest's ``check`` entry).
 
 The registry calls ``bool(check_fn())`` (an exception counts as False), so only the *truthiness*
 of what the check returns matters. A check is declarative when that truthiness is certainly one
@@ -40,7 +40,7 @@ from hermes_lint.env_access import EnvAccessIndex
 from hermes_lint.extract import source_segment
 
 # How deep `return _other_check()` chains are followed.
-MAX_DEPTH = 4
+MAX_CALL_DEPTH = 4
 # `module` checks name a top-level package only: find_spec("a.b") imports `a` to search it,
 # and the manifest must never make the runtime import anything by itself.
 _TOP_LEVEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -105,7 +105,7 @@ class _Classifier:
     # --- callables -------------------------------------------------------------------------
 
     def callable_form(self, fn: ast.AST, depth: int, seen: Tuple[int, ...]) -> _Form:
-        if depth > MAX_DEPTH or id(fn) in seen:
+        if depth > MAX_CALL_DEPTH or id(fn) in seen:
             raise _NotDeclarative("check_fn calls too deep a chain of functions")
         seen = seen + (id(fn),)
         if _has_parameters(fn.args):

@@ -201,8 +201,8 @@ class ModuleContext:
         registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
         key = "registration_calls"
         if key not in self.memo:
-            # By location, once: a search per registration was quadratic (a module of 20,000
-            # registrations spent most of its time here).
+            # By location, once: a search per registration would be quadratic in the number
+            # of registrations (generated modules hold thousands).
             calls: Dict[Location, ast.Call] = {}
             for stmt in self.tree.body:
                 if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):

@@ -9,7 +9,7 @@ Two phases, so that the per-file work can run in parallel or come from a cache:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
@@ -48,7 +48,6 @@ class ProjectSources:
     tool_files: List[SourceFile]
     toolsets: Optional[SourceFile]
     root: Optional[Path] = None
-    extra_noqa: Dict[str, Tuple[NoqaComment, ...]] = field(default_factory=dict)
 
 
 def read_source(root: Path, relative: str) -> SourceFile:

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 
 from hermes_lint import __version__
 from hermes_lint.config import Config, ConfigError, find_root, load_config
-from hermes_lint.discovery import SKIPPED_FILE_NAMES, candidate_tool_paths, text_may_register_tools
+from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 
 # flake8 imports every plugin for every file it checks, tool module or not: the engine and the
 # rules are imported only once a file turns out to be one.
 if TYPE_CHECKING:  # pragma: no cover
-    from hermes_lint.engine import ModuleResult, ProjectSources, SourceFile
+    from hermes_lint.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
 TOOL, TOOLSETS = "tool", "toolsets"

@@ -1,4 +1,4 @@
-"""The frozen tool manifest (DESIGN §5): generated from the extracted facts, never by importing.
+"""The frozen tool manifest: generated from the extracted facts, never by importing.
 
 ``generate(sources, config)`` reads each tool module once (parse → facts → check forms) and
 returns either the manifest's exact bytes or the problems that would make it wrong. The bytes
@@ -237,8 +237,6 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
 
     dynamic = _has_dynamic_overrides(call)
     description = values["description"] or schema.get("description", "") or ""
-    if not _exact_json(description):  # pragma: no cover - schema is exact JSON already
-        raise _ImportOnly("the description is not plain JSON data")
     needs_import = dynamic or check["kind"] == "import" or any("reason" in hole for hole in holes)
     tool = {
         "name": name,

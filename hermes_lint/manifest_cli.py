@@ -1,4 +1,4 @@
-"""``hermes-lint manifest``: write, check or diff the frozen tool manifest (DESIGN §5).
+"""``hermes-lint manifest``: write, check or diff the frozen tool manifest (``manifest.py``).
 
 The ``main`` group of ``cli.py`` loads this module when the command is named (``_LazyGroup``).
 Exit codes as everywhere: 0 fine, 1 findings (errors that block generation; a stale manifest
@@ -32,7 +32,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
     only when its bytes change.
     """
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded, write_stdout
-    from hermes_lint.config import ConfigError
 
     def action() -> int:
         from hermes_lint.config import load_config

@@ -1,4 +1,4 @@
-"""Labelling the changes between two tool manifests (DESIGN §5) for people and CI.
+"""Labelling the changes between two tool manifests for people and CI.
 
 ``label_changes(old, new)`` compares two manifests (the parsed JSON) and returns one ``Change``
 per difference a caller of the tools would notice, labelled:

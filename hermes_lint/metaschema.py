@@ -5,7 +5,7 @@ providers and MCP read tool schemas as (Anthropic's ``input_schema``, MCP's ``in
 OpenAI's subset is 2020-12-compatible), so e.g. the Draft-4 ``"exclusiveMinimum": true`` or the
 Draft-7 tuple form ``"items": [...]`` are errors here (2020-12 has ``prefixItems``).
 
-Cost (DESIGN §7): jsonschema's 2020-12 meta-validation costs milliseconds per schema — more than
+Cost: jsonschema's 2020-12 meta-validation costs milliseconds per schema — more than
 parsing the file — and building the meta-validator once hardly helps (the ``$dynamicRef``
 resolution dominates). So jsonschema only *explains* failures:
 
@@ -65,8 +65,8 @@ def problems(schema: Any) -> Optional[Tuple[SchemaProblem, ...]]:
 
 
 # jsonschema's meta-validation recurses a few Python frames per level of JSON nesting: past
-# ~190 levels it raised RecursionError, and earlier in a worker process or under flake8, whose
-# stacks are already deeper, so that `check -j 2` and `-j 1` disagreed. Deeper than this, a
+# ~190 levels it raises RecursionError, and earlier in a worker process or under flake8, whose
+# stacks are already deeper, so that `check -j 2` and `-j 1` would disagree. Deeper than this, a
 # schema is reported, never handed to jsonschema: the same answer everywhere. (Providers accept
 # far less: OpenAI's strict mode allows 10 levels of objects.)
 MAX_NESTING = 100

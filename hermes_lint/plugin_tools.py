@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import copy
 from pathlib import Path
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 # PluginContext.register_tool's parameters, in order (Hermes's plugin API).
 PLUGIN_PARAMETERS = (

@@ -43,7 +43,9 @@ def is_mcp(toolset: Any) -> bool:
     return isinstance(toolset, str) and toolset.startswith("mcp-")
 
 
-def argument_location(registration: Registration, keyword: str) -> Location:
+def keyword_value_location(registration: Registration, keyword: str) -> Location:
+    """Where ``keyword=``'s value is written, else the register call (project rules have no
+    syntax tree to find a positional argument in: ``schema_walk.argument_location`` can)."""
     found = registration.keyword(keyword)
     return found.value_location if found is not None else registration.location
 
@@ -53,7 +55,7 @@ def registered(ctx: ProjectContext) -> List[Registered]:
     source order, then plugins."""
     if "registered" not in ctx.memo:
         found = [
-            Registered(module, reg, reg.name, argument_location(reg, "name"))
+            Registered(module, reg, reg.name, keyword_value_location(reg, "name"))
             for module, reg in ctx.registrations()
             if isinstance(reg.name, str)
         ]

@@ -36,6 +36,7 @@ from hermes_lint.schema_walk import (
     is_json,
     json_equal,
     json_text,
+    lacks_type,
     locate,
     parameter_label,
     parameters_of,
@@ -435,8 +436,6 @@ def _check_enum_values(node, constraint):
 def _check_missing_type(node, constraint):
     if node.via not in constraint.arg or any(k in node.schema for k in ("type", "$ref", "anyOf")):
         return
-    from hermes_lint.rules.hrm313_property_without_type import lacks_type
-
     yield node.path, f"{_label(node)} has no `type`", node.is_property and lacks_type(node)
 
 

@@ -6,8 +6,9 @@ disk; the tool file is rendered; the toolsets.py edit is computed. Only then ``w
 writes, atomically and without overwriting, and takes the new file back if toolsets.py cannot
 be written.
 
-Templates are package data (``hermes_lint/templates/*.py.tmpl``), read through
-``importlib.resources`` so that they are found in an installed wheel as in a checkout. Their
+Templates are the ``*.py.tmpl`` files of the repository's top-level ``templates/``, installed
+as package data (``hermes_lint/templates/``): an installed wheel reads them there through
+``importlib.resources``, a source checkout (an editable install) from ``templates/``. Their
 placeholders are ``${name}`` inside a line, and ``${block}`` alone on a line for generated
 lines, which take that line's indentation and vanish with the line when the block is empty.
 """
@@ -25,13 +26,16 @@ import textwrap
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from hermes_lint.atomic import write_atomic, write_new
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import Config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 from hermes_lint.toolsets_edit import ToolsetsEditError, add_tool, string_literal
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 TOOLSET_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -177,8 +181,12 @@ def title_of(name: str) -> str:
 # --------------------------------------------------------------------- templates
 
 
-def _templates_dir():
-    return importlib.resources.files("hermes_lint") / "templates"
+def _templates_dir() -> Traversable:
+    installed = importlib.resources.files("hermes_lint") / "templates"
+    if installed.is_dir():
+        return installed
+    # a source checkout: pyproject.toml maps templates/ to hermes_lint/templates only in a wheel
+    return Path(__file__).resolve().parent.parent / "templates"
 
 
 def available_templates() -> List[str]:

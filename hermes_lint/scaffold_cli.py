@@ -63,7 +63,6 @@ def new_tool(
         default_description,
         parse_env_vars,
         plan_new_tool,
-        regenerate_manifest,
         write_plan,
     )
 

@@ -85,8 +85,22 @@ class SubSchema:
             return None
         return tuple(names)
 
-    def has(self, keyword: str) -> bool:
-        return keyword in self.schema
+
+# Keywords that give a property its type (or hand the question to another schema).
+_TYPED_BY = ("type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "$dynamicRef")
+_COMPOSITION = ("anyOf", "oneOf", "allOf", "$ref", "$dynamicRef")
+
+
+def lacks_type(node: SubSchema) -> bool:
+    """A named property whose type nothing fixes (HRM313 reports it; HRM605 defers to HRM313)."""
+    if not node.is_property or any(keyword in node.schema for keyword in _TYPED_BY):
+        return False
+    owner = node.parent
+    # A property of a composition branch, or of an object that composes others, may get its
+    # type from a sibling branch ({"allOf": [{"properties": {"x": {...}}}, ...]}).
+    if owner is None or owner.via in ("anyOf", "oneOf", "allOf"):
+        return False
+    return not any(keyword in owner.schema for keyword in _COMPOSITION)
 
 
 # Keywords whose value is the schema's structure: a hole there (or in a subschema they hold)
@@ -142,7 +156,7 @@ def parameters_of(schema: Any) -> Optional[Mapping[str, Any]]:
     return None
 
 
-def walk(parameters: Mapping[str, Any], base: JsonPath = ("parameters",)) -> Iterator[SubSchema]:
+def subschemas(parameters: Mapping[str, Any], base: JsonPath = ("parameters",)) -> Iterator[SubSchema]:
     """Every dict subschema of ``parameters`` (itself first), depth first in source order."""
     stack: List[SubSchema] = [SubSchema(base, parameters, "parameters")]
     while stack:
@@ -187,11 +201,11 @@ def _is_ancestor(value: Any, node: Optional[SubSchema]) -> bool:
 
 
 def schema_nodes(ctx: Any, registration: Registration) -> Tuple[SubSchema, ...]:
-    """``walk`` of a registration's parameters, computed once per module run (``ctx.memo``)."""
+    """``subschemas`` of a registration's parameters, computed once per module run (``ctx.memo``)."""
     key = ("schema_walk", id(registration))
     if key not in ctx.memo:
         parameters = parameters_of(registration.schema)
-        ctx.memo[key] = tuple(walk(parameters)) if parameters is not None else ()
+        ctx.memo[key] = tuple(subschemas(parameters)) if parameters is not None else ()
     return ctx.memo[key]
 
 

@@ -1,5 +1,6 @@
 """The built wheel: SPDX licence with its file, classifiers, project URLs, py.typed, the
-console script and the flake8 entry point."""
+console script and the flake8 entry point, every module of the package and the templates
+under hermes_lint/ (never a top-level package of their own)."""
 
 from __future__ import annotations
 
@@ -12,26 +13,63 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# what pyproject.toml builds the distribution from
+SOURCE_ENTRIES = ("pyproject.toml", "README.md", "LICENSE", "hermes_lint", "templates")
 
 
-@pytest.mark.slow
-def test_wheel_metadata(tmp_path):
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(REPO_ROOT / name, source / name)
-    shutil.copytree(REPO_ROOT / "hermes_lint", source / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
+def copy_source(destination: Path) -> Path:
+    """The files the distribution is built from, copied to ``destination`` (no caches)."""
+    destination.mkdir()
+    for name in SOURCE_ENTRIES:
+        if (REPO_ROOT / name).is_dir():
+            shutil.copytree(REPO_ROOT / name, destination / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(REPO_ROOT / name, destination / name)
+    return destination
+
+
+def skip_when_the_index_is_unreachable(result: subprocess.CompletedProcess) -> None:
+    if result.returncode != 0 and any(
+        hint in result.stderr for hint in ("No matching distribution", "Failed to establish", "Network is unreachable")
+    ):
+        pytest.skip("building needs setuptools from the package index, which is unreachable")
+
+
+def build_wheel(tmp_path: Path) -> Path:
+    source = copy_source(tmp_path / "src")
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)],
         capture_output=True, text=True, timeout=600,
     )
-    if built.returncode != 0 and any(
-        hint in built.stderr for hint in ("No matching distribution", "Failed to establish", "Network is unreachable")
-    ):
-        pytest.skip("building a wheel needs setuptools from the package index, which is unreachable")
+    skip_when_the_index_is_unreachable(built)
     assert built.returncode == 0, built.stderr
-    wheel = zipfile.ZipFile(next((tmp_path / "dist").glob("hermes_lint-*.whl")))
+    return next((tmp_path / "dist").glob("hermes_lint-*.whl"))
+
+
+def listed_packages() -> list:
+    return tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+
+
+def test_every_python_package_of_the_source_is_listed_in_pyproject():
+    # the packages are listed by hand (templates/ is mapped into hermes_lint): a new
+    # subpackage left out of the list would be missing from the wheel
+    on_disk = {
+        ".".join(directory.relative_to(REPO_ROOT).parts)
+        for directory in [REPO_ROOT / "hermes_lint", *(REPO_ROOT / "hermes_lint").rglob("*")]
+        if directory.is_dir() and any(directory.glob("*.py"))
+    }
+    assert set(listed_packages()) == on_disk | {"hermes_lint.templates"}
+
+
+@pytest.mark.slow
+def test_wheel_metadata(tmp_path):
+    wheel = zipfile.ZipFile(build_wheel(tmp_path))
     names = wheel.namelist()
     (metadata_name,) = [name for name in names if name.endswith(".dist-info/METADATA")]
     dist_info = metadata_name.rsplit("/", 1)[0]
@@ -47,6 +85,9 @@ def test_wheel_metadata(tmp_path):
     assert set(urls) == {"Homepage", "Documentation", "Source", "Issues"}
     assert "hermes_lint/py.typed" in names
     assert "tools/registry.py" not in names  # never a top-level `tools` package
+    assert not any(name.startswith("templates/") for name in names)  # installed under hermes_lint/
+    modules = {path.relative_to(REPO_ROOT).as_posix() for path in (REPO_ROOT / "hermes_lint").rglob("*.py")}
+    assert modules - set(names) == set()
     entry_points = wheel.read(f"{dist_info}/entry_points.txt").decode()
     assert "hermes-lint = hermes_lint.cli:main" in entry_points
     assert "HRM = hermes_lint.flake8_plugin:HermesLintChecker" in entry_points

@@ -23,7 +23,7 @@ def lint(name: str, **settings) -> list:
 
 
 def test_clean_project_has_no_finding():
-    # Two tools sharing a check, the seed's weather tool, a check imported from another module,
+    # Two tools sharing a check, a weather tool as Hermes's guide to adding tools writes it, a check imported from another module,
     # includes, and a toolset listing _HERMES_CORE_TOOLS by name.
     assert lint("clean") == []
 

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hermes_lint.cli import main
 from hermes_lint.config import KNOWN_PROVIDERS, config_from_table
 from hermes_lint.engine import ProjectSources, SourceFile, check_sources, collect_sources
+from hermes_lint.model_texts import hidden_characters
 from hermes_lint.providers import (
     ADVISED,
     CONSTRAINTS,
@@ -27,7 +28,6 @@ from hermes_lint.providers import (
     constraints_of,
 )
 from hermes_lint.rules import rule_by_code
-from hermes_lint.rules.hrm701_hidden_unicode import hidden_characters
 from hermes_lint.rules.hrm702_instructions_in_description import instruction
 
 REPO = Path(__file__).resolve().parent.parent

@@ -16,6 +16,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import sysconfig
 import textwrap
 import zipfile
 from pathlib import Path
@@ -26,9 +27,10 @@ from click.testing import CliRunner
 
 from hermes_lint import atomic, scaffold
 from hermes_lint.atomic import write_atomic, write_new
-from hermes_lint.scaffold import ToolSpec, available_templates, render_template, render_tool
+from hermes_lint.scaffold import ToolSpec, available_templates, load_template, render_template, render_tool
 from hermes_lint.scaffold_cli import new_tool
 from hermes_lint.toolsets_edit import ToolsetsEditError, add_tool
+from tests.test_packaging import build_wheel, copy_source, skip_when_the_index_is_unreachable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LAYOUTS = Path(__file__).resolve().parent / "fixtures" / "toolsets_layouts"
@@ -253,43 +255,64 @@ def test_block_placeholders_take_the_line_indentation_or_vanish():
     assert rendered == "def f():\n    a = 1\n    if a:\n        b = 2\n    return $x\n"
 
 
+TEMPLATE_PROBE = (  # run in a fresh process: where hermes_lint is, its templates, one rendered
+    "import hermes_lint, hermes_lint.scaffold as s; "
+    "print(hermes_lint.__file__); print(s.available_templates()); "
+    "print(len(s.render_tool(s.ToolSpec('w', 'w', 'W.', template='async'))))"
+)
+
+
+def assert_templates_found(python: str, tmp_path: Path, installed_at: Path, env=None) -> None:
+    ran = subprocess.run(
+        [python, "-c", TEMPLATE_PROBE], cwd=tmp_path, capture_output=True, text=True,
+        env=env, timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    location, templates, size = ran.stdout.splitlines()
+    assert location.startswith(str(installed_at))
+    assert set(ast.literal_eval(templates)) == {"basic", "async"}
+    assert int(size) > 0
+
+
+def test_the_checkout_reads_the_top_level_templates():
+    assert sorted(path.name for path in (REPO_ROOT / "templates").iterdir()) == ["async.py.tmpl", "basic.py.tmpl"]
+    assert not (REPO_ROOT / "hermes_lint" / "templates").exists()
+    assert load_template("basic") == (REPO_ROOT / "templates" / "basic.py.tmpl").read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_templates_are_found_when_installed_from_a_wheel(tmp_path):
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(REPO_ROOT / name, source / name)
-    shutil.copytree(REPO_ROOT / "hermes_lint", source / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)],
-        capture_output=True, text=True, timeout=600,
-    )
-    if built.returncode != 0 and any(
-        hint in built.stderr for hint in ("No matching distribution", "Failed to establish", "Network is unreachable")
-    ):
-        pytest.skip("building a wheel needs setuptools from the package index, which is unreachable")
-    assert built.returncode == 0, built.stderr
-    wheel = next((tmp_path / "dist").glob("hermes_lint-*.whl"))
+    wheel = build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     assert "hermes_lint/templates/basic.py.tmpl" in names
     assert "hermes_lint/templates/async.py.tmpl" in names
     target = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:  # a wheel is installed by unpacking it
         archive.extractall(target)
-    code = (
-        "import hermes_lint, hermes_lint.scaffold as s; "
-        "print(hermes_lint.__file__); print(s.available_templates()); "
-        "print(len(s.render_tool(s.ToolSpec('w', 'w', 'W.', template='async'))))"
+    assert_templates_found(sys.executable, tmp_path, target, env={**os.environ, "PYTHONPATH": str(target)})
+
+
+@pytest.mark.slow
+def test_templates_are_found_from_an_editable_install(tmp_path):
+    source = copy_source(tmp_path / "src")
+    environment = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(environment)], check=True, timeout=120)
+    python = str(environment / "bin" / "python")
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", "-e", str(source)],
+        capture_output=True, text=True, timeout=600,
     )
-    ran = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": str(target)}, timeout=60,
-    )
-    assert ran.returncode == 0, ran.stderr
-    location, templates, size = ran.stdout.splitlines()
-    assert location.startswith(str(target))
-    assert {"basic", "async"} <= set(ast.literal_eval(templates))
-    assert int(size) > 0
+    skip_when_the_index_is_unreachable(installed)
+    assert installed.returncode == 0, installed.stderr
+    # the dependencies (click, libcst...) from this environment, after the editable install's own
+    # path entries (.pth files are read in name order: "__editable__..." comes first)
+    site_packages = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()
+    (Path(site_packages) / "zz_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    assert_templates_found(python, tmp_path, source, env=env)
 
 
 # --------------------------------------------------------------------- toolsets.py edits

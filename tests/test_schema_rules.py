@@ -19,7 +19,7 @@ from hermes_lint.schema_walk import (
     json_value,
     locate,
     parameter_label,
-    walk,
+    subschemas,
 )
 
 WEATHER = {
@@ -190,33 +190,33 @@ def test_fast_path_never_accepts_what_jsonschema_rejects():
 # --- the walk ------------------------------------------------------------------------------
 
 
-def test_walk_visits_every_subschema_with_its_path():
-    paths = [node.path for node in walk(WEATHER)]
+def test_subschemas_visits_every_subschema_with_its_path():
+    paths = [node.path for node in subschemas(WEATHER)]
     assert paths[0] == ("parameters",)
     assert ("parameters", "properties", "tags", "items") in paths
     assert ("parameters", "properties", "filter", "properties", "mode", "anyOf", 1) in paths
     assert ("parameters", "$defs", "point", "prefixItems", 0) in paths
-    properties = [node.name for node in walk(WEATHER) if node.is_property]
+    properties = [node.name for node in subschemas(WEATHER) if node.is_property]
     assert properties == ["city", "units", "days", "tags", "filter", "filter.mode"]
 
 
-def test_walk_skips_unknown_values_and_survives_cycles():
+def test_subschemas_skips_unknown_values_and_survives_cycles():
     cyclic = {"type": "object", "properties": {"a": Unresolved("imported"), "b": {"type": "string"}}}
     cyclic["properties"]["self"] = cyclic
-    names = [node.name for node in walk(cyclic)]
+    names = [node.name for node in subschemas(cyclic)]
     assert names == ["parameters", "b"]
 
 
 def test_shared_constant_is_walked_at_each_place():
     shared = {"type": "string"}
-    nodes = [n.name for n in walk({"type": "object", "properties": {"a": shared, "b": shared}})]
+    nodes = [n.name for n in subschemas({"type": "object", "properties": {"a": shared, "b": shared}})]
     assert nodes == ["parameters", "a", "b"]
 
 
 def test_types_accepts_only_valid_type_names():
-    (node,) = [n for n in walk({"type": "object", "properties": {"a": {"type": "str"}}}) if n.is_property]
+    (node,) = [n for n in subschemas({"type": "object", "properties": {"a": {"type": "str"}}}) if n.is_property]
     assert node.types() is None
-    (node,) = [n for n in walk({"type": "object", "properties": {"a": {"type": ["array", "null"]}}}) if n.is_property]
+    (node,) = [n for n in subschemas({"type": "object", "properties": {"a": {"type": ["array", "null"]}}}) if n.is_property]
     assert node.types() == ("array", "null")
 
 

@@ -15,7 +15,7 @@ from .holes import _Branches, _Holes
 from .imports import _Imports
 from .limits import BUDGET_EXCEEDED, TOTAL_BUDGET_FACTOR
 from .locations import _Locations
-from .module_index import _BINDING_WORDS, _Binding, _is_environment, _ModuleIndex
+from .module_index import _BINDING_WORDS, _Binding, _BindingIndex, _is_environment
 from .operators import _Operators
 from .statements import _Statements
 from .syntax import (
@@ -78,7 +78,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         self._source: Tuple[str, str] = ("", "")  # (relative path, sha256) of a foreign module
         self._step_budget = step_budget
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
-        self._index: Optional[_ModuleIndex] = None
+        self._index: Optional[_BindingIndex] = None
         self._kinds: Dict[str, tuple] = {}  # name -> classification (see _classify)
         # Partial evaluation (holes allowed) and strict evaluation give different values for
         # the same constant (`not [f()]`): each mode has its own caches.
@@ -170,9 +170,9 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         where = refusal.node if refusal.node is not None else node
         return Unresolved(reason, self._location(where))
 
-    def _get_index(self) -> _ModuleIndex:
+    def _get_index(self) -> _BindingIndex:
         if self._index is None:
-            self._index = _ModuleIndex(self._tree, self._lines)
+            self._index = _BindingIndex(self._tree, self._lines)
         return self._index
 
     def _classify(self, name: str) -> tuple:

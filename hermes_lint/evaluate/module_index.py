@@ -80,7 +80,7 @@ _BINDING_WORDS = {
 }
 
 
-class _ModuleIndex:
+class _BindingIndex:
     """Every module-level binding and mutation, found once per module."""
 
     def __init__(self, tree: ast.Module, source_lines: Optional[List[str]]):

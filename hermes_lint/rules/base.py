@@ -92,8 +92,6 @@ class Invalid:
         return Valid(code, files=files, options=self.options)
 
 
-Example = Union[Valid, Invalid]
-
 
 class Rule:
     """Base class of every rule. Subclasses set the class attributes and implement ``check``."""

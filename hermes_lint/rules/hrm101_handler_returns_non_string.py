@@ -6,83 +6,8 @@ from hermes_lint.context import ModuleContext
 from hermes_lint.enum_dispatch import dispatch_coverage
 from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 from hermes_lint.schema_walk import parameters_of
-
-
-# The patterns tool files are told to use (seed 001 "adding tools") plus the usual neighbours:
-# tool_error/tool_result from the registry, a helper of another module, a dispatch table.
-# Every handler rule (HRM101-HRM108) must stay silent on it.
-SEED_001_HANDLERS = Valid(
-    """
-    import json
-    import os
-    from tools.registry import registry, tool_error, tool_result
-    from tools.weather_api import fetch_forecast
-
-    WEATHER_SCHEMA = {
-        "name": "weather",
-        "description": "Get current weather for a location.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {"type": "string", "description": "City name or coordinates"},
-                "units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"},
-            },
-            "required": ["location"],
-        },
-    }
-    ANY_SCHEMA = {"name": "weather_any", "description": "d", "parameters": {"type": "object",
-        "properties": {"action": {"type": "string"}, "location": {"type": "string"}}}}
-
-    def check_weather_requirements() -> bool:
-        return bool(os.getenv("WEATHER_API_KEY"))
-
-    def weather_tool(location: str, units: str = "metric", task_id=None) -> str:
-        api_key = os.getenv("WEATHER_API_KEY")
-        if not api_key:
-            return json.dumps({"error": "WEATHER_API_KEY not configured"})
-        try:
-            return json.dumps({"location": location, "temp": 22, "units": units})
-        except Exception as e:
-            return json.dumps({"error": str(e)})
-
-    def _handle_weather(args, **kw):
-        task_id = kw.get("task_id")
-        return weather_tool(args.get("location", ""), args.get("units", "metric"), task_id=task_id)
-
-    def _handle_forecast(args, **kw):
-        if not args.get("location"):
-            return tool_error("location is required")
-        if args.get("units") == "raw":
-            return tool_result({"raw": True}, units="raw")
-        return fetch_forecast(args)
-
-    _ACTIONS = {"now": _handle_weather, "forecast": _handle_forecast}
-
-    def _handle_any(args, **kw):
-        action = args.get("action", "now")
-        if action not in _ACTIONS:
-            return tool_error(f"unknown action: {action}")
-        return _ACTIONS[action](args, **kw)
-
-    registry.register(
-        name="weather",
-        toolset="weather",
-        schema=WEATHER_SCHEMA,
-        handler=lambda args, **kw: weather_tool(
-            location=args.get("location", ""),
-            units=args.get("units", "metric")),
-        check_fn=check_weather_requirements,
-        requires_env=["WEATHER_API_KEY"],
-    )
-    registry.register(name="weather_task", toolset="weather", schema=WEATHER_SCHEMA,
-                      handler=_handle_weather, check_fn=check_weather_requirements)
-    registry.register(name="forecast", toolset="weather", schema=WEATHER_SCHEMA,
-                      handler=_handle_forecast, check_fn=check_weather_requirements)
-    registry.register(name="weather_any", toolset="weather", schema=ANY_SCHEMA,
-                      handler=_handle_any, check_fn=check_weather_requirements)
-    """
-)
 
 
 class HandlerReturnsNonString(Rule):
@@ -131,7 +56,7 @@ class HandlerReturnsNonString(Rule):
 
         registry.register(name="notes", toolset="notes", schema=SCHEMA, handler=notes, check_fn=lambda: True)
         """,
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # tool_error / tool_result from the registry, a string variable, the multimodal envelope
         """
         from tools.registry import registry, tool_error, tool_result

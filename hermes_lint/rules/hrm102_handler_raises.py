@@ -8,7 +8,7 @@ from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.handlers import unique_primaries
 from hermes_lint.analysis.raises import raised_name
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class HandlerRaises(Rule):
@@ -36,8 +36,8 @@ class HandlerRaises(Rule):
     summary = "handler raises instead of returning {\"error\": ...}"
 
     valid = [
-        SEED_001_HANDLERS,
-        # seed 001: exceptions become {"error": ...}; the helper's raise is not the handler's
+        USUAL_HANDLERS,
+        # exceptions become {"error": ...}; the helper's raise is not the handler's
         """
         import json
         from tools.registry import registry, tool_error

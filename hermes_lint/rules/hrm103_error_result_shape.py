@@ -8,7 +8,7 @@ from hermes_lint.context import ModuleContext
 from hermes_lint.analysis.functions import FunctionFacts, ReturnFact
 from hermes_lint.analysis.handlers import HandlerAnalyzer, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class ErrorResultShape(Rule):
@@ -36,8 +36,8 @@ class ErrorResultShape(Rule):
     summary = "error result under another shape than {\"error\": ...}"
 
     valid = [
-        SEED_001_HANDLERS,
-        # seed 001 shape, tool_error, and a friendly message in an except block (a result)
+        USUAL_HANDLERS,
+        # {"error": ...} from json.dumps, tool_error, and a friendly message in an except block (a result)
         """
         import json
         from tools.registry import registry, tool_error

@@ -6,7 +6,7 @@ from typing import Iterator, List
 from hermes_lint.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class HandlerSignature(Rule):
@@ -27,7 +27,7 @@ class HandlerSignature(Rule):
     summary = "handler cannot be called as handler(args, **kwargs)"
 
     valid = [
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # imported handler, a callable object, a decorated function, named keywords, *args
         """
         from tools.registry import registry

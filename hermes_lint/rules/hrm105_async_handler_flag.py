@@ -7,7 +7,7 @@ from hermes_lint.analysis.handlers import analyses
 from hermes_lint.model import Unresolved
 from hermes_lint.registry_contract import BUILTIN
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 def _registry(is_async_default: str, entry_flag: str, awaits: str) -> str:
@@ -71,8 +71,8 @@ class AsyncHandlerFlag(Rule):
     fix_title = "an awaitable handler without `is_async=True` gets it (`is_async=False` becomes `True`)"
 
     valid = [
-        SEED_001_HANDLERS,
-        # seed 001: a lambda calling an async module function, with is_async=True
+        USUAL_HANDLERS,
+        # a lambda calling an async module function, with is_async=True
         """
         import json
         from tools.registry import registry

@@ -5,7 +5,7 @@ from typing import Iterator
 from hermes_lint.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class HandlerRunsEventLoop(Rule):
@@ -34,8 +34,8 @@ class HandlerRunsEventLoop(Rule):
     summary = "handler runs its own event loop (asyncio.run)"
 
     valid = [
-        SEED_001_HANDLERS,
-        # seed 001: the registry runs the coroutine
+        USUAL_HANDLERS,
+        # the registry runs the coroutine
         """
         import json
         from tools.registry import registry

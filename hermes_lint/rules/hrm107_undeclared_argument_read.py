@@ -9,7 +9,7 @@ from hermes_lint.analysis.handlers import HandlerAnalysis, analyses
 from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed
 from hermes_lint.model import Registration
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class UndeclaredArgumentRead(Rule):
@@ -47,7 +47,7 @@ class UndeclaredArgumentRead(Rule):
 
         registry.register(name="clip", toolset="video", schema=SCHEMA, handler=clip, check_fn=lambda: True)
         """,
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # one dispatcher shared by two tools; a schema built at run time; open-ended schema
         """
         from tools.registry import registry

@@ -6,7 +6,7 @@ from hermes_lint.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm101_handler_returns_non_string import SEED_001_HANDLERS
+from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
 
 class UnreadSchemaProperty(Rule):
@@ -79,7 +79,7 @@ class UnreadSchemaProperty(Rule):
         registry.register(name="render", toolset="image", schema=SCHEMA, handler=render,
                           check_fn=lambda: True, dynamic_schema_overrides=_backend_schema)
         """,
-        SEED_001_HANDLERS,
+        USUAL_HANDLERS,
         # args escapes: a dispatch dict, another module's helper, iteration, a variable key
         """
         from tools.registry import registry

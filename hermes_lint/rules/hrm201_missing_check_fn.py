@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Iterator
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule

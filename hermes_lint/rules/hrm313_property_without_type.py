@@ -4,23 +4,7 @@ from typing import Iterator
 
 from hermes_lint.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import SubSchema, locate, schema_nodes
-
-# Keywords that give a property its type (or hand the question to another schema).
-_TYPED_BY = ("type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "$dynamicRef")
-_COMPOSITION = ("anyOf", "oneOf", "allOf", "$ref", "$dynamicRef")
-
-
-def lacks_type(node: SubSchema) -> bool:
-    """A named property whose type nothing fixes — HRM313's predicate (HRM605 defers to it)."""
-    if not node.is_property or any(keyword in node.schema for keyword in _TYPED_BY):
-        return False
-    owner = node.parent
-    # A property of a composition branch, or of an object that composes others, may get its
-    # type from a sibling branch ({"allOf": [{"properties": {"x": {...}}}, ...]}).
-    if owner is None or owner.via in ("anyOf", "oneOf", "allOf"):
-        return False
-    return not any(keyword in owner.schema for keyword in _COMPOSITION)
+from hermes_lint.schema_walk import SubSchema, lacks_type, locate, schema_nodes
 
 
 def _hint(node: SubSchema) -> str:

@@ -4,7 +4,7 @@ import difflib
 from typing import Iterator
 
 from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import argument_location, is_mcp, listed_tools, readable_toolsets
+from hermes_lint.project_index import is_mcp, keyword_value_location, listed_tools, readable_toolsets
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.tool_labels import tool_label
 
@@ -124,7 +124,7 @@ class UndefinedToolset(Rule):
             close = difflib.get_close_matches(toolset, defined, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             yield Finding(
-                argument_location(registration, "toolset"),
+                keyword_value_location(registration, "toolset"),
                 f"tool {tool_label(registration)} is registered under toolset '{toolset}', which toolsets.py does "
                 f"not define{hint}",
                 module.path,

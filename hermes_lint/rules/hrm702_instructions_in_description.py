@@ -4,8 +4,8 @@ import re
 from typing import Iterator, Optional, Tuple
 
 from hermes_lint.context import ModuleContext
+from hermes_lint.model_texts import model_texts, strip_hidden
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.rules.hrm701_hidden_unicode import model_texts, strip_hidden
 
 # The whole list. Each entry is a phrase addressed to the model that no honest tool
 # description needs; keep it short — a false positive here teaches users to ignore the rule.
