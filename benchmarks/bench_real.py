@@ -1,6 +1,6 @@
 """`hermes-lint check` on real-sized tool modules, against ruff on the same files, in one run.
 
-    python benchmarks/bench_real.py [--real-sized 100] [--project DIR ...] [--rounds 5]
+    python benchmarks/bench_real.py [--real-sized 100] [--project DIR ...] [--rounds 5] [--baseline DIR]
 
 Two kinds of project, each copied into a temporary directory (a warm run writes
 ``.hermes_lint_cache/`` into the project, and the projects given are never written to):
@@ -18,6 +18,11 @@ For each, whole processes in rotating order, ``--rounds`` rounds, medians:
 - ``ruff check --select ALL --no-cache --isolated`` on the same files (``tools/*.py`` and
   ``toolsets.py``): the practical speed limit
 
+- with ``--baseline DIR`` (a ``hermes_lint`` package directory, e.g. an earlier commit's from
+  ``git archive``): ``hermes-lint check --no-cache -j 1`` of that toolkit, interleaved with the
+  others, so that a change is measured against its predecessor in the same run (same findings
+  required);
+
 and the targets: cold <= 2x ruff; the default never slower than ``-j 1`` (within 5%: the noise
 of a shared machine). Ratios are only meaningful within one run.
 """
@@ -25,13 +30,14 @@ of a shared machine). Ratios are only meaningful within one run.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_check import Run, executable, measure, snapshot_toolkit  # noqa: E402
@@ -49,7 +55,8 @@ def copy_project(source: Path, target: Path) -> None:
         shutil.copy2(source / "toolsets.py", target / "toolsets.py")
 
 
-def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str]) -> Dict[str, float]:
+def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str],
+                  baseline_env: Optional[Dict[str, str]] = None) -> Dict[str, float]:
     hermes, ruff = executable("hermes-lint"), executable("ruff")
     files = [str(path.relative_to(root)) for path in sorted((root / "tools").glob("*.py"))]
     if (root / "toolsets.py").exists():
@@ -62,12 +69,16 @@ def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str]) -> D
         "ruff --select ALL --no-cache": [ruff, "check", "--select", "ALL", "--no-cache", "--isolated",
                                          "--output-format", "concise", *files],
     }
+    envs = {name: env for name in cases}
+    if baseline_env is not None:
+        cases["hermes-lint cold -j 1 (baseline)"] = [hermes, "check", "--no-cache", "-j", "1"]
+        envs["hermes-lint cold -j 1 (baseline)"] = baseline_env
     print(f"\n== {label}: {len(files)} files, {lines:,} lines ({rounds} rounds) ==", flush=True)
     # Untimed: the OS file cache, .pyc files, the warm cache; and every hermes-lint run must
     # report the same (exit 0 or 1, same output), or the timings compare different work.
     outputs = {}
     for name, argv in cases.items():
-        run = measure(argv, root, env, keep_output=name.startswith("hermes-lint"))
+        run = measure(argv, root, envs[name], keep_output=name.startswith("hermes-lint"))
         if name.startswith("hermes-lint"):
             if run.status not in (0, 1):
                 sys.exit(f"bench_real: `{name}` failed with exit status {run.status}")
@@ -81,13 +92,15 @@ def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str]) -> D
     for round_number in range(rounds):
         shift = round_number % len(names)
         for name in names[shift:] + names[:shift]:
-            runs[name].append(measure(cases[name], root, env))
+            runs[name].append(measure(cases[name], root, envs[name]))
     wall = {name: statistics.median(run.wall for run in found) for name, found in runs.items()}
     cpu = {name: statistics.median(run.cpu for run in found) for name, found in runs.items()}
     ruff_wall = wall["ruff --select ALL --no-cache"]
-    print(f"  {'command':<32} {'wall s':>8} {'x ruff':>7} {'cpu s':>8}")
+    ruff_cpu = cpu["ruff --select ALL --no-cache"]
+    print(f"  {'command':<34} {'wall s':>8} {'x ruff':>7} {'cpu s':>8} {'x ruff':>7}")
     for name in names:
-        print(f"  {name:<32} {wall[name]:8.3f} {wall[name] / ruff_wall:7.2f} {cpu[name]:8.3f}")
+        print(f"  {name:<34} {wall[name]:8.3f} {wall[name] / ruff_wall:7.2f} {cpu[name]:8.3f} "
+              f"{cpu[name] / ruff_cpu:7.2f}")
     cold, serial = wall["hermes-lint cold (default -j)"], wall["hermes-lint cold -j 1"]
     best = min(cold, serial)
     print(f"  {'MET    ' if best <= 2 * ruff_wall else 'NOT MET'} cold <= 2x ruff: "
@@ -105,7 +118,11 @@ def main(argv: List[str] = None) -> None:
                         help="a real project root (tools/ and toolsets.py are copied); repeatable")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="a hermes_lint package directory to time beside the installed one")
     options = parser.parse_args(argv)
+    if options.baseline is not None and not (options.baseline / "__init__.py").is_file():
+        parser.error(f"--baseline {options.baseline}: not a package directory (no __init__.py)")
     for project in options.project:
         if not (project / "tools").is_dir():
             parser.error(f"--project {project}: no tools/ directory")
@@ -114,15 +131,22 @@ def main(argv: List[str] = None) -> None:
         workdir = Path(temporary)
         # A snapshot of the toolkit: others' edits to a live checkout would turn warm runs cold.
         env = snapshot_toolkit(workdir, compiled=True)
+        baseline_env = None
+        if options.baseline is not None:
+            target = workdir / "baseline_toolkit"
+            shutil.copytree(options.baseline, target / "hermes_lint",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            compileall.compile_dir(str(target), quiet=1)
+            baseline_env = dict(os.environ, PYTHONPATH=str(target))
         if options.real_sized:
             root = workdir / "real_sized"
             generate(options.real_sized, root, options.seed, real_sized=True)
             bench_project(f"generated real-sized modules (gen_corpus.py {options.real_sized} --real-sized)",
-                          root, options.rounds, env)
+                          root, options.rounds, env, baseline_env)
         for number, project in enumerate(options.project):
             root = workdir / f"project_{number}"
             copy_project(project, root)
-            bench_project(str(project), root, options.rounds, env)
+            bench_project(str(project), root, options.rounds, env, baseline_env)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
 
 
