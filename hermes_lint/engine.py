@@ -139,6 +139,12 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
         return ModuleResult(facts, (facts.parse_error,), ())
     parsed = parse_module(source.path, source.data)
     facts, ctx = build_module_context(parsed, config, project)
+    return module_result(parsed, facts, ctx, config)
+
+
+def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[ModuleContext], config: Config) -> ModuleResult:
+    """The module rules selected by ``config`` run over a built context (``build_module_context``);
+    the context's memo is cleared afterwards, so use it for anything else first."""
     diagnostics: List[Diagnostic] = []
     if facts.parse_error is not None:
         diagnostics.append(facts.parse_error)
@@ -148,7 +154,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
                 for finding in rule_class().check(ctx):
                     diagnostics.append(
                         Diagnostic(
-                            finding.path or source.path,
+                            finding.path or parsed.path,
                             finding.location.line,
                             finding.location.col,
                             rule_class.code,
@@ -164,7 +170,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
         if ctx.contract is not None and ctx.contract.source is not None:
             # The contract HRM004/HRM105 judged by: these findings are stale when it changes.
             read_modules[ctx.contract.source] = ctx.contract.sha256
-        read_modules.pop(source.path, None)
+        read_modules.pop(parsed.path, None)
         if read_modules:
             facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))
     noqa = tuple(find_noqa_comments(parsed.text, parsed.tree).values()) if parsed.text else ()

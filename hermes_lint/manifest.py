@@ -48,7 +48,7 @@ from hermes_lint.check_forms import classify_check
 from hermes_lint.config import Config
 from hermes_lint.context import ModuleContext
 from hermes_lint.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
-from hermes_lint.model import Diagnostic, Hole, Location, ModuleFacts, Registration, Unresolved, holes_in
+from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unresolved, holes_in
 from hermes_lint.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 
 FORMAT = "hermes-tool-manifest"
@@ -108,9 +108,17 @@ def generate_for_root(root: Path, config: Config) -> Generated:
 
 def generate(sources, config: Config) -> Generated:
     """Generate from ``ProjectSources`` (files already read; nothing is imported or executed)."""
-    from hermes_lint.engine import build_module_context
+    from dataclasses import replace
 
-    problems: List[Diagnostic] = _blocking_findings(sources, config)
+    from hermes_lint.engine import build_module_context, check_module, finish, module_result
+    from hermes_lint.evaluate.project import ProjectModules
+
+    # The generator runs the validator: check's own rules under BLOCKING_CODES, on the contexts
+    # built here for freezing (one parse per file), so both say the same thing.
+    blocking = replace(config, select=BLOCKING_CODES, extend_select=(), ignore=(), per_file_ignores=())
+    project = ProjectModules(config.project_root, {s.path: s.data for s in sources.tool_files if s.data is not None})
+    results = []
+    problems: List[Diagnostic] = []
     skipped: List[Diagnostic] = []
     source_hashes: Dict[str, str] = {}
     modules: Dict[str, dict] = {}
@@ -119,41 +127,46 @@ def generate(sources, config: Config) -> Generated:
 
     for source in sources.tool_files:
         if source.data is None:
+            results.append(check_module(source, blocking))
             problems.append(
                 Diagnostic(source.path, 1, 1, "HRM001", f"cannot be read: {source.read_error}; its hash cannot be recorded")
             )
             continue
         parsed = parse_module(source.path, source.data)
         source_hashes[source.path] = parsed.sha256
-        facts, ctx = build_module_context(parsed, config)
-        if facts.parse_error is not None:
-            skipped.append(facts.parse_error)
-        if ctx is None or not facts.registers_tools:
-            continue  # runtime discovery never imports it either
-        stem = PurePosixPath(source.path).stem
-        module = f"{PACKAGE}.{stem}"
-        if not stem.isidentifier():
-            problems.append(
-                Diagnostic(source.path, 1, 1, "HRM003",
-                           f"file name `{stem}.py` is not a Python identifier, so the manifest cannot "
-                           f"name its module `{module}`; rename the file")
-            )
-            continue
-        reads = ctx.evaluator.read_modules()  # files of the project values were read from
-        reads.pop(source.path, None)
-        source_hashes.update(reads)
-        frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
-        if reasons:
-            # Imported at run time, like import discovery: its schemas are not frozen, so
-            # what would be wrong with freezing them does not block the manifest.
-            import_only[module] = {"path": source.path, "reasons": reasons}
-            continue
-        problems.extend(module_problems)
-        modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
-        if reads:  # the runtime imports the module instead when one of them changed
-            modules[module]["reads"] = sorted(reads)
-        for tool, _registration in frozen:
-            tools.setdefault(tool["name"], tool)
+        facts, ctx = build_module_context(parsed, config, project)
+        try:  # freeze first: module_result clears the context's memo
+            if facts.parse_error is not None:
+                skipped.append(facts.parse_error)
+            if ctx is None or not facts.registers_tools:
+                continue  # runtime discovery never imports it either
+            stem = PurePosixPath(source.path).stem
+            module = f"{PACKAGE}.{stem}"
+            if not stem.isidentifier():
+                problems.append(
+                    Diagnostic(source.path, 1, 1, "HRM003",
+                               f"file name `{stem}.py` is not a Python identifier, so the manifest cannot "
+                               f"name its module `{module}`; rename the file")
+                )
+                continue
+            reads = ctx.evaluator.read_modules()  # files of the project values were read from
+            reads.pop(source.path, None)
+            source_hashes.update(reads)
+            frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
+            if reasons:
+                # Imported at run time, like import discovery: its schemas are not frozen, so
+                # what would be wrong with freezing them does not block the manifest.
+                import_only[module] = {"path": source.path, "reasons": reasons}
+                continue
+            problems.extend(module_problems)
+            modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
+            if reads:  # the runtime imports the module instead when one of them changed
+                modules[module]["reads"] = sorted(reads)
+            for tool, _registration in frozen:
+                tools.setdefault(tool["name"], tool)
+        finally:
+            results.append(module_result(parsed, facts, ctx, blocking))
+    problems.extend(d for d in finish(results, sources, blocking) if d.code in BLOCKING_CODES)
 
     toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes, tools)
     problems.extend(toolsets_problems)
@@ -173,16 +186,6 @@ def generate(sources, config: Config) -> Generated:
         "toolsets": toolsets,
     }
     return Generated(data, render(data), [], skipped)
-
-
-def _blocking_findings(sources, config: Config) -> List[Diagnostic]:
-    """What ``check`` reports under ``BLOCKING_CODES`` for these sources (same messages)."""
-    from dataclasses import replace
-
-    from hermes_lint.engine import check_sources
-
-    blocking = replace(config, select=BLOCKING_CODES, extend_select=(), ignore=(), per_file_ignores=())
-    return [d for d in check_sources(sources, blocking) if d.code in BLOCKING_CODES]
 
 
 # --------------------------------------------------------------------------- one module
@@ -446,27 +449,19 @@ def _resolved_toolsets(sources, source_hashes: Dict[str, str], tools: Dict[str, 
     if table is None:
         return None, []
     resolved: Dict[str, List[str]] = {}
-    problems: List[Diagnostic] = []
     registered = None
     if facts.merges_registry:
         registered = registered_by_toolset((tool["name"], tool["toolset"]) for tool in tools.values())
     for name in table:
         try:
             resolved[name] = resolve_toolset(name, table, registered)
-        except ToolsetCycle as exc:
-            where = _toolset_location(facts, name)
-            problems.append(Diagnostic(sources.toolsets.path, where.line, where.col, "HRM405",
-                                       f"toolset `{name}` cannot be resolved: {exc}"))
-    return resolved, problems
+        except ToolsetCycle:
+            pass  # HRM405 reports it (BLOCKING_CODES), so no manifest is written
+    return resolved, []
 
 
 def _toolsets_table(facts) -> Optional[Dict[str, dict]]:
     return toolsets_table(facts)
-
-
-def _toolset_location(facts, name: str) -> Location:
-    toolset = facts.toolset(name)
-    return toolset.location if toolset is not None else Location(1, 1)
 
 
 # --------------------------------------------------------------------------- freshness
