@@ -6,6 +6,7 @@ import ast
 from typing import Any, Optional
 
 from ..model import Hole
+from .holes import first_hole_argument
 from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .limits import ITEMS_PER_STEP, MAX_CALL_DEPTH
 from .methods import _METHODS
@@ -42,7 +43,7 @@ class _Calls:
         if isinstance(callee, _FunctionRef):
             return self._call_function(callee, arguments, node)
         if isinstance(callee, _BuiltinRef):
-            if _has_hole_argument(arguments):
+            if first_hole_argument(arguments) is not None:
                 return self._template_call(callee.name, arguments, node)
             return _BUILTINS[callee.name](self, arguments, node)
         if callee.__class__ is Hole:
@@ -265,10 +266,3 @@ class _Calls:
         if cls is set:
             return set(value)
         raise _Refusal(f"copy of a {_type_name(value)}")
-
-
-
-def _has_hole_argument(arguments: _Arguments) -> bool:
-    return any(value.__class__ is Hole for value in arguments.positional) or any(
-        value.__class__ is Hole for value in arguments.keywords.values()
-    )

@@ -64,12 +64,9 @@ class _Holes:
         return refusal
 
     def _refuse_hole_arguments(self, arguments: _Arguments, node) -> None:
-        for value in arguments.positional:
-            if value.__class__ is Hole:
-                raise self._refuse_hole(value, node)
-        for value in arguments.keywords.values():
-            if value.__class__ is Hole:
-                raise self._refuse_hole(value, node)
+        hole = first_hole_argument(arguments)
+        if hole is not None:
+            raise self._refuse_hole(hole, node)
 
     def _hole_used(self, error: HoleUsed, node) -> _Refusal:
         return self._refuse_hole(error.hole, node)
@@ -240,6 +237,14 @@ def _is_frozen(value: Any) -> bool:
     if cls in _SCALAR_TYPES or cls is Hole or cls is _FunctionRef or cls is _BuiltinRef:
         return True
     return cls is tuple and all(_is_frozen(item) for item in value)
+
+
+def first_hole_argument(arguments: _Arguments) -> Optional[Hole]:
+    """The first argument of a call that is a hole (positional, then by keyword), or None."""
+    for value in (*arguments.positional, *arguments.keywords.values()):
+        if value.__class__ is Hole:
+            return value
+    return None
 
 
 def _template_of(value: Any) -> Any:
