@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 from gen_corpus import generate  # noqa: E402
 from inject_defects import inject  # noqa: E402
 
-CLI = [sys.executable, "-m", "hermes_lint.cli", "check", "--no-cache"]
+CLI = [sys.executable, "-m", "hermes_lint", "check", "--no-cache"]
 
 
 def timed(args, cwd: Path) -> float:

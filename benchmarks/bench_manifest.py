@@ -73,7 +73,7 @@ def make_project(directory: Path, count: int) -> None:
         module.generate_corpus(directory, count)
 
     from hermes_lint.config import Config
-    from hermes_lint.manifest import generate_for_root
+    from hermes_lint.manifest.generate import generate_for_root
 
     generated = generate_for_root(directory, Config())
     if not generated.ok:

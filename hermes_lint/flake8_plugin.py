@@ -36,7 +36,7 @@ from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 # flake8 imports every plugin for every file it checks, tool module or not: the engine and the
 # rules are imported only once a file turns out to be one.
 if TYPE_CHECKING:  # pragma: no cover
-    from hermes_lint.engine import ModuleResult, SourceFile
+    from hermes_lint.check.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
 TOOL, TOOLSETS = "tool", "toolsets"
@@ -83,7 +83,7 @@ def project_config(root: Path) -> Config:
 
 def module_result(source: SourceFile, config: Config, fingerprint: str) -> ModuleResult:
     """``check_module``, again only when the file's bytes changed (``fingerprint``: the config's)."""
-    from hermes_lint.engine import check_module
+    from hermes_lint.check.engine import check_module
 
     if source.data is None:
         return check_module(source, config)
@@ -116,7 +116,7 @@ class ProjectSnapshot:
         return self._by_path.get(relative, [])
 
     def diagnostics_with(self, results: Dict[str, ModuleResult], toolsets: Optional[SourceFile]) -> List[Diagnostic]:
-        from hermes_lint.engine import ProjectSources, unsuppressed_diagnostics
+        from hermes_lint.check.engine import ProjectSources, unsuppressed_diagnostics
 
         ordered = [results[path] for path in sorted(results)]  # the order `hermes-lint check` uses
         return unsuppressed_diagnostics(ordered, ProjectSources([], toolsets, self.root), self.config)
@@ -137,7 +137,7 @@ def project_snapshot(root: Path, use_cache: bool = True) -> ProjectSnapshot:
     snapshot = _snapshots.get(str(root))
     if snapshot is not None and snapshot.run == _run:
         return snapshot
-    from hermes_lint.runner import module_results
+    from hermes_lint.check.runner import module_results
 
     config = project_config(root)
     fingerprint = config.fingerprint()
@@ -222,7 +222,7 @@ def check_buffer(
     if stored is not None:
         config = project_config(project_root)
         return sorted({d for d in stored if d.code != "HRM900" and config.is_selected(d.code, d.path)})
-    from hermes_lint.engine import UNUSED_NOQA, SourceFile
+    from hermes_lint.check.engine import UNUSED_NOQA, SourceFile
 
     project = project_snapshot(project_root, use_cache)
     data = _read_bytes(os.path.join(project_root, relative))
@@ -263,7 +263,7 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
     The editor's case, each save a new flake8 process: ``check``'s warm path reuses the last
     run's stored diagnostics when no input changed, without importing the checking machinery;
     else it checks what changed and stores them for the next process. Once per flake8 run."""
-    from hermes_lint.noqa import may_have_noqa
+    from hermes_lint.check.noqa import may_have_noqa
 
     if may_have_noqa(text):
         return None
@@ -272,7 +272,7 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
         return None
     memo = _stored.get(str(root))
     if memo is None or memo[0] != _run:
-        from hermes_lint.runner import run_project
+        from hermes_lint.check.runner import run_project
 
         by_path: Dict[str, List[Diagnostic]] = {}
         for diagnostic in run_project(root, project_config(root), use_cache=True):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hermes_lint.config import Config
-from hermes_lint.runner import run_project
+from hermes_lint.check.runner import run_project
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -25,7 +25,7 @@ def test_generated_corpus_is_clean(tmp_path):
         assert MIN_LINES <= len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
     assert run_project(tmp_path, Config()) == []
     completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint.cli", "check", "--root", str(tmp_path), "--no-cache"],
+        [sys.executable, "-m", "hermes_lint", "check", "--root", str(tmp_path), "--no-cache"],
         capture_output=True,
         text=True,
     )

@@ -6,12 +6,14 @@ import json
 import os
 from pathlib import Path
 
-from hermes_lint.cache import CACHE_DIR_NAME, INDEX_NAME
+from hermes_lint.check.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.config import Config
 import pytest
 
-from hermes_lint import engine, runner
-from hermes_lint.runner import BYTES_PER_WORKER, run_project, worker_count
+from hermes_lint.check import engine
+
+from hermes_lint.check import runner
+from hermes_lint.check.runner import BYTES_PER_WORKER, run_project, worker_count
 from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project, run
 
 
@@ -252,7 +254,7 @@ def test_toolsets_edits_are_not_hidden_by_the_cache(tmp_path):
 
 def count_checks(monkeypatch) -> list:
     """Records the path of every file the per-file phase checks (rather than takes from the cache)."""
-    from hermes_lint import engine
+    from hermes_lint.check import engine
 
     checked: list = []
     real = engine.check_module
@@ -266,7 +268,7 @@ def count_checks(monkeypatch) -> list:
 
 
 def test_the_cache_is_used_and_keyed_on_what_results_depend_on(tmp_path, monkeypatch):
-    from hermes_lint import cache
+    from hermes_lint.check import cache
 
     root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL, "other_tool.py": bad_tool(2)},
                         toolsets=TOOLSETS.replace('"echo"', '"echo", "echo2"'))

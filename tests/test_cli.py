@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from hermes_lint import __version__
 from hermes_lint.cli import main
-from hermes_lint.rule_docs import rendered_pages
+from hermes_lint.report.rule_docs import rendered_pages
 
 # The clean tool file the integration tests (flake8, pre-commit) use too: one copy, so a rule
 # change that makes it unclean fails everywhere at once.
@@ -237,7 +237,7 @@ def test_rules_lists_every_code_and_explain_prints_the_doc(tmp_path):
 def test_console_script_runs_as_a_real_process(tmp_path):
     make_project(tmp_path, {"aaa_tool.py": "def broken(:\n"})
     completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint.cli", "check", "--select", "HRM001"],
+        [sys.executable, "-m", "hermes_lint", "check", "--select", "HRM001"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -260,7 +260,7 @@ def test_check_imports_none_of_the_other_commands_modules(tmp_path):
         "try:\n"
         "    main(['check', '--root', sys.argv[1]])\n"
         "except SystemExit as exit:\n"
-        "    loaded = {'hermes_lint.scaffold_cli', 'hermes_lint.manifest_cli', 'hermes_lint.diff_cli',\n"
+        "    loaded = {'hermes_lint.cli.new_tool', 'hermes_lint.cli.manifest', 'hermes_lint.cli.diff',\n"
         "              'libcst', 'jsonschema', 'tomllib'} & set(sys.modules)\n"
         "    print(exit.code, sorted(loaded))\n"
     )

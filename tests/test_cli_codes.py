@@ -100,7 +100,7 @@ def test_comma_separated_providers(tmp_path):
 def test_a_typo_is_exit_2_in_a_real_process(tmp_path):
     make_project(tmp_path, {"echo_tool.py": BAD})
     completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint.cli", "check", "--select", "HRM999"],
+        [sys.executable, "-m", "hermes_lint", "check", "--select", "HRM999"],
         cwd=tmp_path, capture_output=True, text=True, timeout=60,
     )
     assert (completed.returncode, completed.stdout) == (2, "")

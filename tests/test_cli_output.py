@@ -17,7 +17,7 @@ import pytest
 
 from hermes_lint import __version__
 from hermes_lint.rules.hrm004_register_arguments import RegisterArguments
-from hermes_lint.terminal import Progress
+from hermes_lint.report.terminal import Progress
 from tests.test_cli import GOOD_TOOL, make_project, run
 
 BAD = GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo,")

@@ -130,7 +130,7 @@ def test_an_import_cycle_and_an_installed_package_stay_unknown(tmp_path):
 
 def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_sees_them_change(tmp_path):
     from hermes_lint.config import load_config
-    from hermes_lint.manifest import generate_for_root
+    from hermes_lint.manifest.generate import generate_for_root
 
     root = project(tmp_path)
     generated = generate_for_root(root, load_config(root))

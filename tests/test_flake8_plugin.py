@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from hermes_lint import __version__, engine, flake8_plugin
+from hermes_lint import __version__, flake8_plugin
+
+from hermes_lint.check import engine
 from hermes_lint.flake8_plugin import HermesLintChecker, check_buffer
 from hermes_lint.rules.base import Finding, Rule
 
@@ -60,7 +62,7 @@ def lines_of(completed) -> list:
 
 def hermes_lint_check(root: Path, *args: str) -> list:
     completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint.cli", "check", *args],
+        [sys.executable, "-m", "hermes_lint", "check", *args],
         cwd=root,
         capture_output=True,
         env=_env(),
@@ -257,7 +259,7 @@ def test_a_file_that_is_not_a_tool_module_does_not_even_import_the_engine(projec
         "import sys; from hermes_lint.flake8_plugin import check_buffer; "
         "assert check_buffer('scripts/not_a_tool.py', open('scripts/not_a_tool.py').readlines()) == []; "
         "assert check_buffer('tools/helpers.py', open('tools/helpers.py').readlines()) == []; "
-        "print(sorted(set(sys.modules) & {'hermes_lint.engine', 'hermes_lint.rules', 'jsonschema', 'libcst'}))"
+        "print(sorted(set(sys.modules) & {'hermes_lint.check.engine', 'hermes_lint.rules', 'jsonschema', 'libcst'}))"
     )
     completed = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=60)
     assert completed.stderr == ""
@@ -360,7 +362,7 @@ def test_an_unchanged_file_is_answered_from_what_check_stored_without_the_engine
         "import sys; from hermes_lint.flake8_plugin import check_buffer; "
         "found = check_buffer('tools/broken_tool.py', open('tools/broken_tool.py', encoding='utf-8').readlines()); "
         "print([d.as_text() for d in found if d.code == 'HRM004']); "
-        "print(sorted(set(sys.modules) & {'hermes_lint.engine', 'hermes_lint.rules', 'hermes_lint.extract'}))"
+        "print(sorted(set(sys.modules) & {'hermes_lint.check.engine', 'hermes_lint.rules', 'hermes_lint.model.extract'}))"
     )
     completed = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True,
                                timeout=60, env=_env())

@@ -21,11 +21,11 @@ from click.testing import CliRunner
 from hermes_lint import __version__
 from hermes_lint.cli import main
 from hermes_lint.config import load_config
-from hermes_lint.engine import check_sources, collect_sources
-from hermes_lint.formats import SARIF_SCHEMA_URI, format_github, format_sarif
+from hermes_lint.check.engine import check_sources, collect_sources
+from hermes_lint.report.ci_formats import SARIF_SCHEMA_URI, format_github, format_sarif
 from hermes_lint.model import Diagnostic
-from hermes_lint.report import FORMATTERS
-from hermes_lint.rule_docs import render_rule_page
+from hermes_lint.report.output import FORMATTERS
+from hermes_lint.report.rule_docs import render_rule_page
 from hermes_lint.rules import rule_by_code
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
@@ -158,7 +158,7 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
     result = CliRunner().invoke(main, ["check", "--select", "HRM001,HRM004", "--format", name])
     assert result.exit_code == 1
     if name == "sarif":  # SARIF carries each finding's fix
-        from hermes_lint.fix.command import fixes_on_disk
+        from hermes_lint.edit.fix.command import fixes_on_disk
 
         diagnostics = fixture_diagnostics()
         fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)
@@ -170,7 +170,7 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
 
 def test_sarif_fixes_are_valid_sarif(sarif_validator):
     """Each fixable finding's result has ``fixes``: its replacement, as the schema says."""
-    from hermes_lint.fix.command import fixes_on_disk
+    from hermes_lint.edit.fix.command import fixes_on_disk
 
     diagnostics = fixture_diagnostics()
     fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)

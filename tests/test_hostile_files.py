@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_lint import regular_files
-from hermes_lint.cache import CACHE_DIR_NAME, INDEX_NAME
+from hermes_lint.check.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.cli import main
 from hermes_lint.config import Config
 from hermes_lint.flake8_plugin import check_buffer, clear_caches
 from hermes_lint.regular_files import FileTooLarge, NotRegularFile, read_regular_file
-from hermes_lint.runner import run_project
+from hermes_lint.check.runner import run_project
 from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project
 
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and device symlinks are POSIX")
@@ -283,7 +283,7 @@ def test_a_deeply_nested_cache_file_is_a_miss(tmp_path):
 
 
 def test_a_failed_cache_write_leaves_no_temporary_file_and_is_completed_later(tmp_path, monkeypatch):
-    from hermes_lint import cache
+    from hermes_lint.check import cache
 
     root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
     real_create = cache._create
@@ -326,7 +326,7 @@ def deep_tool(levels: int, leaf: str = '{"type": "string"}') -> str:
 
 
 def test_schema_nesting_is_validated_up_to_the_bound_and_reported_past_it():
-    from hermes_lint.metaschema import MAX_NESTING, SchemaProblem, problems
+    from hermes_lint.model.metaschema import MAX_NESTING, SchemaProblem, problems
 
     # levels * 2 containers + the leaf: MAX_NESTING containers exactly, then one more
     at_bound = json.loads(nested_parameters(0, "[" * (MAX_NESTING - 1) + "]" * (MAX_NESTING - 1)))
@@ -339,7 +339,7 @@ def test_schema_nesting_is_validated_up_to_the_bound_and_reported_past_it():
 def test_an_invalid_schema_at_the_bound_is_explained_on_a_deep_stack():
     """At the bound, jsonschema still runs: in a flake8 process or a worker the stack is already
     deep, so it must fit with room to spare."""
-    from hermes_lint.metaschema import MAX_NESTING, clear_cache, problems
+    from hermes_lint.model.metaschema import MAX_NESTING, clear_cache, problems
 
     schema = json.loads(nested_parameters(MAX_NESTING // 2 - 1, '{"type": "str"}'))
 
@@ -352,7 +352,7 @@ def test_an_invalid_schema_at_the_bound_is_explained_on_a_deep_stack():
 
 
 def test_a_deep_schema_gets_the_same_answer_at_any_jobs(tmp_path, monkeypatch):
-    from hermes_lint import runner
+    from hermes_lint.check import runner
 
     monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1024)  # workers even for this small project
     tools = {f"t{n:03d}_tool.py": GOOD_TOOL.replace('"echo"', f'"echo{n}"') for n in range(40)}
@@ -432,7 +432,7 @@ def run_console(root: Path, args, env_extra=None, **options):
 
     env = dict(os.environ, **(env_extra or {}))
     return subprocess.run(
-        [sys.executable, "-m", "hermes_lint.cli", *args], cwd=root, env=env, capture_output=True, timeout=120, **options
+        [sys.executable, "-m", "hermes_lint", *args], cwd=root, env=env, capture_output=True, timeout=120, **options
     )
 
 
@@ -559,7 +559,7 @@ def test_new_tool_refuses_a_deeply_nested_toolsets_file_with_the_by_hand_message
 
 
 def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypatch):
-    from hermes_lint import scaffold
+    from hermes_lint.edit import scaffold
 
     root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
 
@@ -583,7 +583,7 @@ def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypat
 
 
 def test_new_tool_does_not_resume_over_a_file_the_user_edited(tmp_path, monkeypatch):
-    from hermes_lint import scaffold
+    from hermes_lint.edit import scaffold
 
     root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
     monkeypatch.setattr(scaffold, "write_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt))

@@ -7,7 +7,7 @@ import os
 from click.testing import CliRunner
 
 from hermes_lint.cli import main
-from hermes_lint.init_cli import CONFIG_TABLE, TOOLSETS_TEMPLATE
+from hermes_lint.cli.init import CONFIG_TABLE, TOOLSETS_TEMPLATE
 
 
 def run(args, cwd):

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_lint.config import Config, load_config
-from hermes_lint.manifest import check_manifest, generate_for_root, import_lines, render, resolve_toolset, summary
-from hermes_lint.manifest_cli import manifest as manifest_command
+from hermes_lint.manifest.generate import check_manifest, generate_for_root, import_lines, render, resolve_toolset, summary
+from hermes_lint.cli.manifest import manifest as manifest_command
 from hermes_lint.rules import rule_by_code
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -429,7 +429,7 @@ def test_identical_bytes_across_processes_with_different_hash_seeds(tmp_path):
     for seed in ("1", "2"):
         script = (
             "import sys; from pathlib import Path; from hermes_lint.config import Config; "
-            "from hermes_lint.manifest import generate_for_root; "
+            "from hermes_lint.manifest.generate import generate_for_root; "
             f"sys.stdout.buffer.write(generate_for_root(Path({str(tmp_path)!r}), Config()).text)"
         )
         env = {**os.environ, "PYTHONHASHSEED": seed}

@@ -1,4 +1,4 @@
-"""Breaking-change labels between two manifests (``hermes_lint.manifest_diff``) and the
+"""Breaking-change labels between two manifests (``hermes_lint.manifest.diff``) and the
 ``hermes-lint diff`` command: every label and kind on a pair of manifests."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hermes_lint.diff_cli import diff
-from hermes_lint.manifest_diff import (
+from hermes_lint.cli.diff import diff
+from hermes_lint.manifest.diff import (
     BREAKING,
     COMPATIBLE,
     UNKNOWN,

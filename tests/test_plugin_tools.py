@@ -169,7 +169,7 @@ def test_an_empty_plugin_dirs_turns_plugins_off(tmp_path):
 def _registrations(plugin_text: str):
     """(name, toolset, line of the name) of each plugin registration read, and the unread calls' lines."""
     from hermes_lint.config import Config
-    from hermes_lint.engine import SourceFile, check_module
+    from hermes_lint.check.engine import SourceFile, check_module
 
     facts = check_module(SourceFile("plugins/p/__init__.py", textwrap.dedent(plugin_text).encode()), Config()).facts
     read = [
@@ -234,7 +234,7 @@ def test_register_tool_outside_register_ctx_is_not_a_plugin_registration():
 
 
 def test_a_table_past_the_unrolling_cap_is_read_up_to_it_and_the_call_counts_as_unread(monkeypatch):
-    from hermes_lint import plugin_tools
+    from hermes_lint.project import plugin_tools
 
     monkeypatch.setattr(plugin_tools, "MAX_UNROLLED", 2)
     read, unread = _registrations('''\

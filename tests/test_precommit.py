@@ -94,7 +94,7 @@ def make_project(tmp_path: Path, good: bool) -> Path:
     shutil.copytree(FIXTURE, root, ignore=FIXTURE_LEFTOVERS)
     if good:
         (root / "tools" / "broken_tool.py").unlink()
-        subprocess.run([sys.executable, "-m", "hermes_lint.cli", "manifest"], cwd=root, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "hermes_lint", "manifest"], cwd=root, check=True, capture_output=True)
     git_init(root)
     return root
 

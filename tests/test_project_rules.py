@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hermes_lint import project_index
+from hermes_lint.project import index as project_index
 from hermes_lint.config import Config
-from hermes_lint.engine import check_sources, collect_sources
+from hermes_lint.check.engine import check_sources, collect_sources
 from hermes_lint.model import Diagnostic
 
 PROJECTS = Path(__file__).parent / "fixtures" / "projects"

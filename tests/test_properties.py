@@ -156,7 +156,7 @@ def _write_project(root: Path, modules) -> None:
 @FEW
 @given(st.lists(_modules, min_size=1, max_size=3))
 def test_the_cache_never_changes_a_result(tmp_path_factory, runs):
-    from hermes_lint.runner import run_project
+    from hermes_lint.check.runner import run_project
 
     root = tmp_path_factory.mktemp("project")
     for modules in runs:  # one edit after another, the cache kept between them
@@ -167,8 +167,8 @@ def test_the_cache_never_changes_a_result(tmp_path_factory, runs):
 @FEW
 @given(_modules)
 def test_a_generated_manifest_round_trips(tmp_path_factory, modules):
-    from hermes_lint.manifest import generate_for_root
-    from hermes_lint.manifest_diff import label_changes, load_manifest
+    from hermes_lint.manifest.generate import generate_for_root
+    from hermes_lint.manifest.diff import label_changes, load_manifest
 
     root = tmp_path_factory.mktemp("project")
     _write_project(root, modules)

@@ -59,9 +59,9 @@ def test_cached_findings_follow_an_edit_of_the_registry_module(tmp_path):
 
 def _contract(registry_text: str, importer: str = "from tools.registry import registry\n"):
     """The contract a tool module importing ``registry`` as ``importer`` says gets."""
-    from hermes_lint.context import ModuleIndex
+    from hermes_lint.model.context import ModuleIndex
     from hermes_lint.evaluate.project import ProjectModules
-    from hermes_lint.registry_contract import contract_for
+    from hermes_lint.project.registry_contract import contract_for
 
     project = ProjectModules("", {"tools/registry.py": textwrap.dedent(registry_text).encode()})
     index = ModuleIndex(__import__("ast").parse(importer))

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from hermes_lint.rule_docs import rendered_pages
+from hermes_lint.report.rule_docs import rendered_pages
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 
@@ -11,7 +11,7 @@ def test_rule_pages_are_up_to_date():
     expected = rendered_pages()
     actual = {path.name: path.read_text(encoding="utf-8") for path in DOCS.glob("*.md")}
     stale = sorted(name for name in expected.keys() | actual.keys() if expected.get(name) != actual.get(name))
-    assert not stale, f"docs/rules is stale ({', '.join(stale)}): run `python -m hermes_lint.rule_docs`"
+    assert not stale, f"docs/rules is stale ({', '.join(stale)}): run `python -m hermes_lint.report.rule_docs`"
 
 
 def test_every_page_opens_with_what_why_example_and_fix_and_ends_with_the_valid_examples():
@@ -55,7 +55,7 @@ def test_pages_hold_no_control_or_invisible_characters():
 
 
 def test_messages_are_code_spans_that_survive_backticks_inside():
-    from hermes_lint.rule_docs import code_span
+    from hermes_lint.report.rule_docs import code_span
 
     assert code_span("plain") == "`plain`"
     assert code_span("tool `x` here") == "`` tool `x` here ``"

@@ -10,7 +10,7 @@ import inspect
 import pytest
 
 from hermes_lint.config import config_from_table
-from hermes_lint.engine import ProjectSources, SourceFile, check_sources
+from hermes_lint.check.engine import ProjectSources, SourceFile, check_sources
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import EXAMPLE_PATH, Invalid
 
@@ -88,8 +88,8 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
     unless the rule says it needs them (``Rule.needs_schemas``): the findings must not change."""
     import json
 
-    from hermes_lint import cache
-    from hermes_lint.engine import ModuleResult, check_module, finish
+    from hermes_lint.check import cache
+    from hermes_lint.check.engine import ModuleResult, check_module, finish
 
     if hasattr(rule, "run_example"):
         pytest.skip("reported by another command")
@@ -149,7 +149,7 @@ def test_autofix_of_invalid_example(rule, example: Invalid):
     second run changes nothing; ``autofixed=None``: the rule offers no fix for this finding."""
     from dataclasses import replace
 
-    from hermes_lint.fix.run import fix_sources
+    from hermes_lint.edit.fix.run import fix_sources
 
     config = config_from_table({"select": [rule.code], **example.options})
     outcome = fix_sources(example_sources(example), config, unsafe=True)

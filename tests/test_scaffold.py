@@ -25,11 +25,13 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from hermes_lint import atomic, scaffold
+from hermes_lint import atomic
+
+from hermes_lint.edit import scaffold
 from hermes_lint.atomic import write_atomic, write_new
-from hermes_lint.scaffold import ToolSpec, available_templates, load_template, render_template, render_tool
-from hermes_lint.scaffold_cli import new_tool
-from hermes_lint.toolsets_edit import ToolsetsEditError, add_tool
+from hermes_lint.edit.scaffold import ToolSpec, available_templates, load_template, render_template, render_tool
+from hermes_lint.cli.new_tool import new_tool
+from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
 from tests.test_packaging import build_wheel, copy_source, skip_when_the_index_is_unreachable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -256,7 +258,7 @@ def test_block_placeholders_take_the_line_indentation_or_vanish():
 
 
 TEMPLATE_PROBE = (  # run in a fresh process: where hermes_lint is, its templates, one rendered
-    "import hermes_lint, hermes_lint.scaffold as s; "
+    "import hermes_lint, hermes_lint.edit.scaffold as s; "
     "print(hermes_lint.__file__); print(s.available_templates()); "
     "print(len(s.render_tool(s.ToolSpec('w', 'w', 'W.', template='async'))))"
 )
@@ -728,13 +730,13 @@ def test_write_atomic_leaves_the_old_file_when_the_rename_fails(tmp_path, monkey
 
 def test_importing_the_command_does_not_load_libcst():
     # cli.py imports the command at its top: `hermes-lint check` must not pay for libcst.
-    code = "import sys, hermes_lint.scaffold_cli; print('libcst' in sys.modules)"
+    code = "import sys, hermes_lint.cli.new_tool; print('libcst' in sys.modules)"
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert ran.stdout.strip() == "False", ran.stderr
 
 
 def test_command_template_names_match_the_scaffold():
-    from hermes_lint import scaffold_cli
+    from hermes_lint.cli import new_tool as scaffold_cli
 
     assert (scaffold_cli.DEFAULT_TEMPLATE, scaffold_cli.ASYNC_TEMPLATE) == (
         scaffold.DEFAULT_TEMPLATE,

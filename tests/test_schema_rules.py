@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from hermes_lint import metaschema
+from hermes_lint.model import metaschema
 from hermes_lint.model import Keyword, Location, Registration, Unresolved
-from hermes_lint.schema_walk import (
+from hermes_lint.model.schema_walk import (
     NotJson,
     display_path,
     json_equal,

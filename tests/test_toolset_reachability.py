@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermes_lint.config import load_config
-from hermes_lint.manifest import generate_for_root
+from hermes_lint.manifest.generate import generate_for_root
 from tests.test_cli import GOOD_TOOL, make_project, run
 
 # `echo` is registered under "demo"; no list names it.

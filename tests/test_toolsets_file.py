@@ -5,7 +5,7 @@ import pickle
 import textwrap
 
 from hermes_lint.model import Location, Unresolved
-from hermes_lint.toolsets_file import ToolsetDef, read_toolsets
+from hermes_lint.project.toolsets_file import ToolsetDef, read_toolsets
 
 # The shape of a real ~100-tool agent's toolsets.py: helper functions build every entry, some
 # toolsets list _HERMES_CORE_TOOLS itself, some filter or slice it.

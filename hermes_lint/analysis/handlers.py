@@ -14,7 +14,7 @@ from hermes_lint.analysis.argument_reads import ArgsUse, ArgumentReads
 from hermes_lint.analysis.event_loops import handler_event_loop_calls
 from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.return_kinds import ReturnKinds, ValueKind
-from hermes_lint.extract import REGISTER_PARAMETERS
+from hermes_lint.model.extract import REGISTER_PARAMETERS
 from hermes_lint.model import Registration
 
 

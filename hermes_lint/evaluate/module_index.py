@@ -6,7 +6,7 @@ import ast
 from itertools import repeat
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
-from hermes_lint.context import child_nodes
+from hermes_lint.model.context import child_nodes
 
 from .syntax import (
     _ANYWHERE,

@@ -91,7 +91,7 @@ def _parse(relative: str, full: str) -> Optional[ParsedProjectModule]:
 
 
 def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
-    from hermes_lint.extract import parse_module  # the one way files are decoded and parsed
+    from hermes_lint.model.extract import parse_module  # the one way files are decoded and parsed
 
     if len(data) > MAX_MODULE_BYTES:
         return None

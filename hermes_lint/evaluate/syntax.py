@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from hermes_lint.context import child_nodes
+from hermes_lint.model.context import child_nodes
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
 # Methods that put their arguments inside the object they are called on.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Optional, Se
 from hermes_lint.model import Location
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hermes_lint.context import ModuleContext, ProjectContext
+    from hermes_lint.model.context import ModuleContext, ProjectContext
 
 # Where an example's code is placed inside the example project.
 EXAMPLE_PATH = "tools/example_tool.py"
@@ -114,8 +114,8 @@ class Rule:
 
     @classmethod
     def fix(cls, diagnostic: Any, source: Any) -> Optional[Sequence[Any]]:
-        """The edits (``hermes_lint.fix.edits.Edit``) that fix ``diagnostic``, one of this rule's,
-        read from ``source`` (``hermes_lint.fix.source.FixSource``); None when there is no safe
+        """The edits (``hermes_lint.edit.fix.edits.Edit``) that fix ``diagnostic``, one of this rule's,
+        read from ``source`` (``hermes_lint.edit.fix.source.FixSource``); None when there is no safe
         way to (a value that is not a literal in the same file, a shape the fix does not know)."""
         return None
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 

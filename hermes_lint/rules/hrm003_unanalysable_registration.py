@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ProjectContext
+from hermes_lint.model.context import ProjectContext
 from hermes_lint.model import Location, Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 

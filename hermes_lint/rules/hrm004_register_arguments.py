@@ -4,8 +4,8 @@ import difflib
 import re
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
-from hermes_lint.registry_contract import BUILTIN
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.project.registry_contract import BUILTIN
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 
@@ -163,7 +163,7 @@ class RegisterArguments(Rule):
         position)."""
         import libcst as cst
 
-        from hermes_lint.fix.source import call_keyword
+        from hermes_lint.edit.fix.source import call_keyword
 
         suggested = re.search(r"did you mean `(\w+)=`\?", diagnostic.message)
         arg = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.Arg)

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from hermes_lint.context import ModuleContext
-from hermes_lint.enum_dispatch import dispatch_coverage
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.enum_dispatch import dispatch_coverage
 from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
-from hermes_lint.schema_walk import parameters_of
+from hermes_lint.model.schema_walk import parameters_of
 
 
 class HandlerReturnsNonString(Rule):
@@ -335,7 +335,7 @@ class HandlerReturnsNonString(Rule):
         returned from elsewhere (a variable, another function) has no fix."""
         import libcst as cst
 
-        from hermes_lint.fix.transforms import module_import
+        from hermes_lint.edit.fix.transforms import module_import
 
         path = diagnostic.path
         literal_kinds = (cst.Dict, cst.List, cst.DictComp, cst.ListComp)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.handlers import unique_primaries
 from hermes_lint.analysis.raises import raised_name

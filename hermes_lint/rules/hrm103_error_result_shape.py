@@ -4,7 +4,7 @@ import ast
 import re
 from typing import Dict, Iterator, Optional, Tuple
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.functions import FunctionFacts, ReturnFact
 from hermes_lint.analysis.handlers import HandlerAnalyzer, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule

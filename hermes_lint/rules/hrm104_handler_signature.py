@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS

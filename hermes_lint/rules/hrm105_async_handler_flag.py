@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.model import Unresolved
-from hermes_lint.registry_contract import BUILTIN
+from hermes_lint.project.registry_contract import BUILTIN
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -258,7 +258,7 @@ class AsyncHandlerFlag(Rule):
         returning no awaitable) has no fix: which of the two is wrong is not known."""
         import libcst as cst
 
-        from hermes_lint.fix.source import add_keyword, call_keyword
+        from hermes_lint.edit.fix.source import add_keyword, call_keyword
 
         path = diagnostic.path
         arg = source.node_at(path, diagnostic.line, diagnostic.col, cst.Arg)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterator, Optional, Set
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.argument_reads import ArgRead
 from hermes_lint.analysis.handlers import HandlerAnalysis, analyses
 from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed

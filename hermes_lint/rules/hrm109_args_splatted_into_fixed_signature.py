@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional
 
-from hermes_lint.context import ModuleContext, child_nodes
+from hermes_lint.model.context import ModuleContext, child_nodes
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.tool_labels import tool_label
+from hermes_lint.model.tool_labels import tool_label
 
 
 class MissingCheckFn(Rule):

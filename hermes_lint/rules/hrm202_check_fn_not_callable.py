@@ -4,10 +4,10 @@ import ast
 import difflib
 from typing import Iterator, Optional
 
-from hermes_lint.callables import plain_functions, register_argument
-from hermes_lint.context import ModuleContext
-from hermes_lint.env_access import EnvAccessIndex
-from hermes_lint.extract import source_segment
+from hermes_lint.model.callables import plain_functions, register_argument
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.extract import source_segment
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 # Builtins whose result is never callable: `check_fn=bool(...)` is a value, not a check.

@@ -3,13 +3,13 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from hermes_lint.callables import callable_node, register_argument
-from hermes_lint.context import ModuleContext
-from hermes_lint.env_access import EnvAccessIndex
-from hermes_lint.env_requirements import EnvAnalysis
+from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.env_requirements import EnvAnalysis
 from hermes_lint.model import Location, Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.tool_labels import tool_label
+from hermes_lint.model.tool_labels import tool_label
 
 _ABSENT = object()
 TOOLS = "\x00tools\x00"  # stands for the tool(s) in a message until findings are grouped
@@ -364,7 +364,7 @@ class RequiresEnvMismatch(Rule):
         a list literal has no fix. "Listed but never checked" has none: the read may be elsewhere."""
         import re
 
-        from hermes_lint.fix.transforms import add_to_string_list, register_calls, registered_name
+        from hermes_lint.edit.fix.transforms import add_to_string_list, register_calls, registered_name
 
         message = diagnostic.message
         found = re.match(r"`([^`]+)` is required by .* of (tools? .+)$", message) or re.match(

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.schema_walk import argument_location
+from hermes_lint.model.schema_walk import argument_location
 
 
 class SchemaUnresolved(Rule):

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
-from hermes_lint.metaschema import DRAFT, SchemaProblem, problems
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.metaschema import DRAFT, SchemaProblem, problems
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import JSON_TYPES, SCHEMA_MAP_KEYWORDS, display_path, locate, parameters_of
+from hermes_lint.model.schema_walk import JSON_TYPES, SCHEMA_MAP_KEYWORDS, display_path, locate, parameters_of
 
 # Python spellings people write for JSON Schema types.
 _TYPE_SPELLINGS = {
@@ -25,7 +25,7 @@ class InvalidJsonSchema(Rule):
     ``"items": [...]`` (2020-12 uses ``prefixItems``), a non-numeric bound, a regex that does not
     compile.
 
-    The draft is pinned (see ``hermes_lint/metaschema.py``): a schema's own ``$schema`` does not
+    The draft is pinned (see ``hermes_lint/model/metaschema.py``): a schema's own ``$schema`` does not
     change it. Not reported here: the root ``type`` and ``properties`` of ``parameters``
     (HRM304 says what they must be), schemas that are not fully known (HRM301), and regex syntax
     that only Python rejects (``\\p{L}`` is valid ECMA-262).

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import locate
+from hermes_lint.model.schema_walk import locate
 
 
 class SchemaNameMismatch(Rule):
@@ -109,8 +109,8 @@ class SchemaNameMismatch(Rule):
 
         import libcst as cst
 
-        from hermes_lint.fix.source import string_value
-        from hermes_lint.fix.transforms import replace_string
+        from hermes_lint.edit.fix.source import string_value
+        from hermes_lint.edit.fix.transforms import replace_string
 
         registered = re.search(r"registered name (.+)$", diagnostic.message)
         key = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import json_text, locate, overrides_may_change
+from hermes_lint.model.schema_walk import json_text, locate, overrides_may_change
 
 _MISSING = object()
 _SHAPE = '{"type": "object", "properties": {...}}'

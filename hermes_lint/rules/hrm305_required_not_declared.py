@@ -4,9 +4,9 @@ import difflib
 import re
 from typing import Iterator, Optional, Set
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import SubSchema, locate, schema_nodes
+from hermes_lint.model.schema_walk import SubSchema, locate, schema_nodes
 
 
 class RequiredNotDeclared(Rule):
@@ -226,8 +226,8 @@ class RequiredNotDeclared(Rule):
         """Only where the finding is at the named string in a list literal."""
         import libcst as cst
 
-        from hermes_lint.fix.source import string_value
-        from hermes_lint.fix.transforms import remove_element
+        from hermes_lint.edit.fix.source import string_value
+        from hermes_lint.edit.fix.transforms import remove_element
 
         named = re.search(r"names `(.+?)`, which", diagnostic.message)
         value = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import Registration, Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import SubSchema, locate, overrides_may_change, schema_nodes
+from hermes_lint.model.schema_walk import SubSchema, locate, overrides_may_change, schema_nodes
 
 _MISSING = object()
 

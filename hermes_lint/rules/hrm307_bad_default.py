@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import is_json, json_equal, json_text, json_type_matches, locate, schema_nodes
+from hermes_lint.model.schema_walk import is_json, json_equal, json_text, json_type_matches, locate, schema_nodes
 
 
 class BadDefault(Rule):

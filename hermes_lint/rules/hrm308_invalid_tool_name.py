@@ -3,9 +3,9 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import argument_location
+from hermes_lint.model.schema_walk import argument_location
 
 NAME_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")

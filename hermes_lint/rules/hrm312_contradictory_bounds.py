@@ -3,9 +3,9 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator, List, Optional, Tuple
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import JsonPath, SubSchema, json_text, locate, schema_nodes
+from hermes_lint.model.schema_walk import JsonPath, SubSchema, json_text, locate, schema_nodes
 
 # (lower, upper, what a default's size is measured in, the size of a default value)
 _SIZE_PAIRS = (

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
-from hermes_lint.schema_walk import json_text, locate, schema_nodes
+from hermes_lint.model.schema_walk import json_text, locate, schema_nodes
 
 
 class RequiredWithDefault(Rule):
@@ -147,8 +147,8 @@ class RequiredWithDefault(Rule):
         property from a constant or a ``required`` from a parameter (second example) has none."""
         import libcst as cst
 
-        from hermes_lint.fix.source import string_value
-        from hermes_lint.fix.transforms import remove_element
+        from hermes_lint.edit.fix.source import string_value
+        from hermes_lint.edit.fix.transforms import remove_element
 
         path = diagnostic.path
         key = source.node_at(path, diagnostic.line, diagnostic.col, cst.SimpleString)

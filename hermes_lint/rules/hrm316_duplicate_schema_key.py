@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List
 
-from hermes_lint.context import ModuleContext
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 

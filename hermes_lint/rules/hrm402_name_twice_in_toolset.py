@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import registered
+from hermes_lint.model.context import ProjectContext
+from hermes_lint.project.index import registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import (
+from hermes_lint.model.context import ProjectContext
+from hermes_lint.project.index import (
     every_registration_known,
     listed_tools,
     names_quoted_elsewhere,

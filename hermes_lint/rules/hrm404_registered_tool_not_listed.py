@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import is_mcp, listed_tools, readable_toolsets, registered
+from hermes_lint.model.context import ProjectContext
+from hermes_lint.project.index import is_mcp, listed_tools, readable_toolsets, registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.toolset_resolution import unreachable_reason
+from hermes_lint.project.toolset_resolution import unreachable_reason
 
 TOOLSETS = '''
 _HERMES_CORE_TOOLS = ["read_file"]
@@ -176,9 +176,9 @@ class RegisteredToolNotListed(Rule):
         name and toolset are string literals and a toolset that toolsets.py has."""
         import libcst as cst
 
-        from hermes_lint.fix.edits import edit_between
-        from hermes_lint.fix.source import call_keyword, string_value
-        from hermes_lint.toolsets_edit import ToolsetsEditError, add_tool
+        from hermes_lint.edit.fix.edits import edit_between
+        from hermes_lint.edit.fix.source import call_keyword, string_value
+        from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
 
         path = diagnostic.path
         # Reported at the call (a positional name) or at the name's value inside it.

@@ -3,8 +3,8 @@ from __future__ import annotations
 import difflib
 from typing import Dict, Iterator, List
 
-from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import readable_toolsets, toolsets_path
+from hermes_lint.model.context import ProjectContext
+from hermes_lint.project.index import readable_toolsets, toolsets_path
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from hermes_lint.context import ProjectContext
-from hermes_lint.project_index import is_mcp, keyword_value_location, listed_tools, readable_toolsets
+from hermes_lint.model.context import ProjectContext
+from hermes_lint.project.index import is_mcp, keyword_value_location, listed_tools, readable_toolsets
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.tool_labels import tool_label
+from hermes_lint.model.tool_labels import tool_label
 
 TOOLSETS = '''
 TOOLSETS = {

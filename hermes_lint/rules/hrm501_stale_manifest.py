@@ -57,7 +57,7 @@ class StaleManifest(Rule):
     summary = "the manifest is out of date"
     scope = "engine"
     # The fix is the regeneration itself, done by `check --fix` when the project has a manifest
-    # (``hermes_lint.fix.command``), not an edit of a finding's text.
+    # (``hermes_lint.edit.fix.command``), not an edit of a finding's text.
     fix_applicability = "safe"
     fix_title = "regenerate the manifest (`check --fix` does, when the project has one; or `hermes-lint manifest`)"
 
@@ -80,7 +80,7 @@ class StaleManifest(Rule):
     def run_example(cls, example: Union[Valid, Invalid]) -> list:
         """The HRM501 diagnostics of ``manifest --check`` on the example's project."""
         from hermes_lint.config import config_from_table
-        from hermes_lint.manifest import check_manifest, generate_for_root
+        from hermes_lint.manifest.generate import check_manifest, generate_for_root
 
         options = dict(example.options)
         manifest_of = options.pop("manifest_of", None)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hermes_lint.providers import ProviderModuleRule, rule_doc, rule_sources
+from hermes_lint.rules.providers import ProviderModuleRule, rule_doc, rule_sources
 from hermes_lint.rules.base import Invalid, Valid
 
 STRICT = {"providers": ["openai-strict"]}

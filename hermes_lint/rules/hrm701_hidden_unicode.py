@@ -3,8 +3,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Iterator, List, Tuple
 
-from hermes_lint.context import ModuleContext
-from hermes_lint.model_texts import TAG_FIRST, hidden_characters, model_texts
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.texts import TAG_FIRST, hidden_characters, model_texts
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional, Tuple
 
-from hermes_lint.context import ModuleContext
-from hermes_lint.model_texts import model_texts, strip_hidden
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.texts import model_texts, strip_hidden
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 # The whole list. Each entry is a phrase addressed to the model that no honest tool

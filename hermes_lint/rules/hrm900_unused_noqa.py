@@ -79,7 +79,7 @@ class UnusedNoqa(Rule):
     def fix(cls, diagnostic, source):
         import re
 
-        from hermes_lint.fix.noqa_edit import remove_code
+        from hermes_lint.edit.fix.noqa_edit import remove_code
 
         named = re.search(r"\bfor ([A-Z]+[0-9]+)\b", diagnostic.message)
         if named is None:

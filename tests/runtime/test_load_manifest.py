@@ -21,7 +21,7 @@ import pytest
 import tools
 import tools.registry as registry_module
 from hermes_lint.config import Config
-from hermes_lint.manifest import generate_for_root
+from hermes_lint.manifest.generate import generate_for_root
 from tools.registry import ManifestError, ToolRegistry, discover_builtin_tools
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -437,7 +437,7 @@ def test_malformed_holes_refuse_the_whole_manifest(holes_project, tmp_path, case
 @pytest.fixture(scope="module")
 def generated_project(tmp_path_factory):
     from hermes_lint.config import Config
-    from hermes_lint.manifest import generate_for_root
+    from hermes_lint.manifest.generate import generate_for_root
 
     root = tmp_path_factory.mktemp("holes-generated")
     tools_dir = root / "tools"

@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import hermes_lint.extract as extract
-import hermes_lint.manifest as generator
+import hermes_lint.model.extract as extract
+import hermes_lint.manifest.generate as generator
 import tools
 import tools.manifest_loader as loader
 import tools.registry as registry_module

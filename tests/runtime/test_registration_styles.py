@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from hermes_lint.config import Config
-from hermes_lint.manifest import generate_for_root
+from hermes_lint.manifest.generate import generate_for_root
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,408 @@
+"""Running a whole project: cached and parallel per-file phase, then the project phase.
+
+The per-file phase (``engine.check_module``) is independent for every file, so it runs across
+processes (``jobs``) or comes from the cache; the project phase (``engine.finish``) always runs
+in this process over every module's facts, so project rules see the whole project whether a
+file was re-checked or not.
+
+With the cache, a run in which no file changed (same paths, same size and mtime of every tool
+module and of toolsets.py, same configuration and toolkit) reuses the previous run's final
+diagnostics without loading the per-file entries. The checking machinery (``engine``, the rules,
+the evaluator) is imported only when some file has to be checked or the project phase must run,
+so that warm path costs little more than starting Python and stat-ing the files.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+from hermes_lint.config import Config
+from hermes_lint.discovery import candidate_tool_paths
+from hermes_lint.regular_files import require_listable
+
+if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
+    from hermes_lint.check.cache import ResultCache
+    from hermes_lint.check.engine import ModuleResult, SourceFile
+    from hermes_lint.model import Diagnostic
+
+StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of``
+
+# A worker costs CPU however little it does (~30 ms to fork and stop, then the pages it touches
+# copied and its results pickled back: ~0.05 ms per KB of source), while checking costs ~0.2 ms
+# (real tool modules, much of them plain code) to ~1 ms (dense tool modules) per KB: each
+# process must be given at least this much source to pay off.
+BYTES_PER_WORKER = 256 * 1024
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity, e.g. under ``taskset`` or a container)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def idle_cpus(cpus: int) -> int:
+    """Of ``cpus``, as many as the last minute's load average leaves idle (at least one), as
+    ``make -l`` judges it: on a machine whose cores are busy, more processes only share the same
+    time and add the cost of forking and collecting them. The load counts the whole machine (a
+    container sees its host's), so it is set against the whole machine's CPUs."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not available here: assume idle
+        return cpus
+    machine = max(cpus, os.cpu_count() or cpus)
+    return max(1, min(cpus, machine - int(load)))
+
+
+def worker_count(work_bytes: int, files: int, jobs: Optional[int], cpus: int) -> int:
+    """Processes for checking ``files`` files of ``work_bytes`` in all: as many as the work can
+    keep busy, no more than ``cpus``, nor than ``jobs`` when the user gave ``--jobs``."""
+    limit = cpus if jobs is None else min(jobs, cpus)
+    return max(1, min(limit, files, work_bytes // BYTES_PER_WORKER))
+
+
+class _Listing:
+    """The project's tool modules (paths, '/'-separated relative paths, stat keys) and the
+    stat key of toolsets.py, taken once per run."""
+
+    def __init__(self, root: Path, config: Config):
+        tools_dir = root / config.tools_dir
+        self.paths = candidate_tool_paths(tools_dir)
+        if not self.paths:
+            require_listable(tools_dir)
+        self.relative: List[str] = []
+        if self.paths:
+            # The files are direct children of tools_dir: one relative_to, not one per file.
+            prefix = tools_dir.relative_to(root).as_posix()
+            self.relative = [path.name if prefix == "." else f"{prefix}/{path.name}" for path in self.paths]
+        from hermes_lint.project.plugin_tools import plugin_paths
+
+        plugins = plugin_paths(root, config.plugin_dirs)
+        self.paths = self.paths + plugins
+        self.relative += [path.relative_to(root).as_posix() for path in plugins]
+        stats = [_stat(path) for path in self.paths]
+        self.stats = [_key_of(stat) for stat in stats]
+        self.regular = [stat is not None and _is_regular(stat) for stat in stats]
+        self.toolsets_stat = _stat(root / config.toolsets_file)
+
+    def state(self, config: Config) -> Optional[str]:
+        """Everything the final diagnostics depend on besides the toolkit and the configuration
+        (which key the cache itself), or None when some input cannot be pinned by its stat."""
+        if not all(self.regular):
+            return None
+        parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
+        if self.toolsets_stat is None:
+            parts.append(f"{config.toolsets_file}\0absent")
+        elif _is_regular(self.toolsets_stat):
+            parts.append(f"{config.toolsets_file}\0{_key_text(_key_of(self.toolsets_stat))}")
+        else:
+            return None
+        return "\n".join(parts)
+
+
+def _stat(path: Path) -> Optional[os.stat_result]:
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
+def _is_regular(stat: os.stat_result) -> bool:
+    import stat as stat_module
+
+    return stat_module.S_ISREG(stat.st_mode)
+
+
+def _key_of(stat: Optional[os.stat_result]) -> Optional[StatKey]:
+    """What says a file is unchanged without reading it. Size and mtime alone are not enough:
+    ``cp -p``, ``rsync -t``, ``tar x`` and ``touch -r`` give new contents an old mtime. The
+    change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
+    changes when a file is replaced: git's choice too."""
+    return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def _key_text(key) -> str:
+    return "\0".join(str(part) for part in key)
+
+
+def _stat_key(path: Path) -> Optional[StatKey]:
+    return _key_of(_stat(path))
+
+
+def _check_chunk(args: Tuple[Sequence[SourceFile], Config]) -> List[ModuleResult]:
+    from hermes_lint.check.engine import check_module
+
+    sources, config = args
+    return [check_module(source, config) for source in sources]
+
+
+def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[int]) -> List[ModuleResult]:
+    """``check_module`` over ``sources``, in worker processes when that pays off (``jobs``: at
+    most that many; None: as many as pay off); order kept."""
+    from hermes_lint.check.engine import check_module, selected_rules
+
+    work = sum(len(source.data) for source in sources if source.data is not None)
+    # --jobs: the user's choice, up to every CPU; by default, only those the load leaves idle.
+    cpus = available_cpus() if jobs is not None else idle_cpus(available_cpus())
+    jobs = worker_count(work, len(sources), jobs, cpus)
+    with _freezing():
+        if jobs == 1:
+            results = []
+            with _gc_threshold():
+                for number, source in enumerate(sources, start=1):
+                    results.append(check_module(source, config))
+                    if number % 256 == 0:
+                        _settle()  # the results so far: kept to the end, never to be re-scanned
+            return results
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Import every rule (and what the rules import) before forking: otherwise each worker
+        # imports them again on its first file.
+        selected_rules(config, "module")
+        # Many chunks per process (of at least ~32 KB: not per-file pickling overhead), so that
+        # the last one to finish, while the others idle, is short; dealt out largest file
+        # first, so that chunks are alike although files differ in size a hundredfold.
+        chunk_count = max(jobs, min(jobs * 16, len(sources), work // max(1, BYTES_PER_WORKER // 8)))
+        by_size = sorted(sources, key=lambda source: -len(source.data or b""))
+        chunks = [by_size[i::chunk_count] for i in range(chunk_count)]
+        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        # Frozen before forking, the imported toolkit stays out of every collection, in the
+        # workers too, whose memory pages then stay shared with this process's.
+        _settle()
+        by_path = {}
+        with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context, initializer=_worker_gc) as pool:
+            for results in _share_chunks(pool, jobs - 1, chunks, config):
+                by_path.update((result.facts.path, result) for result in results)
+            _settle()
+        return [by_path[source.path] for source in sources]
+
+
+def _share_chunks(pool, workers: int, chunks: List[List[SourceFile]], config: Config):
+    """Every chunk's results: ``workers`` processes and this one check them together.
+
+    This process is one of the ``jobs``, not an idle coordinator: it checks a chunk whenever the
+    workers have enough queued, so it needs one worker fewer (one fork, one share of results
+    to pickle fewer), and on a machine whose other cores are busy it does the work itself."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from hermes_lint.check.engine import check_module
+
+    queue = list(reversed(chunks))  # popped from the end: in the order given
+    running = set()
+    with _gc_threshold():
+        while queue or running:
+            while queue and len(running) < 2 * workers:
+                running.add(pool.submit(_check_chunk, (queue.pop(), config)))
+            if queue:
+                yield [check_module(source, config) for source in queue.pop()]
+                finished = {future for future in running if future.done()}
+            else:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            running -= finished
+            for future in finished:
+                yield future.result()
+
+
+# --- garbage collection ------------------------------------------------------------------------
+# A run allocates millions of objects that reference counting frees (each file's syntax tree and
+# analyses: ``engine.check_module`` breaks their one cycle) or that live to the end (every
+# module's facts: ~25 KB each). Python's cyclic collector, left alone, re-scans the latter over
+# and over: at 10,000 files, decoding the cache entries took 5.7 s with it and 2.5 s without,
+# the project phase 1.4 s and 0.5 s. So: while checking files, the youngest generation is
+# collected every 10,000 allocations instead of 700; while decoding cache entries or receiving
+# the workers' results (plain data, in which no cycle can arise), not at all; and what must live
+# to the end is frozen (``gc.freeze``: left out of every later collection) once it exists, until
+# the run returns. A program that freezes objects itself is left alone.
+
+_frozen_here = False
+
+
+def _settle() -> None:
+    """Leave everything alive now out of later collections (until ``_freezing`` ends)."""
+    global _frozen_here
+    import gc
+
+    if _frozen_here or gc.get_freeze_count() == 0:
+        gc.freeze()
+        _frozen_here = True
+
+
+@contextmanager
+def _freezing():
+    """At a public entry point: whatever ``_settle`` froze inside is unfrozen at the end."""
+    global _frozen_here
+    outermost = not _frozen_here
+    try:
+        yield
+    finally:
+        if outermost and _frozen_here:
+            import gc
+
+            gc.unfreeze()
+            _frozen_here = False
+
+
+@contextmanager
+def _gc_threshold(first: int = 10_000):
+    import gc
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], first), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+
+
+@contextmanager
+def _gc_paused():
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _worker_gc() -> None:
+    """Worker processes: forked while this process waits with collection paused."""
+    import gc
+
+    gc.enable()
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 10_000), *threshold[1:])
+
+
+def module_results(
+    root: Path,
+    config: Config,
+    *,
+    jobs: Optional[int] = 1,
+    use_cache: bool = False,
+    check=None,
+) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
+    """The per-file phase for every tool module (from the cache where unchanged), in path
+    order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
+    plugin memoises per file across a run)."""
+    cache = _open_cache(root, config) if use_cache else None
+    with _freezing():
+        return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=True)
+
+
+def _open_cache(root: Path, config: Config) -> "ResultCache":
+    from hermes_lint.check.cache import ResultCache
+
+    return ResultCache(root, config.fingerprint())
+
+
+def _module_results(
+    root: Path,
+    config: Config,
+    listing: _Listing,
+    cache: Optional["ResultCache"],
+    jobs: Optional[int],
+    check,
+    *,
+    schemas: bool,
+) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
+    """``schemas=False``: facts from the cache may come without schemas (``cache.lookup``)."""
+    from hermes_lint.check.engine import SourceFile, read_source
+
+    results: List[Optional[ModuleResult]] = [None] * len(listing.paths)
+    pending: List[Tuple[int, SourceFile]] = []
+    with _gc_paused():  # decoding cache entries: plain data, kept to the end
+        for position, (path, rel, stat, regular) in enumerate(
+            zip(listing.paths, listing.relative, listing.stats, listing.regular)
+        ):
+            data = None
+            if cache is not None and regular:
+                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), schemas=schemas)
+                if cached is not None:
+                    results[position] = cached
+                    continue
+            source = SourceFile(rel, data) if data is not None else read_source(root, rel)
+            pending.append((position, source))
+        _settle()
+    sources = [source for _, source in pending]
+    fresh = check(sources, config) if check is not None else check_modules(sources, config, jobs)
+    with _gc_paused():  # encoding entries: plain data
+        for (position, source), result in zip(pending, fresh):
+            results[position] = result
+            if cache is not None and source.data is not None and listing.stats[position] is not None:
+                cache.store(source.path, listing.stats[position], result)
+        if cache is not None:
+            cache.prune(listing.relative)
+            cache.save()
+        _settle()
+    toolsets = read_source(root, config.toolsets_file) if listing.toolsets_stat is not None else None
+    return results, toolsets
+
+
+def run_project(
+    root: Path, config: Config, *, jobs: Optional[int] = 1, use_cache: bool = False
+) -> List[Diagnostic]:
+    """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
+    per-file phase; None: as many as the amount of work and the CPUs make worthwhile."""
+    listing = _Listing(root, config)
+    cache = _open_cache(root, config) if use_cache else None
+    state = listing.state(config) if cache is not None else None
+    if state is not None:
+        reused = cache.project_diagnostics(state)
+        if reused is not None:
+            return reused
+    from hermes_lint.check.engine import ProjectSources, finish, selected_rules
+
+    # The project phase is all that reads the cached modules' facts here: their schemas are
+    # decoded only for a project rule that reads them.
+    schemas = any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
+    with _freezing():
+        results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas)
+        watched = _watched(root)
+        diagnostics = finish(results, ProjectSources([], toolsets, watched), config)
+    # A project rule that looked at other files of the project (HRM403 searches them for a tool
+    # name) made the result depend on more than the stats in ``state``: not reusable.
+    if state is not None and not type(watched).touched:
+        listed = set(listing.relative)
+        read_modules = {
+            path: sha256
+            for result in results
+            for path, sha256 in result.facts.read_modules
+            if path not in listed  # tool modules are in ``state`` already
+        }
+        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())))
+    return diagnostics
+
+
+def _watched(root: Path) -> Path:
+    """``root``, as a path that records whether anything used it as a path (opened, listed,
+    joined or stat-ed something under it): ``type(result).touched``."""
+
+    class WatchedRoot(type(root)):  # type: ignore[misc, valid-type]
+        touched = False
+
+        def __fspath__(self) -> str:
+            type(self).touched = True
+            return super().__fspath__()
+
+        def __str__(self) -> str:
+            type(self).touched = True
+            return super().__str__()
+
+    return WatchedRoot(root)
+
+
+def _read_or_none(path: Path) -> Optional[bytes]:
+    from hermes_lint.regular_files import read_regular_file
+
+    try:
+        return read_regular_file(path)
+    except OSError:
+        return None

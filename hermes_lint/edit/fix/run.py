@@ -1,0 +1,146 @@
+"""The fix loop: check, apply the fixes that do not overlap, check again, until nothing changes.
+
+Everything happens on texts in memory (``ProjectSources``); the caller decides whether to write
+them (``--fix``) or show them (``--diff``). A pass that would leave a file unparsable keeps that
+file as it was. The loop is bounded: fixes that undo each other cannot run forever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from hermes_lint.config import Config
+from hermes_lint.check.engine import ModuleResult, ProjectSources, SourceFile, finish
+from hermes_lint.edit.fix.edits import SAFE, Fix, apply_edits, choose_fixes
+from hermes_lint.edit.fix.source import FixSource, Texts, decode_fixable
+from hermes_lint.model import Diagnostic
+
+MAX_PASSES = 100  # as ruff; a project needing more passes than this has fixes that fight
+
+
+def fixable_rules() -> Dict[str, type]:
+    from hermes_lint.rules import all_rules
+
+    return {rule.code: rule for rule in all_rules() if rule.fix_applicability is not None}
+
+
+def fixes_for(
+    diagnostics: Sequence[Diagnostic], source: FixSource, *, unsafe: bool = True
+) -> List[Tuple[Diagnostic, Fix]]:
+    """Each diagnostic's fix, for those whose rule has one that applies here (unsafe fixes only
+    with ``unsafe``), in diagnostic order."""
+    rules = fixable_rules()
+    found = []
+    for diagnostic in diagnostics:
+        rule = rules.get(diagnostic.code)
+        if rule is None or (rule.fix_applicability != SAFE and not unsafe):
+            continue
+        if diagnostic.path not in source.texts:
+            continue  # unreadable, not UTF-8, or a syntax error: never touched
+        try:
+            edits = rule.fix(diagnostic, source)
+        except Exception:  # a shape the fix did not foresee: no fix, and the report still prints
+            edits = None
+        if edits and all(edit.path in source.texts for edit in edits):
+            found.append((diagnostic, Fix(rule.fix_applicability, rule.fix_title, tuple(edits))))
+    return found
+
+
+@dataclass
+class FixOutcome:
+    texts: Dict[str, bytes]  # path -> new bytes, for every file that changed
+    fixed: int  # findings settled by a fix
+    remaining: List[Diagnostic]  # the diagnostics of the fixed project
+    passes: int
+
+
+class _Checker:
+    """The per-file phase remembered by (path, bytes): a pass re-checks only the files it
+    changed; the first checks them all, across ``jobs`` processes (``runner.check_modules``)."""
+
+    def __init__(self, config: Config, jobs: int):
+        self.config = config
+        self.jobs = jobs
+        self.memo: Dict[Tuple[str, Optional[bytes]], ModuleResult] = {}
+
+    def __call__(self, sources: ProjectSources) -> List[Diagnostic]:
+        from hermes_lint.check.runner import check_modules
+
+        pending = [file for file in sources.tool_files if (file.path, file.data) not in self.memo]
+        for file, result in zip(pending, check_modules(pending, self.config, self.jobs)):
+            self.memo[(file.path, file.data)] = result
+        results = [self.memo[(file.path, file.data)] for file in sources.tool_files]
+        return finish(results, sources, self.config)
+
+
+def fix_sources(
+    sources: ProjectSources,
+    config: Config,
+    *,
+    unsafe: bool = False,
+    wanted: Optional[Callable[[Diagnostic], bool]] = None,
+    jobs: int = 1,
+    known: Sequence[ModuleResult] = (),
+) -> FixOutcome:
+    """Apply fixes to ``sources`` until none applies; ``wanted``: which diagnostics to fix (all
+    by default; ``check --fix PATHS`` fixes those located in PATHS); ``known``: per-file results
+    already computed for these files as they are (the cache's)."""
+    check = _Checker(config, jobs)
+    data_of = {file.path: file.data for file in sources.tool_files}
+    for result in known:
+        if result.facts.path in data_of:
+            check.memo[(result.facts.path, data_of[result.facts.path])] = result
+    files = {file.path: file for file in [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]}
+    texts = Texts({path: file.data for path, file in files.items()})
+    diagnostics = check(sources)
+    fixed = 0
+    passes = 0
+    seen = {_state(texts.changed)}
+    while passes < MAX_PASSES:
+        to_fix = [d for d in diagnostics if wanted(d)] if wanted is not None else diagnostics
+        fixes = [fix for _, fix in fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)]
+        chosen = choose_fixes(fixes, texts)
+        if not chosen:
+            break
+        passes += 1
+        changed = _apply([fix for fix, _ in chosen], texts)
+        if not changed:
+            break
+        texts.update(changed)
+        fixed += sum(count for fix, count in chosen if all(edit.path in changed for edit in fix.edits))
+        sources = _with_texts(sources, changed)
+        diagnostics = check(sources)
+        state = _state(texts.changed)
+        if state in seen:
+            break  # fixes that undo each other (a schema shared by two tools): stop here
+        seen.add(state)
+    new_bytes = {
+        path: text.encode("utf-8") for path, text in texts.changed.items() if text.encode("utf-8") != texts.data[path]
+    }
+    return FixOutcome(new_bytes, fixed, diagnostics, passes)
+
+
+def _state(texts: Dict[str, str]) -> int:
+    return hash(tuple(sorted(texts.items())))
+
+
+def _apply(chosen: Sequence[Fix], texts: Dict[str, str]) -> Dict[str, str]:
+    by_path: Dict[str, list] = {}
+    for fix in chosen:
+        for edit in fix.edits:
+            by_path.setdefault(edit.path, []).append(edit)
+    changed = {}
+    for path, edits in by_path.items():
+        new = apply_edits(texts[path], edits)
+        if new != texts[path] and decode_fixable(new.encode("utf-8")) is not None:
+            changed[path] = new  # a pass that would break the file leaves it as it was
+    return changed
+
+
+def _with_texts(sources: ProjectSources, changed: Dict[str, str]) -> ProjectSources:
+    def updated(file: SourceFile) -> SourceFile:
+        return SourceFile(file.path, changed[file.path].encode("utf-8")) if file.path in changed else file
+
+    toolsets = updated(sources.toolsets) if sources.toolsets is not None else None
+    return replace(sources, tool_files=[updated(file) for file in sources.tool_files], toolsets=toolsets)

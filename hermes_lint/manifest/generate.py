@@ -1,0 +1,572 @@
+"""The frozen tool manifest: generated from the extracted facts, never by importing.
+
+``generate(sources, config)`` reads each tool module once (parse → facts → check forms) and
+returns either the manifest's exact bytes or the problems that would make it wrong. The bytes
+are deterministic — sorted keys, two-space indentation, UTF-8, one trailing newline, paths
+relative to the project root, no timestamps — so two runs, on two machines, write the same file
+and ``--check`` is a byte comparison.
+
+What a module becomes:
+- a *frozen* module: each registration's name, toolset, schema, keyword values, handler
+  reference and check form are known; the runtime registers its tools without importing it;
+- an *import-only* module (``import_only``, with the reasons): something about a registration is
+  not statically known or not representable in JSON (HRM003's cases, an ``Unresolved`` keyword
+  value, a register() call the runtime would reject with ``TypeError``, a handler or check that
+  is not a plain name of the module...); the runtime imports it, exactly as import discovery
+  would, so the registry ends up the same either way;
+- every candidate file, tool module or not, is listed in ``sources`` with its sha256, so the
+  runtime can tell a changed, added or removed file.
+
+A schema with unknown parts (holes: a description naming the home directory, a number read
+from the environment) is frozen with its known structure. Each hole is listed under the tool's
+``holes`` with its JSON path: a hole with a ``template`` (environment variables with defaults,
+``int``/``str``, formatting) is computed by the runtime at load, without importing; any other
+hole (or a schema whose structure is unknown) marks the tool ``import_for_definitions``: its
+module is imported when that tool's definition is first requested, never at start-up. Manifests
+that hold holes are format version 2; the others stay version 1, which every runtime reads.
+
+Errors that would make the manifest wrong refuse generation, as hassfest's generate mode refuses
+while validation errors remain — and as there, the generator runs the validator: ``check``'s own
+rules under ``BLOCKING_CODES`` (an invalid schema, a tool name registered twice, toolsets that
+cannot be resolved), so both say the same thing. A run-time value never does.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from hermes_lint import __version__
+from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.check_forms import classify_check
+from hermes_lint.config import Config
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
+from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unresolved, holes_in
+from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
+
+FORMAT = "hermes-tool-manifest"
+FORMAT_VERSION = 1  # a manifest without holes
+FORMAT_VERSION_WITH_HOLES = 2
+# The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
+PACKAGE = "tools"
+STALE = "HRM501"
+# The findings of `check` that would make a manifest wrong (the generator runs the validator,
+# so both say the same thing): an invalid schema, a tool name twice, unresolvable toolsets.
+BLOCKING_CODES = ("HRM302", "HRM401", "HRM402", "HRM405")
+STALE_MESSAGE = "manifest is out of date, run `hermes-lint manifest`"
+
+# ToolEntry fields and register()'s defaults for the keywords the manifest records.
+_DEFAULTS = {
+    "requires_env": None,
+    "is_async": False,
+    "description": "",
+    "emoji": "",
+    "max_result_size_chars": None,
+    "override": False,
+}
+
+
+class _ImportOnly(Exception):
+    """This registration cannot be frozen; its module is imported at run time instead."""
+
+
+@dataclass
+class Generated:
+    """The outcome of a generation: the manifest (``data`` and its ``text`` bytes) or, when
+    ``problems`` is not empty, the reasons it was not produced (``text`` is then None)."""
+
+    data: Optional[dict]
+    text: Optional[bytes]
+    problems: List[Diagnostic] = field(default_factory=list)
+    # Files left out, with why (a syntax error: runtime discovery cannot read them either).
+    skipped: List[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def render(data: dict) -> bytes:
+    """The manifest's canonical bytes."""
+    text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+def generate_for_root(root: Path, config: Config) -> Generated:
+    """Generate from the files under ``root`` (the tools directory and toolsets.py)."""
+    from hermes_lint.check.engine import collect_sources
+
+    return generate(collect_sources(root, config, plugins=False), config)  # plugins load themselves
+
+
+def generate(sources, config: Config) -> Generated:
+    """Generate from ``ProjectSources`` (files already read; nothing is imported or executed)."""
+    from dataclasses import replace
+
+    from hermes_lint.check.engine import build_module_context, check_module, finish, module_result
+    from hermes_lint.evaluate.project import ProjectModules
+
+    # The generator runs the validator: check's own rules under BLOCKING_CODES, on the contexts
+    # built here for freezing (one parse per file), so both say the same thing.
+    blocking = replace(config, select=BLOCKING_CODES, extend_select=(), ignore=(), per_file_ignores=())
+    project = ProjectModules(config.project_root, {s.path: s.data for s in sources.tool_files if s.data is not None})
+    results = []
+    problems: List[Diagnostic] = []
+    skipped: List[Diagnostic] = []
+    source_hashes: Dict[str, str] = {}
+    modules: Dict[str, dict] = {}
+    import_only: Dict[str, dict] = {}
+    tools: Dict[str, dict] = {}
+
+    for source in sources.tool_files:
+        if source.data is None:
+            results.append(check_module(source, blocking))
+            problems.append(
+                Diagnostic(source.path, 1, 1, "HRM001", f"cannot be read: {source.read_error}; its hash cannot be recorded")
+            )
+            continue
+        parsed = parse_module(source.path, source.data)
+        source_hashes[source.path] = parsed.sha256
+        facts, ctx = build_module_context(parsed, config, project)
+        try:  # freeze first: module_result clears the context's memo
+            if facts.parse_error is not None:
+                skipped.append(facts.parse_error)
+            if ctx is None or not facts.registers_tools:
+                continue  # runtime discovery never imports it either
+            stem = PurePosixPath(source.path).stem
+            module = f"{PACKAGE}.{stem}"
+            if not stem.isidentifier():
+                problems.append(
+                    Diagnostic(source.path, 1, 1, "HRM003",
+                               f"file name `{stem}.py` is not a Python identifier, so the manifest cannot "
+                               f"name its module `{module}`; rename the file")
+                )
+                continue
+            reads = ctx.evaluator.read_modules()  # files of the project values were read from
+            reads.pop(source.path, None)
+            source_hashes.update(reads)
+            frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
+            if reasons:
+                # Imported at run time, like import discovery: its schemas are not frozen, so
+                # what would be wrong with freezing them does not block the manifest.
+                import_only[module] = {"path": source.path, "reasons": reasons}
+                continue
+            problems.extend(module_problems)
+            modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
+            if reads:  # the runtime imports the module instead when one of them changed
+                modules[module]["reads"] = sorted(reads)
+            for tool, _registration in frozen:
+                tools.setdefault(tool["name"], tool)
+        finally:
+            results.append(module_result(parsed, facts, ctx, blocking))
+    problems.extend(d for d in finish(results, sources, blocking) if d.code in BLOCKING_CODES)
+
+    toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes, tools)
+    problems.extend(toolsets_problems)
+    if problems:
+        return Generated(None, None, sorted(set(problems)), skipped)
+    with_holes = any("holes" in tool for tool in tools.values())
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION_WITH_HOLES if with_holes else FORMAT_VERSION,
+        "generator": f"hermes-lint {__version__}",
+        "package": PACKAGE,
+        "tools_dir": PurePosixPath(config.tools_dir).as_posix(),
+        "sources": source_hashes,
+        "modules": modules,
+        "import_only": import_only,
+        "tools": tools,
+        "toolsets": toolsets,
+    }
+    return Generated(data, render(data), [], skipped)
+
+
+# --------------------------------------------------------------------------- one module
+
+
+def _freeze_module(ctx: ModuleContext, facts: ModuleFacts, module: str):
+    """(frozen tools with their registrations, import-only reasons, blocking problems)."""
+    frozen: List[Tuple[dict, Registration]] = []
+    reasons: List[str] = []
+    problems: List[Diagnostic] = []
+    calls = dict((id(reg), call) for reg, call in ctx.registration_calls())
+    for registration in facts.registrations:
+        call = calls.get(id(registration))
+        try:
+            if call is None:  # pragma: no cover - every registration has its call
+                raise _ImportOnly("the register call could not be located")
+            tool = _freeze(ctx, facts, module, registration, call, problems)
+        except _ImportOnly as exc:
+            reasons.append(f"line {registration.location.line}: {exc}")
+            continue
+        if tool is not None:
+            frozen.append((tool, registration))
+    return frozen, reasons, problems
+
+
+def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, problems) -> Optional[dict]:
+    _require_static_call(registration)
+    name = _known(registration.name, "tool name")
+    toolset = _known(registration.toolset, "toolset")
+    if not isinstance(name, str) or not isinstance(toolset, str):
+        raise _ImportOnly("the tool name or toolset is not a string")
+    values = {key: registration.value(key, default) for key, default in _DEFAULTS.items()}
+    for key, value in values.items():
+        _known(value, key)
+        if not _exact_json(value):
+            raise _ImportOnly(f"{key} is not plain JSON data, so the manifest cannot carry it exactly")
+    requires_env = values["requires_env"]
+    if isinstance(requires_env, str):
+        raise _ImportOnly("requires_env is a string (register() raises TypeError on it)")
+    if requires_env is not None and not isinstance(requires_env, list):
+        raise _ImportOnly("requires_env is not a list")
+    handler = _handler_reference(ctx, module, call)
+    check = classify_check(ctx, call)
+
+    schema = registration.schema
+    if not _schema_is_sound(schema):
+        # register() raises TypeError: imported like import discovery, which loses the tool too
+        raise _ImportOnly("the schema or its parameters is not a dict (HRM304)")
+    schema, holes = _frozen_schema(schema)
+    if not _exact_json(schema):
+        raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN)")
+
+    dynamic = _has_dynamic_overrides(call)
+    description = values["description"] or schema.get("description", "") or ""
+    needs_import = dynamic or check["kind"] == "import" or any("reason" in hole for hole in holes)
+    tool = {
+        "name": name,
+        "toolset": toolset,
+        "module": module,
+        "line": registration.location.line,
+        "schema": schema,
+        "description": description,
+        "emoji": values["emoji"],
+        "requires_env": list(requires_env or ()),
+        "is_async": values["is_async"],
+        "max_result_size_chars": values["max_result_size_chars"],
+        "override": bool(values["override"]),
+        "handler": handler,
+        "check": check,
+        "dynamic_schema_overrides": dynamic,
+        # Said explicitly so a reader of the manifest knows what the runtime will do.
+        "import_for_definitions": needs_import,
+    }
+    if holes:
+        tool["holes"] = holes
+    if not _encodable(facts, registration, tool, problems):
+        return None
+    return tool
+
+
+def _encodable(facts: ModuleFacts, registration: Registration, tool: dict, problems) -> bool:
+    """False (with an HRM701 problem) when a string of ``tool`` holds a lone surrogate (``"\\ud800"``
+    is legal Python): not a character, UTF-8 cannot write it, and the manifest is UTF-8."""
+    found = _surrogate_at(tool, ())
+    if found is None:
+        return True
+    path, char = found
+    location = (registration.schema_location(path[1:]) if path[:1] == ("schema",) else None) or registration.location
+    shown = ".".join(str(part) for part in path)
+    problems.append(
+        Diagnostic(facts.path, location.line, location.col, "HRM701",
+                   f"`{shown}` of tool `{tool['name']}` holds a lone surrogate U+{ord(char):04X}: not a "
+                   "character, so the manifest (UTF-8) cannot hold it")
+    )
+    return False
+
+
+def _surrogate_at(value: Any, path: Tuple) -> Optional[Tuple[Tuple, str]]:
+    """(path, character) of the first lone surrogate in a string (or key) of ``value``."""
+    if isinstance(value, str):
+        for char in value if not value.isascii() else ():
+            if 0xD800 <= ord(char) <= 0xDFFF:
+                return path, char
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _surrogate_at(key, path + (key,)) or _surrogate_at(item, path + (key,))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _surrogate_at(item, path + (index,))
+            if found is not None:
+                return found
+    return None
+
+
+def _frozen_schema(schema: Any) -> Tuple[Any, List[dict]]:
+    """The schema as JSON, each hole replaced by ``null``, and the holes: ``[{"path", "template"
+    | "reason"}]``. A wholly unknown schema is ``{}`` with one hole at the empty path."""
+    if isinstance(schema, Unresolved) and not isinstance(schema, Hole):
+        return {}, [{"path": [], "reason": _hole_reason(schema)}]
+    found = holes_in(schema)
+    if not found:
+        return schema, []
+    holes = []
+    for path, hole in found:
+        if hole.template is not None and _exact_json(hole.template):
+            holes.append({"path": list(path), "template": hole.template})
+        else:
+            holes.append({"path": list(path), "reason": _hole_reason(hole)})
+    return _without_holes(schema), holes
+
+
+def _hole_reason(hole: Unresolved) -> str:
+    where = f" (line {hole.location.line})" if hole.location is not None else ""
+    return f"{hole.reason}{where}"
+
+
+def _known_part(value: Any) -> Any:
+    """``value`` less its holes (dict entries and list items dropped): what can be validated."""
+    if isinstance(value, dict):
+        return {key: _known_part(item) for key, item in value.items() if not isinstance(item, Hole)}
+    if isinstance(value, list):
+        return [_known_part(item) for item in value if not isinstance(item, Hole)]
+    return value
+
+
+def _without_holes(value: Any) -> Any:
+    if isinstance(value, Hole):
+        return None
+    if isinstance(value, dict):
+        return {key: _without_holes(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_holes(item) for item in value]
+    return value
+
+
+def _require_static_call(registration: Registration) -> None:
+    """register() must be callable exactly as written, or the import raises and the tool is absent."""
+    if registration.has_star_args:
+        raise _ImportOnly("register() arguments are spread with */** (HRM003)")
+    if registration.positional_args > len(REGISTER_PARAMETERS):
+        raise _ImportOnly("register() gets too many positional arguments (HRM004)")
+    names = [kw.name for kw in registration.keywords]
+    unknown = sorted(set(names) - set(REGISTER_PARAMETERS))
+    if unknown:
+        raise _ImportOnly(f"register() gets an unknown keyword `{unknown[0]}` (HRM004)")
+    given = set(REGISTER_PARAMETERS[: registration.positional_args]) | set(names)
+    if len(names) != len(set(names)) or len(given) != registration.positional_args + len(names):
+        raise _ImportOnly("register() gets the same argument twice (HRM004)")
+    missing = [p for p in REQUIRED_PARAMETERS if p not in given]
+    if missing:
+        raise _ImportOnly(f"register() misses the required argument `{missing[0]}` (HRM004)")
+
+
+def _known(value: Any, what: str) -> Any:
+    if isinstance(value, Unresolved):
+        raise _ImportOnly(f"{what} cannot be determined statically ({value.reason}) (HRM003)")
+    return value
+
+
+def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
+    """``{"module", "qualname"}`` of a plain module function, else ``"via import"``.
+
+    A name that does not certainly denote a module function (undefined, a call, a literal)
+    would fail or surprise at import, so such a module is import-only rather than guessed.
+    """
+    node = register_argument(call, "handler")
+    target = callable_node(ctx, node)
+    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {"module": module, "qualname": target.name}
+    if isinstance(target, ast.Lambda):
+        return "via import"
+    if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and ctx.index.is_bound(node.id)):
+        return "via import"  # another module's function, a method...: only the import knows
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ctx.index.functions:
+        return "via import"  # made by a factory of the module (`_make_handler(core)`) when it is imported
+    raise _ImportOnly("the handler is not a function, lambda or bound name of the module (HRM202)")
+
+
+def _has_dynamic_overrides(call: ast.Call) -> bool:
+    node = register_argument(call, "dynamic_schema_overrides")
+    return node is not None and not (isinstance(node, ast.Constant) and node.value is None)
+
+
+def _schema_is_sound(schema: Any) -> bool:
+    """False for a schema ``register()`` raises TypeError on: not a dict, or ``parameters`` not
+    a dict (HRM304 reports both)."""
+    if isinstance(schema, Unresolved):
+        return True  # frozen as unknown: the runtime imports the module for its definitions
+    if not isinstance(schema, dict):
+        return False
+    return not ("parameters" in schema and not isinstance(schema["parameters"], dict))
+
+
+
+def _exact_json(value: Any) -> bool:
+    """JSON data that ``json.loads(json.dumps(v)) == v`` with the same types (no tuples, no
+    non-string keys, no NaN/infinity): what the manifest gives back is what the import gives."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (str, bool, int)):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+            continue
+        if type(item) is list:
+            stack.extend(item)
+            continue
+        if type(item) is dict:
+            if not all(isinstance(key, str) for key in item):
+                return False
+            stack.extend(item.values())
+            continue
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- toolsets
+
+
+def _resolved_toolsets(sources, source_hashes: Dict[str, str], tools: Dict[str, dict]):
+    """(``{toolset: [tool names]}`` resolved with includes — and with the ``tools`` registered
+    under each when toolsets.py's resolution merges the registry —, or None when toolsets.py
+    cannot be read statically; problems). Records toolsets.py's hash in ``source_hashes``."""
+    from hermes_lint.check.engine import read_toolsets_facts
+
+    if sources.toolsets is None:
+        return {}, []
+    if sources.toolsets.data is None:
+        return None, [Diagnostic(sources.toolsets.path, 1, 1, "HRM001",
+                                 f"cannot be read: {sources.toolsets.read_error}; its hash cannot be recorded")]
+    source_hashes[sources.toolsets.path] = hashlib.sha256(sources.toolsets.data).hexdigest()
+    facts, diagnostics = read_toolsets_facts(sources.toolsets)
+    if diagnostics:
+        return None, list(diagnostics)
+    table = _toolsets_table(facts)
+    if table is None:
+        return None, []
+    resolved: Dict[str, List[str]] = {}
+    registered = None
+    if facts.merges_registry:
+        registered = registered_by_toolset((tool["name"], tool["toolset"]) for tool in tools.values())
+    for name in table:
+        try:
+            resolved[name] = resolve_toolset(name, table, registered)
+        except ToolsetCycle:
+            pass  # HRM405 reports it (BLOCKING_CODES), so no manifest is written
+    return resolved, []
+
+
+def _toolsets_table(facts) -> Optional[Dict[str, dict]]:
+    return toolsets_table(facts)
+
+
+# --------------------------------------------------------------------------- freshness
+
+
+def stale_diagnostic(display_path: str) -> Diagnostic:
+    return Diagnostic(display_path, 1, 1, STALE, STALE_MESSAGE)
+
+
+def read_current(path: Path) -> Optional[bytes]:
+    """The manifest on disk, or None when there is none (``OSError`` when it is not a regular
+    file or too large to be one)."""
+    from hermes_lint.regular_files import read_regular_file
+
+    try:
+        return read_regular_file(path)
+    except FileNotFoundError:
+        return None
+
+
+def is_fresh(current: Optional[bytes], generated: Generated) -> bool:
+    return current is not None and generated.text is not None and current == generated.text
+
+
+def diff(current: Optional[bytes], generated: bytes, display_path: str) -> str:
+    """A unified diff from the file on disk to what would be generated ('' when equal)."""
+    old = current.decode("utf-8", "replace").splitlines(keepends=True) if current is not None else []
+    new = generated.decode("utf-8").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old, new,
+        fromfile=f"{display_path} (on disk)" if current is not None else "/dev/null",
+        tofile=f"{display_path} (generated)",
+    )
+    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return text
+
+
+def check_manifest(root: Path, config: Config, target: Path) -> List[Diagnostic]:
+    """What ``hermes-lint manifest --check`` reports: the errors that block generation, else
+    HRM501 at the manifest when its bytes differ from what would be generated (or it is
+    missing), else nothing."""
+    generated = generate_for_root(root, config)
+    if not generated.ok:
+        return list(generated.problems)
+    if is_fresh(read_current(target), generated):
+        return []
+    try:
+        shown = target.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(target)
+    return [stale_diagnostic(shown)]
+
+
+def summary(data: dict) -> str:
+    """``74 tools: 70 frozen, 4 resolved at import; 1 import-only module: tools.x``.
+
+    "Resolved at import": the tool's definition (its schema) needs its module imported; a
+    ``check_fn`` that must be imported to run is counted apart, it is about availability."""
+    tools = data["tools"]
+    at_import = sum(1 for tool in tools.values() if _definition_import_reasons(tool))
+    text = f"{_count(len(tools), 'tool')}: {len(tools) - at_import} frozen, {at_import} resolved at import"
+    checks = sum(1 for tool in tools.values() if tool["check"]["kind"] == "import")
+    if checks:
+        text += f"; {_count(checks, 'check')} imported to run"
+    imported = len(data["import_only"])
+    if imported:
+        text += f"; {_count(imported, 'import-only module')}: {', '.join(sorted(data['import_only']))}"
+    return text
+
+
+def import_lines(data: dict) -> List[str]:
+    """One line per tool whose definition needs its module imported, with the reason."""
+    lines = []
+    for name, tool in sorted(data["tools"].items()):
+        reasons = _definition_import_reasons(tool)
+        if reasons:
+            lines.append(f"{tool['module']}: tool `{name}` is resolved at import: {'; '.join(reasons)}")
+    return lines
+
+
+def _definition_import_reasons(tool: dict) -> List[str]:
+    reasons = [hole["reason"] for hole in tool.get("holes", ()) if "reason" in hole]
+    if tool["dynamic_schema_overrides"]:
+        reasons.append("dynamic_schema_overrides= is computed at run time")
+    return reasons
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+__all__: Sequence[str] = (
+    "FORMAT",
+    "FORMAT_VERSION",
+    "check_manifest",
+    "Generated",
+    "STALE",
+    "STALE_MESSAGE",
+    "diff",
+    "generate",
+    "generate_for_root",
+    "is_fresh",
+    "read_current",
+    "render",
+    "resolve_toolset",
+    "stale_diagnostic",
+    "summary",
+)

@@ -1,0 +1,261 @@
+"""A registration's ``check_fn`` in declarative form, so the runtime can evaluate it without
+importing the tool's module (the manifest's ``check`` entry).
+
+The registry calls ``bool(check_fn())`` (an exception counts as False), so only the *truthiness*
+of what the check returns matters. A check is declarative when that truthiness is certainly one
+of:
+
+- ``{"kind": "always"}``: no ``check_fn`` (or ``None``), or a body that is only ``return True``;
+- ``{"kind": "env", "all": [...], "present": [...]}``: environment tests joined by ``and``:
+  ``os.getenv("X")``, ``os.environ.get("X")`` (no default, or a ``None``/``""`` default),
+  ``bool(...)`` of those: the variable is set to a non-empty value (``all``); ``"X" in
+  os.environ`` or ``os.getenv("X") is not None``: the variable is set, maybe empty
+  (``present``, left out when empty);
+- ``{"kind": "module", "name": "pkg"}``: ``importlib.util.find_spec("pkg") is not None`` (or
+  ``bool(find_spec("pkg"))``: a spec is always truthy) — "is this package installed" — for a
+  top-level name only: ``find_spec("a.b")`` imports ``a``, which the runtime must not do from
+  manifest data.
+
+Recognised as a module function whose body is only such a ``return`` (a docstring allowed), a
+lambda whose body is such an expression, or either one calling another such function without
+arguments. Anything else — another function body, parameters, decorators, ``async``, ``or``,
+``not``, a variable name that is not a constant, a name such as ``os`` that the module also
+binds some other way — is ``{"kind": "import", "reason": ...}``: the runtime must import the
+module and run the real function (``function`` names it when it is a plain module function).
+
+Exactness over coverage: a form is only produced when evaluating it gives the same answer as
+running the function, for every environment.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import FrozenSet, Optional, Tuple, Union
+
+from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.extract import source_segment
+
+# How deep `return _other_check()` chains are followed.
+MAX_CALL_DEPTH = 4
+# `module` checks name a top-level package only: find_spec("a.b") imports `a` to search it,
+# and the manifest must never make the runtime import anything by itself.
+_TOP_LEVEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+ALWAYS = {"kind": "always"}
+
+
+@dataclass(frozen=True)
+class _Env:
+    nonempty: FrozenSet[str] = frozenset()
+    present: FrozenSet[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Module:
+    name: str
+
+
+_Form = Union[_Env, _Module]  # an _Env with no names is "always"
+
+
+class _NotDeclarative(Exception):
+    """The check's truthiness cannot be stated as a declarative form; the message says why."""
+
+
+def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
+    """The declarative form of the ``check_fn`` passed to the register ``call`` of ``ctx``."""
+    node = register_argument(call, "check_fn")
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return dict(ALWAYS)
+    target = callable_node(ctx, node)
+    function = target.name if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    try:
+        if target is None:
+            raise _NotDeclarative("check_fn is not a plain function or lambda of this module")
+        form = _Classifier(ctx).callable_form(target, depth=0, seen=())
+    except _NotDeclarative as exc:
+        result = {"kind": "import", "reason": str(exc)}
+        if function is not None:
+            result["function"] = function
+        return result
+    return _as_dict(form)
+
+
+def _as_dict(form: _Form) -> dict:
+    if isinstance(form, _Module):
+        return {"kind": "module", "name": form.name}
+    if not form.nonempty and not form.present:
+        return dict(ALWAYS)
+    result = {"kind": "env", "all": sorted(form.nonempty)}
+    present = sorted(form.present - form.nonempty)  # non-empty implies set
+    if present:
+        result["present"] = present
+    return result
+
+
+class _Classifier:
+    def __init__(self, ctx: ModuleContext):
+        self.ctx = ctx
+        self.env = EnvAccessIndex.of(ctx)
+
+    # --- callables -------------------------------------------------------------------------
+
+    def callable_form(self, fn: ast.AST, depth: int, seen: Tuple[int, ...]) -> _Form:
+        if depth > MAX_CALL_DEPTH or id(fn) in seen:
+            raise _NotDeclarative("check_fn calls too deep a chain of functions")
+        seen = seen + (id(fn),)
+        if _has_parameters(fn.args):
+            raise _NotDeclarative("check_fn takes parameters")
+        if isinstance(fn, ast.Lambda):
+            return self.truth(fn.body, depth, seen)
+        if isinstance(fn, ast.AsyncFunctionDef):
+            raise _NotDeclarative("check_fn is async: it returns a coroutine, not a value")
+        if fn.decorator_list:
+            raise _NotDeclarative("check_fn is decorated")
+        body = list(fn.body)
+        if body and _is_docstring(body[0]):
+            body = body[1:]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            raise _NotDeclarative("check_fn's body is more than one `return <expression>`")
+        return self.truth(body[0].value, depth, seen)
+
+    # --- expressions, by their truthiness --------------------------------------------------
+
+    def truth(self, node: ast.expr, depth: int, seen: Tuple[int, ...]) -> _Form:
+        if isinstance(node, ast.Constant) and node.value is True:
+            return _Env()
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            return self._conjunction([self.truth(v, depth, seen) for v in node.values])
+        if isinstance(node, ast.Call):
+            if self._is_builtin_call(node, "bool") and len(node.args) == 1 and not node.keywords:
+                return self.truth(node.args[0], depth, seen)
+            module = self._find_spec_name(node)
+            if module is not None:
+                return _Module(module)
+            name = self._env_get_name(node)
+            if name is not None:
+                return _Env(nonempty=frozenset([name]))
+            if isinstance(node.func, ast.Name) and not node.args and not node.keywords:
+                target = callable_node(self.ctx, node.func)
+                if target is not None:
+                    return self.callable_form(target, depth + 1, seen)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            return self._comparison(node)
+        raise _NotDeclarative(
+            f"`{_source(self.ctx, node)}` is not an environment, installed-package or constant test"
+        )
+
+    def _comparison(self, node: ast.Compare) -> _Form:
+        op, right = node.ops[0], node.comparators[0]
+        if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
+            if isinstance(node.left, ast.Call):
+                module = self._find_spec_name(node.left)
+                if module is not None:
+                    return _Module(module)
+                name = self._env_get_name(node.left)
+                if name is not None:
+                    return _Env(present=frozenset([name]))
+        access = self.env.access(node)
+        if access is not None and access.kind == "contains" and not access.negated:
+            if self._binds_only_by_import(_root_name(right)):
+                name = self._constant_str(access.name_node)
+                if name is not None:
+                    return _Env(present=frozenset([name]))
+        raise _NotDeclarative(f"`{_source(self.ctx, node)}` is not an environment or installed-package test")
+
+    @staticmethod
+    def _conjunction(forms) -> _Form:
+        modules = [f for f in forms if isinstance(f, _Module)]
+        if modules:
+            if len(forms) == 1:
+                return modules[0]
+            raise _NotDeclarative("check_fn combines an installed-package test with other tests")
+        return _Env(
+            nonempty=frozenset().union(*(f.nonempty for f in forms)),
+            present=frozenset().union(*(f.present for f in forms)),
+        )
+
+    # --- recognisers -----------------------------------------------------------------------
+
+    def _env_get_name(self, call: ast.Call) -> Optional[str]:
+        """X of ``os.getenv("X")``/``os.environ.get("X")`` whose value is falsy exactly when X is
+        unset or empty: no default, or a ``None``/``""`` default."""
+        access = self.env.access(call)
+        if access is None or access.kind != "get" or len(call.args) > 2:
+            return None
+        if any(kw.arg not in ("default", "value") for kw in call.keywords):
+            return None
+        default = access.default
+        if default is not None and not (isinstance(default, ast.Constant) and default.value in (None, "")):
+            return None
+        if not self._binds_only_by_import(_root_name(call.func)):
+            return None
+        return self._constant_str(access.name_node)
+
+    def _find_spec_name(self, call: ast.Call) -> Optional[str]:
+        """pkg of ``importlib.util.find_spec("pkg")`` (however importlib was imported)."""
+        if len(call.args) != 1 or call.keywords or not self._is_find_spec(call.func):
+            return None
+        if not self._binds_only_by_import(_root_name(call.func)):
+            return None
+        name = self._constant_str(call.args[0])
+        return name if name is not None and _TOP_LEVEL_NAME.match(name) else None
+
+    def _is_find_spec(self, func: ast.expr) -> bool:
+        imports = self.ctx.index.imports
+        if isinstance(func, ast.Name):
+            return imports.get(func.id) == "importlib.util.find_spec"
+        if not (isinstance(func, ast.Attribute) and func.attr == "find_spec"):
+            return False
+        owner = func.value
+        if isinstance(owner, ast.Name):
+            return imports.get(owner.id) == "importlib.util"
+        return (
+            isinstance(owner, ast.Attribute)
+            and owner.attr == "util"
+            and isinstance(owner.value, ast.Name)
+            and imports.get(owner.value.id) == "importlib"
+        )
+
+    def _is_builtin_call(self, call: ast.Call, name: str) -> bool:
+        return isinstance(call.func, ast.Name) and call.func.id == name and not self.ctx.index.is_bound(name)
+
+    def _binds_only_by_import(self, name: Optional[str]) -> bool:
+        """``name`` is bound by an import and by nothing else (so ``os`` really is ``os``)."""
+        index = self.ctx.index
+        return (
+            name is not None
+            and name in index.imports
+            and not index.has_star_import
+            and name not in index.assigned
+            and name not in index.functions
+            and name not in index.classes
+        )
+
+    def _constant_str(self, node: ast.expr) -> Optional[str]:
+        value = self.ctx.evaluator.evaluate(node)
+        return value if isinstance(value, str) else None
+
+
+def _has_parameters(args: ast.arguments) -> bool:
+    return bool(args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg)
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _root_name(node: ast.expr) -> Optional[str]:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _source(ctx: ModuleContext, node: ast.AST) -> str:
+    text = source_segment(ctx.lines, node)
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,236 @@
+"""What rules see: one parsed module (``ModuleContext``) or the whole project (``ProjectContext``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from hermes_lint.config import Config
+from hermes_lint.model import Location, ModuleFacts, Registration
+
+
+def char_col(lines: List[str], line: int, byte_col: int) -> int:
+    """1-based character column from ast's 0-based UTF-8 byte offset."""
+    if 0 < line <= len(lines):
+        text = lines[line - 1]
+        if not text.isascii():
+            return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
+    return byte_col + 1
+
+
+# Field types of the Python grammar (ASDL) that never hold a node a walk looks for: names,
+# strings, constants and numbers, expression contexts (``Load``/``Store``/``Del``: a quarter of
+# all nodes) and operators. Code reads those through their field (``.ctx``, ``.op``, ``.id``).
+_LEAF_FIELD_TYPES = frozenset(
+    {"identifier", "string", "constant", "int", "expr_context", "boolop", "operator", "unaryop", "cmpop"}
+)
+_SIGNATURE = re.compile(r"^\w+\((.*)\)$")
+
+
+class _ChildFields(dict):
+    """Node class -> the fields that may hold the child nodes a walk visits (``CHILD_FIELDS``);
+    computed on a class's first lookup, a plain dict lookup after."""
+
+    def __missing__(self, cls: type) -> Tuple[str, ...]:
+        fields = self[cls] = _child_fields(cls)
+        return fields
+
+
+def _child_fields(cls: type) -> Tuple[str, ...]:
+    """Read from the class's grammar signature, which ``ast`` gives as its docstring
+    (``Name(identifier id, expr_context ctx)``): a ``Name`` or a ``Constant`` then has no field
+    to look into. A class whose signature cannot be read keeps every field but ``ctx``."""
+    every = tuple(getattr(cls, "_fields", ()))
+    match = _SIGNATURE.match((cls.__doc__ or "").strip())
+    if match is not None:
+        declared = {}
+        for part in filter(None, (p.strip() for p in match.group(1).split(","))):
+            kind, _, name = part.partition(" ")
+            declared[name] = kind.rstrip("?*")
+        if set(declared) == set(every):
+            return tuple(name for name in every if declared[name] not in _LEAF_FIELD_TYPES)
+    return tuple(name for name in every if name != "ctx")
+
+
+CHILD_FIELDS = _ChildFields()
+
+
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """``ast.iter_child_nodes(node)`` as a list, without the leaves ``CHILD_FIELDS`` leaves out."""
+    children: List[ast.AST] = []
+    node_type = ast.AST
+    for name in CHILD_FIELDS[node.__class__]:
+        value = getattr(node, name, None)
+        if isinstance(value, node_type):
+            children.append(value)
+        elif isinstance(value, list):
+            children.extend(item for item in value if isinstance(item, node_type))
+    return children
+
+
+def walk(node: ast.AST) -> List[ast.AST]:
+    """Every node under ``node``, itself first, in ``ast.walk``'s (breadth-first) order but
+    without the leaves no rule looks for (``CHILD_FIELDS``), as a list. Several times faster
+    than ``ast.walk``: no generator frames, no ``iter_fields``, no look into names and constants."""
+    nodes = [node]
+    append = nodes.append
+    node_type = ast.AST
+    fields_of = CHILD_FIELDS
+    for current in nodes:  # the list grows while it is iterated: breadth-first
+        for name in fields_of[current.__class__]:
+            value = getattr(current, name, None)
+            if isinstance(value, node_type):
+                append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_type):
+                        append(item)
+    return nodes
+
+
+class ModuleIndex:
+    """Names a module binds at its top level: functions, classes, imports and assignments.
+
+    ``walk(node)`` also serves, once per node, the subtree lists that extraction and several
+    rules would otherwise each compute again with ``ast.walk`` (the whole module, each function).
+    """
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self._walks: Dict[int, Tuple[ast.AST, List[ast.AST]]] = {}
+        self._nodes: Optional[List[ast.AST]] = None
+        self.functions: Dict[str, ast.AST] = {}  # FunctionDef | AsyncFunctionDef; last wins
+        self.classes: Dict[str, ast.ClassDef] = {}
+        self.imports: Dict[str, str] = {}  # local name -> "module" or "module.attr"
+        self.assigned: Dict[str, List[ast.AST]] = {}  # name -> assigned value nodes (top level)
+        self.has_star_import = False
+        self.bound_anywhere: set = set()  # every name bound anywhere at module level
+        for stmt in tree.body:
+            self._index_statement(stmt)
+
+    def _index_statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.functions[stmt.name] = stmt
+            self.bound_anywhere.add(stmt.name)
+        elif isinstance(stmt, ast.ClassDef):
+            self.classes[stmt.name] = stmt
+            self.bound_anywhere.add(stmt.name)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                local = alias.asname or alias.name.split(".")[0]
+                self.imports[local] = alias.name if alias.asname else local
+                self.bound_anywhere.add(local)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name == "*":
+                    self.has_star_import = True
+                    continue
+                local = alias.asname or alias.name
+                self.imports[local] = f"{module}.{alias.name}"
+                self.bound_anywhere.add(local)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                for node in walk(target):
+                    if isinstance(node, ast.Name):
+                        self.bound_anywhere.add(node.id)
+                        if isinstance(target, ast.Name) and stmt.value is not None:
+                            self.assigned.setdefault(node.id, []).append(stmt.value)
+        else:
+            # Names bound inside top-level if/try/with/for blocks still exist at run time.
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.stmt):
+                    self._index_statement(child)
+            for node in self.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    self.bound_anywhere.add(node.id)
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    self.bound_anywhere.add(node.name)
+
+    def is_bound(self, name: str) -> bool:
+        return name in self.bound_anywhere or self.has_star_import
+
+    def nodes(self) -> List[ast.AST]:
+        """Every node of the module but the ``Module`` itself, statement by statement (each in
+        ``walk``'s order), for callers to whom the order is indifferent. Built from the walks of
+        the top-level statements, which extraction and the rules need anyway: a second,
+        whole-module walk would visit every node again. Callers must not modify the list."""
+        if self._nodes is None:
+            nodes: List[ast.AST] = []
+            for stmt in self.tree.body:
+                nodes.extend(self.walk(stmt))
+            self._nodes = nodes
+        return self._nodes
+
+    def walk(self, node: ast.AST) -> List[ast.AST]:
+        """``walk(node)``, computed once per node; callers must not modify the list."""
+        entry = self._walks.get(id(node))
+        if entry is None or entry[0] is not node:
+            # The entry keeps ``node`` alive, so its id cannot be reused by another node.
+            entry = self._walks[id(node)] = (node, walk(node))
+        return entry[1]
+
+
+@dataclass
+class ModuleContext:
+    """One tool module for module rules: its text, AST, index, evaluator and extracted facts."""
+
+    path: str
+    text: str
+    lines: List[str]
+    tree: ast.Module
+    index: ModuleIndex
+    evaluator: Any  # hermes_lint.evaluate.ModuleEvaluator
+    facts: ModuleFacts
+    config: Config
+    # Per-run memo shared by rules (e.g. handler analysis computed once for HRM101-HRM108).
+    memo: Dict[Any, Any] = field(default_factory=dict)
+    # The contract of the registry this module registers with (``registry_contract``);
+    # None: the built-in one.
+    contract: Optional[Any] = None
+
+    def loc(self, node: ast.AST) -> Location:
+        return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))
+
+    def registration_calls(self) -> List[Tuple[Registration, ast.Call]]:
+        """Each extracted registration with its call node, in source order (a plugin's
+        registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
+        key = "registration_calls"
+        if key not in self.memo:
+            # By location, once: a search per registration would be quadratic in the number
+            # of registrations (generated modules hold thousands).
+            calls: Dict[Location, ast.Call] = {}
+            for stmt in self.tree.body:
+                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                    calls.setdefault(self.loc(stmt.value), stmt.value)
+            pairs = [
+                (registration, calls[registration.location])
+                for registration in self.facts.registrations
+                if not registration.plugin and registration.location in calls
+            ]
+            from hermes_lint.project.plugin_tools import plugin_calls
+
+            plugin = [registration for registration in self.facts.registrations if registration.plugin]
+            pairs.extend(zip(plugin, plugin_calls(self.tree, self.index).read))
+            self.memo[key] = pairs
+        return self.memo[key]
+
+
+@dataclass
+class ProjectContext:
+    """Every tool module's facts plus the static reading of ``toolsets.py``."""
+
+    modules: Tuple[ModuleFacts, ...]
+    toolsets: Optional[Any]  # hermes_lint.project.toolsets_file.ToolsetsFacts, None without toolsets.py
+    config: Config
+    memo: Dict[Any, Any] = field(default_factory=dict)
+    # The project directory on disk, when there is one (rules that look past the facts, such as
+    # HRM403 searching other .py files for a tool name, stay as they were without it).
+    root: Optional[Path] = None
+
+    def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
+        return [(module, reg) for module in self.modules for reg in module.registrations]

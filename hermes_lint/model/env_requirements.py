@@ -1,0 +1,812 @@
+"""Which environment variables a tool's ``check_fn`` requires, and which its handler needs.
+
+A variable is *required by the check* when, with that variable unset and nothing known about any
+other, every path through the check returns something falsy or raises (the registry counts a
+raising check as False). That is decided by a small abstract interpreter over the check's own
+syntax and the module functions it calls (depth-bounded); the unset variable reads as ``None``
+(or the ``getenv`` default), any other as "unset or a non-empty string", and anything the
+interpreter cannot follow is "unknown", which never proves anything. So ``os.getenv("A") or
+os.getenv("B")`` requires neither, ``if os.getenv("X_DISABLED"): return False`` does not require
+``X_DISABLED``, and a backend switch such as ``if os.getenv("MODE") == "modal": return
+bool(os.getenv("MODAL_TOKEN"))`` requires nothing.
+
+A variable the *handler needs* is one read as ``os.environ["X"]`` (``KeyError`` when unset) in the
+handler or a module function it calls, outside a ``try`` that catches the error and in a function
+that does not also test the variable some optional way.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import sys
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+
+from hermes_lint.model.callables import plain_functions
+from hermes_lint.model.context import ModuleContext, walk
+from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model import EnvRead, Location, Unresolved
+
+MAX_CALL_DEPTH = 3
+MAX_HANDLER_DEPTH = 4
+MAX_PATHS = 64
+MAX_STEPS = 4000
+MAX_UNROLL = 32
+
+
+class _Marker:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return self.name
+
+
+UNKNOWN = _Marker("UNKNOWN")
+TRUTHY = _Marker("TRUTHY")
+FALSY = _Marker("FALSY")
+SET = _Marker("SET")  # a set variable: a non-empty string of unknown content
+ERROR = _Marker("ERROR")  # an error result: tool_error(...), json.dumps({"error": ...})
+
+_CONCRETE = (str, int, float, bool, type(None), tuple, list, dict)
+_STR_METHODS = frozenset(
+    {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "startswith", "endswith", "split", "title"}
+)
+_BUILTINS = frozenset(dir(builtins))
+
+
+def truth(value: Any) -> Optional[bool]:
+    """True/False when the truthiness of ``value`` is certain, else None."""
+    if value is SET or value is TRUTHY or value is ERROR:
+        return True
+    if value is FALSY:
+        return False
+    if isinstance(value, _CONCRETE):
+        return bool(value)
+    return None
+
+
+def _concrete(value: Any) -> bool:
+    if isinstance(value, (tuple, list)):
+        return all(_concrete(v) for v in value)
+    if isinstance(value, dict):
+        return all(_concrete(k) and _concrete(v) for k, v in value.items())
+    return isinstance(value, _CONCRETE)
+
+
+class _GiveUp(Exception):
+    """The interpreter cannot follow this code."""
+
+
+class _Raise(Exception):
+    """This path certainly raises."""
+
+
+class _Frame:
+    def __init__(self, local_names: Set[str]):
+        self.local_names = local_names
+
+
+def _local_names(node: ast.AST) -> Set[str]:
+    names: Set[str] = set()
+    args = node.args
+    for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
+        names.add(arg.arg)
+    body = node.body if isinstance(node.body, list) else [node.body]
+    for stmt in body:
+        for child in walk(stmt):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in child.names)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(child.name)
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                names.add(child.name)
+    return names
+
+
+class _Run:
+    """One abstract execution of a check with ``unset`` unset and every other variable unknown."""
+
+    def __init__(self, analysis: "EnvAnalysis", unset: Optional[str]):
+        self.analysis = analysis
+        self.ctx = analysis.ctx
+        self.env = analysis.env
+        self.unset = unset
+        self.reads: Dict[str, Location] = {}
+        self.steps = 0
+
+    # --- functions ---------------------------------------------------------------------
+
+    def outcomes(
+        self, fn: ast.AST, args: List[Any], kwargs: Dict[str, Any], depth: int
+    ) -> List[Tuple[str, Any]]:
+        frame = _Frame(self.analysis.local_names(fn))
+        state: Dict[str, Any] = {}
+        spec = fn.args
+        positional = spec.posonlyargs + spec.args
+        defaults = [None] * (len(positional) - len(spec.defaults)) + list(spec.defaults)
+        for position, (arg, default) in enumerate(zip(positional, defaults)):
+            if position < len(args):
+                state[arg.arg] = args[position]
+            elif arg.arg in kwargs:
+                state[arg.arg] = kwargs[arg.arg]
+            else:
+                state[arg.arg] = self.expr(default, {}, frame, depth) if default is not None else UNKNOWN
+        for arg, default in zip(spec.kwonlyargs, spec.kw_defaults):
+            value = kwargs.get(arg.arg, UNKNOWN)
+            if arg.arg not in kwargs and default is not None:
+                value = self.expr(default, {}, frame, depth)
+            state[arg.arg] = value
+        for extra in (spec.vararg, spec.kwarg):
+            if extra is not None:
+                state[extra.arg] = UNKNOWN
+        if isinstance(fn, ast.Lambda):
+            try:
+                return [("return", self.expr(fn.body, state, frame, depth))]
+            except _Raise:
+                return [("raise", None)]
+        if isinstance(fn, ast.AsyncFunctionDef) or fn.decorator_list:
+            raise _GiveUp()  # a coroutine object or a wrapper, not the body's value
+        results = []
+        for kind, value, _ in self.block(fn.body, state, frame, depth):
+            results.append(("return", None) if kind == "next" else (kind, value))
+        return results
+
+    def call(self, fn: ast.AST, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
+        if depth >= MAX_CALL_DEPTH:
+            return UNKNOWN
+        results = self.outcomes(fn, args, kwargs, depth + 1)
+        if all(kind == "raise" for kind, _ in results):
+            raise _Raise()
+        if any(kind == "raise" for kind, _ in results):
+            return UNKNOWN
+        values = [value for _, value in results]
+        if all(_concrete(v) for v in values) and all(v == values[0] for v in values):
+            return values[0]
+        truths = {truth(v) for v in values}
+        if truths == {True}:
+            return TRUTHY
+        if truths == {False}:
+            return FALSY
+        return UNKNOWN
+
+    # --- statements --------------------------------------------------------------------
+
+    def block(self, stmts: List[ast.stmt], state: Dict[str, Any], frame: _Frame, depth: int):
+        paths = [state]
+        finished: List[Tuple[str, Any, Dict[str, Any]]] = []
+        for stmt in stmts:
+            following = []
+            for current in paths:
+                for kind, value, after in self.stmt(stmt, current, frame, depth):
+                    if kind == "next":
+                        following.append(after)
+                    else:
+                        finished.append((kind, value, after))
+            paths = following
+            if len(paths) + len(finished) > MAX_PATHS:
+                raise _GiveUp()
+            if not paths:
+                break
+        return finished + [("next", None, s) for s in paths]
+
+    def stmt(self, stmt: ast.stmt, state: Dict[str, Any], frame: _Frame, depth: int):
+        self._step()
+        state = dict(state)
+        try:
+            if isinstance(stmt, ast.Expr):
+                self.expr(stmt.value, state, frame, depth)
+                return [("next", None, state)]
+            if isinstance(stmt, ast.Pass):
+                return [("next", None, state)]
+            if isinstance(stmt, ast.Return):
+                value = self.expr(stmt.value, state, frame, depth) if stmt.value is not None else None
+                return [("return", value, state)]
+            if isinstance(stmt, ast.Raise):
+                return [("raise", None, state)]
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                if stmt.value is None:
+                    return [("next", None, state)]
+                value = self.expr(stmt.value, state, frame, depth)
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    self._bind(target, value, state, frame, depth)
+                return [("next", None, state)]
+            if isinstance(stmt, ast.AugAssign):
+                self.expr(stmt.value, state, frame, depth)
+                self._bind(stmt.target, UNKNOWN, state, frame, depth)
+                return [("next", None, state)]
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for alias in stmt.names:
+                    state[(alias.asname or alias.name).split(".")[0]] = UNKNOWN
+                return [("next", None, state)]
+            if isinstance(stmt, ast.If):
+                test = truth(self.expr(stmt.test, state, frame, depth))
+                results = []
+                if test is not False:
+                    results += self.block(stmt.body, dict(state), frame, depth)
+                if test is not True:
+                    results += self.block(stmt.orelse, dict(state), frame, depth)
+                return results
+            if isinstance(stmt, ast.Assert):
+                test = truth(self.expr(stmt.test, state, frame, depth))
+                results = [] if test is True else [("raise", None, state)]
+                return results + ([] if test is False else [("next", None, state)])
+            if isinstance(stmt, ast.Try):
+                return self._try(stmt, state, frame, depth)
+            if isinstance(stmt, ast.For):
+                return self._for(stmt, state, frame, depth)
+        except _Raise:
+            return [("raise", None, state)]
+        raise _GiveUp()
+
+    def _try(self, stmt: ast.Try, state, frame, depth):
+        if stmt.finalbody:
+            raise _GiveUp()
+        results = []
+        for kind, value, after in self.block(stmt.body, dict(state), frame, depth):
+            if kind == "next":
+                results += self.block(stmt.orelse, after, frame, depth)
+            else:
+                results.append((kind, value, after))
+        # A handler may run after any statement of the body: what the body assigns is unknown.
+        assigned = {
+            n.id
+            for s in stmt.body
+            for n in walk(s)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        for handler in stmt.handlers:
+            entry = dict(state)
+            entry.update({name: UNKNOWN for name in assigned})
+            if handler.name:
+                entry[handler.name] = UNKNOWN
+            results += self.block(handler.body, entry, frame, depth)
+        return results
+
+    def _for(self, stmt: ast.For, state, frame, depth):
+        items = self.expr(stmt.iter, state, frame, depth)
+        if isinstance(items, dict):
+            items = list(items)
+        breaks = any(isinstance(n, (ast.Break, ast.Continue)) for s in stmt.body for n in walk(s))
+        if not isinstance(items, (list, tuple, str)) or len(items) > MAX_UNROLL or breaks or stmt.orelse:
+            raise _GiveUp()
+        paths, finished = [state], []
+        for item in items:
+            following = []
+            for current in paths:
+                current = dict(current)
+                self._bind(stmt.target, item, current, frame, depth)
+                for kind, value, after in self.block(stmt.body, current, frame, depth):
+                    (following.append(after) if kind == "next" else finished.append((kind, value, after)))
+            paths = following
+            if len(paths) + len(finished) > MAX_PATHS:
+                raise _GiveUp()
+        return finished + [("next", None, s) for s in paths]
+
+    def _bind(self, target: ast.expr, value: Any, state, frame, depth) -> None:
+        if isinstance(target, ast.Name):
+            state[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            parts = value if isinstance(value, (tuple, list)) and len(value) == len(target.elts) else None
+            for position, element in enumerate(target.elts):
+                self._bind(element, parts[position] if parts is not None else UNKNOWN, state, frame, depth)
+        # attribute and subscript targets change nothing the interpreter tracks
+
+    def _step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _GiveUp()
+
+    # --- expressions -------------------------------------------------------------------
+
+    def expr(self, node: ast.expr, state: Dict[str, Any], frame: _Frame, depth: int) -> Any:
+        self._step()
+        access = self.env.access(node)
+        if access is not None:
+            return self._env(access, state, frame, depth)
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id in state:
+                return state[node.id]
+            if node.id in frame.local_names or node.id in plain_functions(self.ctx):
+                return UNKNOWN
+            value = self.ctx.evaluator.evaluate(node)
+            return UNKNOWN if isinstance(value, Unresolved) or not _concrete(value) else value
+        if isinstance(node, ast.BoolOp):
+            return self._boolop(node, state, frame, depth)
+        if isinstance(node, ast.UnaryOp):
+            value = self.expr(node.operand, state, frame, depth)
+            if isinstance(node.op, ast.Not):
+                t = truth(value)
+                return UNKNOWN if t is None else not t
+            return UNKNOWN
+        if isinstance(node, ast.Compare):
+            return self._compare(node, state, frame, depth)
+        if isinstance(node, ast.IfExp):
+            t = truth(self.expr(node.test, state, frame, depth))
+            if t is not None:
+                return self.expr(node.body if t else node.orelse, state, frame, depth)
+            branches = (node.body, node.orelse)
+            return _join([self._maybe(branch, state, frame, depth) for branch in branches])
+        if isinstance(node, ast.Call):
+            return self._call(node, state, frame, depth)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            values = [self.expr(e, state, frame, depth) for e in node.elts if not isinstance(e, ast.Starred)]
+            if len(values) == len(node.elts) and all(_concrete(v) for v in values):
+                return tuple(values) if isinstance(node, ast.Tuple) else values
+            return TRUTHY if node.elts else UNKNOWN
+        if isinstance(node, ast.Attribute):
+            self.expr(node.value, state, frame, depth)
+            return UNKNOWN
+        if isinstance(node, ast.Subscript):
+            container = self.expr(node.value, state, frame, depth)
+            key = self.expr(node.slice, state, frame, depth)
+            if _concrete(container) and _concrete(key):
+                try:
+                    return container[key]
+                except (KeyError, IndexError, TypeError):
+                    return UNKNOWN
+            return UNKNOWN
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    self.expr(part.value, state, frame, depth)
+            literal = any(isinstance(p, ast.Constant) and p.value for p in node.values)
+            return TRUTHY if literal else UNKNOWN
+        if isinstance(node, ast.NamedExpr):
+            value = self.expr(node.value, state, frame, depth)
+            state[node.target.id] = value
+            return value
+        return UNKNOWN  # lambdas, comprehensions, arithmetic...: not followed
+
+    def _maybe(self, node, state, frame, depth) -> Any:
+        """Evaluate code that runs only on some paths: a certain raise there is not certain."""
+        try:
+            return self.expr(node, state, frame, depth)
+        except _Raise:
+            return UNKNOWN
+
+    def _env(self, access, state, frame, depth) -> Any:
+        name = self.expr(access.name_node, state, frame, depth)
+        if not isinstance(name, str):
+            return UNKNOWN
+        self.reads.setdefault(name, self.ctx.loc(access.node))
+        default = self.expr(access.default, state, frame, depth) if access.default is not None else None
+        if name == self.unset:
+            if access.kind == "subscript":
+                raise _Raise()
+            return access.negated if access.kind == "contains" else default
+        # Any other variable may or may not be set. (Its KeyError path is left out: a raise is
+        # falsy, and leaving out a falsy path never makes "every path is falsy" true wrongly.)
+        if access.kind == "subscript":
+            return SET
+        return UNKNOWN if access.kind == "contains" else _join([default, SET])
+
+    def _boolop(self, node: ast.BoolOp, state, frame, depth) -> Any:
+        is_or = isinstance(node.op, ast.Or)
+        doubtful = False  # an earlier operand of unknown truthiness may have decided the result
+        value = None
+        for operand in node.values:
+            evaluate = self._maybe if doubtful else self.expr
+            value = evaluate(operand, state, frame, depth)
+            t = truth(value)
+            if t is None:
+                doubtful = True
+            elif t is is_or:  # decides: truthy for `or`, falsy for `and`
+                return value if not doubtful else (TRUTHY if is_or else FALSY)
+        if not doubtful:
+            return value
+        t = truth(value)
+        if is_or:
+            return TRUTHY if t is True else UNKNOWN
+        return FALSY if t is False else UNKNOWN
+
+    def _compare(self, node: ast.Compare, state, frame, depth) -> Any:
+        left = self.expr(node.left, state, frame, depth)
+        rights = [self.expr(c, state, frame, depth) for c in node.comparators]
+        if len(node.ops) != 1:
+            return UNKNOWN
+        op, right = node.ops[0], rights[0]
+        if _concrete(left) and _concrete(right):
+            try:
+                return _COMPARE[type(op)](left, right)
+            except (TypeError, KeyError):
+                return UNKNOWN
+        if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
+            if truth(left) is True:  # a truthy value is never None
+                return isinstance(op, ast.IsNot)
+            return UNKNOWN
+        if isinstance(op, (ast.Eq, ast.NotEq)) and left is SET and _concrete(right):
+            if not (isinstance(right, str) and right):
+                return isinstance(op, ast.NotEq)
+        return UNKNOWN
+
+    def _call(self, node: ast.Call, state, frame, depth) -> Any:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id not in state and func.id not in frame.local_names:
+            functions = plain_functions(self.ctx)
+            if func.id in functions:
+                args = [
+                    self.expr(a, state, frame, depth) for a in node.args if not isinstance(a, ast.Starred)
+                ]
+                kwargs = {k.arg: self.expr(k.value, state, frame, depth) for k in node.keywords if k.arg}
+                if len(args) != len(node.args) or len(kwargs) != len(node.keywords):
+                    return UNKNOWN
+                return self.call(functions[func.id], args, kwargs, depth)
+            if func.id in _BUILTINS and not self.ctx.index.is_bound(func.id) and not node.keywords:
+                return self._builtin(func.id, node.args, state, frame, depth)
+        if isinstance(func, ast.Attribute) and func.attr in _STR_METHODS:
+            receiver = self.expr(func.value, state, frame, depth)
+            args = [self.expr(a, state, frame, depth) for a in node.args]
+            if isinstance(receiver, str) and all(_concrete(a) for a in args) and not node.keywords:
+                try:
+                    return getattr(receiver, func.attr)(*args)
+                except (TypeError, ValueError):
+                    return UNKNOWN
+            if receiver is SET and func.attr in ("lower", "upper", "casefold", "title"):
+                return SET
+            return UNKNOWN
+        if self._is_error_result(node):
+            for arg in node.args:
+                self.expr(arg.value if isinstance(arg, ast.Starred) else arg, state, frame, depth)
+            return ERROR
+        # Something the interpreter does not follow: its arguments still run first.
+        if isinstance(func, ast.Attribute):
+            self.expr(func.value, state, frame, depth)
+        for arg in node.args:
+            self.expr(arg.value if isinstance(arg, ast.Starred) else arg, state, frame, depth)
+        for kw in node.keywords:
+            self.expr(kw.value, state, frame, depth)
+        return UNKNOWN
+
+    def _is_error_result(self, node: ast.Call) -> bool:
+        """``tool_error(...)`` of the registry, or ``json.dumps({"error": ...})``."""
+        func = node.func
+        imports = self.ctx.index.imports
+        if isinstance(func, ast.Name) and imports.get(func.id, "").endswith("registry.tool_error"):
+            return True
+        is_dumps = (isinstance(func, ast.Attribute) and func.attr == "dumps" and isinstance(func.value, ast.Name)
+                    and imports.get(func.value.id) == "json") or (
+                    isinstance(func, ast.Name) and imports.get(func.id) == "json.dumps")
+        if not is_dumps or not node.args or not isinstance(node.args[0], ast.Dict):
+            return False
+        return any(isinstance(key, ast.Constant) and key.value == "error" for key in node.args[0].keys)
+
+    def _builtin(self, name: str, arg_nodes: List[ast.expr], state, frame, depth) -> Any:
+        if name in ("all", "any") and len(arg_nodes) == 1:
+            return self._all_any(name == "all", arg_nodes[0], state, frame, depth)
+        args = [self.expr(a, state, frame, depth) for a in arg_nodes if not isinstance(a, ast.Starred)]
+        if len(args) != len(arg_nodes):
+            return UNKNOWN
+        if name == "bool":
+            t = truth(args[0]) if args else False
+            return UNKNOWN if t is None else t
+        if name == "str" and len(args) == 1:
+            if args[0] is SET:
+                return SET
+            return str(args[0]) if _concrete(args[0]) else UNKNOWN
+        if name == "len" and len(args) == 1:
+            if args[0] is SET:
+                return TRUTHY
+            return len(args[0]) if isinstance(args[0], (str, tuple, list, dict)) else UNKNOWN
+        return UNKNOWN
+
+    def _all_any(self, is_all: bool, arg: ast.expr, state, frame, depth) -> Any:
+        if isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
+            if len(arg.generators) != 1 or arg.generators[0].ifs or arg.generators[0].is_async:
+                return UNKNOWN
+            generator = arg.generators[0]
+            items = self.expr(generator.iter, state, frame, depth)
+            if isinstance(items, dict):
+                items = list(items)
+            if not isinstance(items, (list, tuple)) or len(items) > MAX_UNROLL:
+                return UNKNOWN
+
+            def elements():
+                for item in items:
+                    inner = dict(state)
+                    self._bind(generator.target, item, inner, frame, depth)
+                    yield arg.elt, inner
+        elif isinstance(arg, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in arg.elts):
+            def elements():
+                for element in arg.elts:
+                    yield element, state
+        else:
+            return UNKNOWN
+        doubtful = False
+        for element, inner in elements():
+            evaluate = self._maybe if doubtful else self.expr
+            t = truth(evaluate(element, inner, frame, depth))
+            if t is None:
+                doubtful = True
+            elif t is not is_all:  # a falsy element decides all(); a truthy one decides any()
+                return not is_all
+        return UNKNOWN if doubtful else is_all
+
+
+def _join(values: Iterable[Any]) -> Any:
+    values = list(values)
+    if all(_concrete(v) for v in values) and all(v == values[0] for v in values):
+        return values[0]
+    truths = {truth(v) for v in values}
+    if truths == {True}:
+        return TRUTHY
+    if truths == {False}:
+        return FALSY
+    return UNKNOWN
+
+
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b if b is None or a is None else a == b,
+    ast.IsNot: lambda a, b: a is not b if b is None or a is None else a != b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+
+
+class EnvAnalysis:
+    """Environment analysis of one module, shared by the registrations in it."""
+
+    def __init__(self, ctx: ModuleContext):
+        self.ctx = ctx
+        self.env = EnvAccessIndex.of(ctx)
+
+    @classmethod
+    def of(cls, ctx: ModuleContext) -> "EnvAnalysis":
+        if "env_analysis" not in ctx.memo:
+            ctx.memo["env_analysis"] = cls(ctx)
+        return ctx.memo["env_analysis"]
+
+    def local_names(self, fn: ast.AST) -> Set[str]:
+        """``_local_names(fn)``, once per function (every abstract run of a check asks again)."""
+        key = ("env_local_names", id(fn))
+        if key not in self.ctx.memo:
+            self.ctx.memo[key] = (fn, _local_names(fn))
+        return self.ctx.memo[key][1]
+
+    # --- check_fn ----------------------------------------------------------------------
+
+    def _run(self, fn: ast.AST, unset: Optional[str]):
+        run = _Run(self, unset)
+        try:
+            return run.outcomes(fn, [], {}, 0), run.reads
+        except (_GiveUp, RecursionError):
+            return None, run.reads
+
+    def required_by_check(self, fn: ast.AST) -> Dict[str, Location]:
+        """Variables without which ``fn`` certainly fails, each with the location of its read."""
+        key = ("required_by_check", id(fn))
+        if key in self.ctx.memo:
+            return self.ctx.memo[key]
+        required: Dict[str, Location] = {}
+        base, reads = self._run(fn, None)
+        # A check that fails whatever the environment says nothing about any one variable.
+        if base is not None and not _all_falsy(base):
+            queue, tested = list(reads), set()
+            while queue and len(tested) < 16:
+                name = queue.pop(0)
+                if name in tested:
+                    continue
+                tested.add(name)
+                outcomes, unset_reads = self._run(fn, name)
+                if outcomes is not None and _all_falsy(outcomes):
+                    required[name] = reads.get(name) or unset_reads[name]
+                queue.extend(n for n in unset_reads if n not in tested)
+        self.ctx.memo[key] = required
+        return required
+
+    def required_by_handler(self, fn: ast.AST) -> Dict[str, Location]:
+        """Variables without which every path of the handler ``fn`` returns an error result
+        (``tool_error``, ``{"error": ...}``) or raises, each with the location of its read. A
+        handler that can succeed with nothing set, or fails whatever is set, requires none."""
+        key = ("required_by_handler", id(fn))
+        if key in self.ctx.memo:
+            return self.ctx.memo[key]
+        required: Dict[str, Location] = {}
+        base, reads = self._run(fn, None)
+        if base is not None and not _all_failed(base):
+            for name in list(reads)[:16]:
+                outcomes, unset_reads = self._run(fn, name)
+                if outcomes is not None and _all_failed(outcomes):
+                    required[name] = reads.get(name) or unset_reads[name]
+        self.ctx.memo[key] = required
+        return required
+
+    def check_is_closed(self, fn: ast.AST) -> bool:
+        """True when everything ``fn`` calls is visible here or in the standard library.
+
+        A check that calls a helper of another module may test variables this module never
+        names, so "never checked" can only be said of a closed check.
+        """
+        if self.ctx.index.has_star_import:
+            return False
+        functions = plain_functions(self.ctx)
+        todo, seen = [(fn, 0)], {id(fn)}
+        while todo:
+            node, depth = todo.pop()
+            local = self.local_names(node)
+            for call in (n for n in self.ctx.index.walk(node) if isinstance(n, ast.Call)):
+                func = call.func
+                while isinstance(func, ast.Attribute):
+                    func = func.value
+                if not isinstance(func, ast.Name):
+                    continue  # a method of a computed value
+                name = func.id
+                if name in local and call.func is not func:
+                    continue  # a method of a local value
+                if name in local:
+                    return False  # calls something it was given or computed
+                if name in functions and call.func is func:
+                    if depth >= MAX_CALL_DEPTH:
+                        return False
+                    if id(functions[name]) not in seen:
+                        seen.add(id(functions[name]))
+                        todo.append((functions[name], depth + 1))
+                    continue
+                if name in self.ctx.index.imports:
+                    if not self._is_stdlib(name):
+                        return False
+                    continue
+                if name in _BUILTINS and not self.ctx.index.is_bound(name):
+                    continue
+                if call.func is not func and self._stdlib_object(name):
+                    continue  # logger.debug(...), _DEFAULTS.get(...)
+                return False
+        return True
+
+    def _is_stdlib(self, name: str) -> bool:
+        target = self.ctx.index.imports.get(name)
+        if target is None or target.startswith("."):
+            return False
+        return target.split(".")[0] in sys.stdlib_module_names
+
+    def _stdlib_object(self, name: str) -> bool:
+        """A module-level name bound once to a literal or to what a standard-library call returns."""
+        values = self.ctx.index.assigned.get(name)
+        if not values or len(values) != 1:
+            return False
+        value = values[0]
+        if isinstance(value, (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.JoinedStr)):
+            return True
+        if isinstance(value, ast.Call):
+            func = value.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            return isinstance(func, ast.Name) and self._is_stdlib(func.id)
+        return False
+
+    # --- handler -----------------------------------------------------------------------
+
+    def handler_required_reads(self, fn: ast.AST) -> List[EnvRead]:
+        """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded.
+
+        Guarded means inside a ``try`` that catches ``KeyError`` (handlers commonly wrap their
+        work in ``except Exception`` and return an error), or reached only through calls made
+        inside one; and a variable also tested some optional way anywhere on the handler's path
+        (``os.getenv("X")``, ``"X" in os.environ``) counts as handled.
+        """
+        if not self.env.may_access or not any(read.required for read in self.ctx.facts.env_reads):
+            # Only a named ``os.environ[...]`` read (an EnvRead with ``required``) can be found
+            # below: no node but that subscript itself starts where its read is located.
+            return []
+        functions = plain_functions(self.ctx)
+        reached: Dict[int, Tuple[ast.AST, bool]] = {id(fn): (fn, False)}
+        todo = [(fn, False, 0)]
+        while todo:
+            node, guarded, depth = todo.pop()
+            if depth >= MAX_HANDLER_DEPTH:
+                continue
+            for call, call_guarded in _walk_guarded(node, guarded):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                    continue
+                target = functions.get(call.func.id)
+                if target is None:
+                    continue
+                before = reached.get(id(target))
+                if before is None or (before[1] and not call_guarded):
+                    reached[id(target)] = (target, call_guarded)
+                    todo.append((target, call_guarded, depth + 1))
+        optional = set()
+        found: List[EnvRead] = []
+        for node, guarded in reached.values():
+            for child, child_guarded in _walk_guarded(node, guarded):
+                access = self.env.access(child)
+                read = self.env.read_of(access) if access is not None else None
+                if read is None:
+                    continue
+                if access.kind != "subscript":
+                    optional.add(read.name)
+                elif not child_guarded:
+                    found.append(read)
+        return sorted((r for r in found if r.name not in optional), key=lambda r: r.location)
+
+    # --- requires_env ------------------------------------------------------------------
+
+    def mentioned_elsewhere(self, name: str, excluded: List[ast.AST]) -> bool:
+        """Whether the string ``name`` occurs in the module outside the ``excluded`` nodes
+        (the ``requires_env=`` arguments) and outside constants used only by them."""
+        key = ("mentions", tuple(id(n) for n in excluded))
+        if key not in self.ctx.memo:
+            inside = {id(n) for root in excluded for n in walk(root)}
+            used_elsewhere = {
+                n.id
+                for n in self.ctx.index.nodes()
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside
+            }
+            skipped = set(inside)
+            for stmt in self.ctx.tree.body:
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    if all(isinstance(t, ast.Name) and t.id not in used_elsewhere for t in targets):
+                        skipped.update(id(n) for n in walk(stmt.value))
+            self.ctx.memo[key] = {
+                n.value
+                for n in self.ctx.index.nodes()
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped
+            }
+        return name in self.ctx.memo[key]
+
+
+def _all_failed(outcomes: List[Tuple[str, Any]]) -> bool:
+    """Every path raises or returns an error result (and there is at least one path)."""
+    return bool(outcomes) and all(kind == "raise" or value is ERROR for kind, value in outcomes)
+
+
+def _all_falsy(outcomes: List[Tuple[str, Any]]) -> bool:
+    return bool(outcomes) and all(kind == "raise" or truth(value) is False for kind, value in outcomes)
+
+
+_TRY_NODES = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
+
+
+def _walk_guarded(node: ast.AST, guarded: bool) -> List[Tuple[ast.AST, bool]]:
+    """Every node under ``node`` (depth-first, parents first, children in field order) with
+    whether a ``try`` that catches ``KeyError`` encloses it.
+
+    Iterative: the recursive generator this replaces paid one generator frame per level for
+    every node it yielded (a third of HRM203's time on ordinary tool files).
+    """
+    found: List[Tuple[ast.AST, bool]] = []
+    append = found.append
+    node_type = ast.AST
+    stack = [(node, guarded)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        current, is_guarded = pop()
+        append((current, is_guarded))
+        if isinstance(current, _TRY_NODES):
+            inner = is_guarded or any(_catches_key_error(h) for h in current.handlers)
+            # Pushed in reverse so that they come off the stack in source order.
+            for part in reversed(current.handlers + current.orelse + current.finalbody):
+                push((part, is_guarded))
+            for stmt in reversed(current.body):
+                push((stmt, inner))
+            continue
+        children = []
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, node_type):
+                children.append(value)
+            elif isinstance(value, list):
+                children.extend(item for item in value if isinstance(item, node_type))
+        for child in reversed(children):
+            push((child, is_guarded))
+    return found
+
+
+def _catches_key_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    names = {t.id if isinstance(t, ast.Name) else getattr(t, "attr", None) for t in types}
+    return bool(names & {"KeyError", "LookupError", "Exception", "BaseException"})

@@ -1,0 +1,537 @@
+"""Extract: parse a file once and turn it into plain facts. Nothing is imported or executed.
+
+``parse_module`` gives the syntax (for module rules); ``extract_facts`` the frozen
+``ModuleFacts`` (for project rules, the manifest and the cache).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import tokenize
+import unicodedata
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Optional, Tuple
+
+from hermes_lint.model.context import ModuleIndex, char_col
+from hermes_lint.model.env_access import EnvSpellings, environment_readers
+from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
+from hermes_lint.evaluate.locations import split_source_lines
+from hermes_lint.project.plugin_tools import plugin_calls
+from hermes_lint.project.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
+from hermes_lint.model.schema_walk import display_path, structural_hole
+from hermes_lint.model import (
+    CallableRef,
+    EnvRead,
+    Keyword,
+    Location,
+    MisplacedRegisterCall,
+    ModuleFacts,
+    Registration,
+    Unresolved,
+)
+
+# ToolRegistry.register's parameters, in order: positional arguments map onto these (the
+# built-in contract; a project's own registry module may say otherwise: ``registry_contract``).
+REGISTER_PARAMETERS = BUILTIN_PARAMETERS
+REQUIRED_PARAMETERS = BUILTIN_REQUIRED
+# Keywords whose values are data (evaluated statically) rather than callables.
+VALUE_PARAMETERS = ("requires_env", "is_async", "description", "emoji", "max_result_size_chars", "override")
+
+
+@dataclass
+class ParsedModule:
+    """A file read and parsed, or the reason it could not be."""
+
+    path: str
+    data: bytes
+    text: str
+    lines: List[str]
+    tree: Optional[ast.Module]
+    error: Optional[Tuple[int, int, str]]  # (line, col, message) when unreadable/unparsable
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def _decode_error_position(data: bytes, exc: UnicodeDecodeError) -> Tuple[int, int]:
+    before = data[: exc.start]
+    line = before.count(b"\n") + 1
+    col = len(before) - (before.rfind(b"\n") + 1) + 1
+    return line, col
+
+
+def parse_module(path: str, data: bytes) -> ParsedModule:
+    """Decode and parse ``data``; every failure becomes ``error`` (HRM001), never an exception."""
+
+    def failed(line: int, col: int, message: str, text: str = "") -> ParsedModule:
+        return ParsedModule(path, data, text, split_source_lines(text), None, (line, col, message))
+
+    try:
+        # Honours a BOM and a PEP 263 coding cookie, as the interpreter does.
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except SyntaxError as exc:
+        try:  # usually undecodable bytes in the first two lines: say where
+            data.decode("utf-8")
+        except UnicodeDecodeError as decode_error:
+            line, col = _decode_error_position(data, decode_error)
+            return failed(line, col, f"file is not valid UTF-8: {decode_error.reason}")
+        return failed(1, 1, f"cannot be decoded: {exc.msg}")
+    except LookupError as exc:
+        return failed(1, 1, f"cannot be decoded: {exc}")
+    except UnicodeDecodeError as exc:
+        line, col = _decode_error_position(data, exc)
+        return failed(line, col, f"file is not valid {exc.encoding.upper()}: {exc.reason}")
+    if "\x00" in text:
+        offset = text.index("\x00")
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return failed(line, col, "file contains a NUL byte", text)
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        return failed(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", text)
+    except (RecursionError, MemoryError):
+        return failed(1, 1, "file is too deeply nested to parse", text)
+    except ValueError as exc:
+        return failed(1, 1, f"cannot be parsed: {exc}", text)
+    # Only a tool module is imported (and frozen): the compiler's time is spent on those.
+    problem = _compile_error(tree, path) if tree_registers_tools(tree) else None
+    if problem is not None:
+        return failed(*problem, text)
+    return ParsedModule(path, data, text, split_source_lines(text), tree, None)
+
+
+def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]]:
+    """What the compiler rejects in a module that parses (``return`` or ``yield`` outside a
+    function, a repeated parameter or keyword, a late ``from __future__`` import, ``nonlocal``
+    without a binding...): importing it would fail, so it is HRM001 and never frozen into the
+    manifest. The syntax tree is compiled, never run; the code objects are dropped.
+
+    One top-level statement at a time: CPython compiles a module of thousands of lambdas in
+    quadratic time (10,000 registrations: 7 s at once, linear this way). What only the whole
+    module decides, the place of ``from __future__`` imports, is checked here; their flags are
+    passed on to the statements after them."""
+    import __future__
+    import warnings
+
+    flags = 0
+    in_prologue = True  # the docstring and the __future__ imports
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings are not errors (`x is 1`)
+        for index, stmt in enumerate(tree.body):
+            is_future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and not stmt.level
+            is_docstring = (
+                index == 0 and isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+            )
+            if is_future and not in_prologue:
+                return stmt.lineno, stmt.col_offset + 1, (
+                    "syntax error: from __future__ imports must occur at the beginning of the file"
+                )
+            in_prologue = in_prologue and (is_future or is_docstring)
+            try:
+                compile(ast.Module(body=[stmt], type_ignores=[]), path, "exec", flags=flags, dont_inherit=True)
+            except SyntaxError as exc:
+                return exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}"
+            except (RecursionError, MemoryError):
+                return 1, 1, "file is too deeply nested to compile"
+            except ValueError as exc:
+                return 1, 1, f"cannot be compiled: {exc}"
+            if is_future:
+                for alias in stmt.names:
+                    feature = getattr(__future__, alias.name, None)
+                    flags |= getattr(feature, "compiler_flag", 0)
+    return None
+
+
+def source_segment(lines: List[str], node: ast.AST) -> str:
+    """The source text of ``node`` from already-split lines.
+
+    ``ast.get_source_segment`` re-splits the whole file on every call, which profiling showed
+    dominating extraction; columns are UTF-8 byte offsets, so slice bytes.
+    """
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    if not (0 <= first <= last < len(lines)):
+        return ast.dump(node)
+    chunk = [line.encode("utf-8") for line in lines[first : last + 1]]
+    if first == last:
+        return chunk[0][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+    chunk[0] = chunk[0][node.col_offset :]
+    chunk[-1] = chunk[-1][: node.end_col_offset]
+    return b"\n".join(chunk).decode("utf-8", "replace")
+
+
+def module_name(path: str) -> str:
+    """``tools/x_tool.py`` -> ``tools.x_tool``."""
+    stem = path[:-3] if path.endswith(".py") else path
+    return stem.replace("/", ".")
+
+
+class _Extractor:
+    def __init__(
+        self,
+        parsed: ParsedModule,
+        index: ModuleIndex,
+        evaluator: Any,
+        env_readers: Tuple[str, ...] = (),
+        contract: RegistryContract = BUILTIN,
+    ):
+        self.parsed = parsed
+        self.env_readers = env_readers  # the ``env-readers`` setting
+        self.positional = contract.positional
+        self.tree = parsed.tree
+        self.index = index
+        self.evaluator = evaluator
+        self.registry_aliases = self._registry_aliases()
+
+    def loc(self, node: ast.AST) -> Location:
+        return Location(node.lineno, char_col(self.parsed.lines, node.lineno, node.col_offset))
+
+    # --- registrations -------------------------------------------------------------------
+
+    def registrations(self, discovered: bool) -> Tuple[Registration, ...]:
+        top_level = tuple(
+            self.registration(stmt.value)
+            for stmt in self.tree.body
+            if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+        )
+        plugin = plugin_calls(self.tree, self.index).read
+        return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
+
+    def registration(self, call: ast.Call) -> Registration:
+        arguments: Dict[str, ast.expr] = {}
+        keywords: List[Keyword] = []
+        has_star = any(isinstance(arg, ast.Starred) for arg in call.args)
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred) or position >= len(self.positional):
+                continue
+            arguments[self.positional[position]] = arg
+        for kw in call.keywords:
+            if kw.arg is None:
+                has_star = True
+                continue
+            arguments[kw.arg] = kw.value
+            keywords.append(Keyword(kw.arg, self._keyword_location(kw), self.loc(kw.value)))
+
+        def evaluated(name: str) -> Any:
+            node = arguments.get(name)
+            if node is None:
+                return Unresolved(f"no {name}= argument")
+            return self.evaluator.evaluate(node)
+
+        schema = self.evaluator.evaluate(arguments["schema"], partial=True) if "schema" in arguments else evaluated("schema")
+        if not isinstance(schema, Unresolved):
+            structural = structural_hole(schema)
+            if structural is not None:  # its structure is unknown: as unknown as no schema at all
+                path, hole = structural
+                where = "" if len(path) < 2 else f" (at `{display_path(path)}`)"
+                schema = Unresolved(f"{hole.reason}{where}", hole.location)
+        schema_locations: Tuple = ()
+        if "schema" in arguments and not isinstance(schema, Unresolved):
+            schema_locations = tuple(sorted(self.evaluator.locations_of(schema).items(), key=_repr_key))
+        values = tuple(
+            (name, self.evaluator.evaluate(arguments[name]))
+            for name in VALUE_PARAMETERS
+            if name in arguments
+        )
+        return Registration(
+            location=self.loc(call),
+            end_line=getattr(call, "end_lineno", call.lineno) or call.lineno,
+            name=evaluated("name"),
+            toolset=evaluated("toolset"),
+            schema=schema,
+            handler=self.callable_ref(arguments["handler"]) if "handler" in arguments else None,
+            check_fn=self.callable_ref(arguments["check_fn"]) if "check_fn" in arguments else None,
+            keywords=tuple(keywords),
+            values=values,
+            schema_locations=schema_locations,
+            positional_args=len(call.args),
+            has_star_args=has_star,
+            override_keys=None if has_star else self.override_keys(arguments.get("dynamic_schema_overrides")),
+        )
+
+    def override_keys(self, node: Optional[ast.expr]) -> Optional[Tuple[str, ...]]:
+        """See ``Registration.override_keys``."""
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return ()
+        if isinstance(node, ast.Lambda):
+            return _returned_keys([node.body])
+        if isinstance(node, ast.Name) and node.id in self.index.functions and node.id not in self.index.assigned:
+            function = self.index.functions[node.id]
+            returns = [stmt.value for stmt in _own_returns(function)]
+            return _returned_keys(returns)
+        return None
+
+    def _keyword_location(self, kw: ast.keyword) -> Location:
+        # ast.keyword carries its own position since Python 3.9.
+        if getattr(kw, "lineno", None) is not None:
+            return self.loc(kw)
+        return self.loc(kw.value)
+
+    def callable_ref(self, node: ast.expr) -> CallableRef:
+        text = source_segment(self.parsed.lines, node)
+        location = self.loc(node)
+        if isinstance(node, ast.Lambda):
+            body = node.body
+            target = None
+            if isinstance(body, ast.Call) and isinstance(body.func, ast.Name):
+                if body.func.id in self.index.functions:
+                    target = body.func.id
+            return CallableRef("lambda", text, location, target)
+        if isinstance(node, ast.Name):
+            return self._name_ref(node.id, text, location, seen=set())
+        if isinstance(node, ast.Attribute):
+            return CallableRef("attribute", text, location)
+        if isinstance(node, ast.Call):
+            return CallableRef("call", text, location)
+        if isinstance(node, ast.Constant):
+            return CallableRef("literal", text, location)
+        return CallableRef("other", text, location)
+
+    def _name_ref(self, name: str, text: str, location: Location, seen: set) -> CallableRef:
+        if name in self.index.functions and name not in self.index.assigned:
+            return CallableRef("function", text, location, name)
+        if name in self.index.imports:
+            return CallableRef("imported", text, location, self.index.imports[name])
+        values = self.index.assigned.get(name)
+        if values and len(values) == 1 and name not in seen:
+            # `check = _check_impl`: follow a plain alias of a module function.
+            value = values[0]
+            if isinstance(value, ast.Name):
+                seen.add(name)
+                return self._name_ref(value.id, text, location, seen)
+            if isinstance(value, ast.Lambda):
+                return CallableRef("lambda", text, location, self.callable_ref(value).target)
+        if self.index.is_bound(name) or name in _BUILTIN_NAMES:
+            return CallableRef("other", text, location)
+        return CallableRef("undefined", text, location)
+
+    # --- calls runtime discovery never runs ----------------------------------------------
+
+    def _registry_aliases(self) -> Dict[str, str]:
+        """Local names that certainly are the registry under another name."""
+        aliases: Dict[str, str] = {}
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").endswith("registry"):
+                for alias in stmt.names:
+                    if alias.name == "registry" and alias.asname and alias.asname != "registry":
+                        aliases[alias.asname] = f"imported as {alias.asname}"
+            elif (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Name)
+                and stmt.value.id == "registry"
+            ):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name) and target.id != "registry":
+                        aliases[target.id] = f"assigned to {target.id}"
+        return aliases
+
+    def misplaced_calls(self, discovered: bool) -> Tuple[MisplacedRegisterCall, ...]:
+        """Register calls that would run on import, in a file discovery will not import.
+
+        A file with at least one top-level ``registry.register(...)`` statement is imported,
+        so everything at its module level runs: only undiscovered files are reported. Calls
+        inside a function are reported only when that function is called at module level;
+        otherwise something else may call it at run time and we cannot know.
+        """
+        if discovered:
+            return ()
+        found: List[MisplacedRegisterCall] = []
+        called_at_top = self._functions_called_at_module_level()
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if stmt.name in called_at_top:
+                    for call in self._register_calls(stmt):
+                        found.append(
+                            MisplacedRegisterCall(
+                                self.loc(call),
+                                f"it is inside function `{stmt.name}`, which runs at import, but "
+                                "discovery only looks for top-level `registry.register(...)` statements",
+                            )
+                        )
+                continue
+            if isinstance(stmt, ast.ClassDef):
+                continue
+            for call in self._register_calls(stmt):
+                found.append(MisplacedRegisterCall(self.loc(call), self._reason(stmt, call)))
+        return tuple(found)
+
+    def _reason(self, stmt: ast.stmt, call: ast.Call) -> str:
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name) and receiver.id in self.registry_aliases:
+            return f"the registry is called through an alias (`{receiver.id}`)"
+        if not (isinstance(receiver, ast.Name) and receiver.id == "registry"):
+            return "the registry is reached through an attribute chain"
+        if isinstance(stmt, ast.Expr) and stmt.value is call:
+            return "it is not a top-level statement"  # pragma: no cover - discovered files skip
+        block = {
+            ast.If: "an `if` block",
+            ast.Try: "a `try` block",
+            ast.With: "a `with` block",
+            ast.For: "a `for` loop",
+            ast.While: "a `while` loop",
+        }
+        for kind, label in block.items():
+            if isinstance(stmt, kind):
+                return f"it is inside {label}"
+        if getattr(ast, "TryStar", None) and isinstance(stmt, ast.TryStar):
+            return "it is inside a `try` block"
+        return "its result is used in an expression or assignment"
+
+    def _register_calls(self, stmt: Optional[ast.AST]) -> List[ast.Call]:
+        """The register calls under ``stmt``; None: in the whole module, in no particular order."""
+        calls = []
+        for node in self.index.walk(stmt) if stmt is not None else self.index.nodes():
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr != "register":
+                    continue
+                receiver = node.func.value
+                if isinstance(receiver, ast.Name) and (
+                    receiver.id == "registry" or receiver.id in self.registry_aliases
+                ):
+                    calls.append(node)
+                elif isinstance(receiver, ast.Attribute) and receiver.attr == "registry":
+                    calls.append(node)  # tools.registry.registry.register(...)
+        return calls
+
+    def _functions_called_at_module_level(self) -> set:
+        names = set()
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for node in self.index.walk(stmt):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    names.add(node.func.id)
+        return names
+
+    def unread_register_calls(self, discovered: bool) -> Tuple[Location, ...]:
+        """In a discovered module, the register calls that are not top-level statements."""
+        if not discovered:
+            return ()
+        top_level = {
+            id(stmt.value)
+            for stmt in self.tree.body
+            if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+        }
+        text = self.parsed.text
+        if not text.isascii():
+            # Python reads identifiers in NFKC form: `ｒｅｇｉｓｔｅｒ` is `register`.
+            text = unicodedata.normalize("NFKC", text)
+        if text.count("register") <= len(top_level):
+            # Every `.register` attribute spells the word out: no other register call exists.
+            return ()
+        return tuple(
+            self.loc(call) for call in self._register_calls(None) if id(call) not in top_level
+        )
+
+    # --- environment reads ---------------------------------------------------------------
+
+    def env_reads(self) -> Tuple[EnvRead, ...]:
+        spellings = EnvSpellings(
+            self.index.imports, environment_readers(self.index, self.evaluator, self.env_readers)
+        )
+        if not spellings.may_access:
+            return ()  # every spelling goes through one of the names it binds
+
+        def constant_name(node: Optional[ast.AST]) -> Optional[str]:
+            if node is None:
+                return None
+            value = self.evaluator.evaluate(node)
+            return value if isinstance(value, str) else None
+
+        reads: List[EnvRead] = []
+        for stmt in self.tree.body:
+            function = stmt.name if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if function is not None and function in spellings.reader_names:
+                continue  # a reader reads its parameter: the calls of it name the variables
+            for child in self.index.walk(stmt):
+                if child.__class__ not in _ENV_READ_CLASSES:
+                    continue  # the only kinds an access can be, in one set lookup
+                access = spellings.access(child)
+                if access is None:
+                    continue
+                name = constant_name(access.name_node)
+                if name is not None:
+                    reads.append(EnvRead(name, self.loc(child), function, access.kind == "subscript"))
+        return tuple(reads)
+
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+_ENV_READ_CLASSES = frozenset({ast.Call, ast.Subscript, ast.Compare})  # ast.parse makes no subclasses
+
+
+def _repr_key(item: Tuple[Any, Any]) -> str:
+    """``repr(item)`` for a ``(path, Location)`` pair, without the dataclass' generic repr
+    (a few dozen per registration)."""
+    path, where = item
+    if type(where) is Location:
+        return f"({path!r}, Location(line={where.line!r}, col={where.col!r}))"
+    return repr(item)
+
+
+def extract_facts(
+    parsed: ParsedModule,
+    index: Optional[ModuleIndex],
+    evaluator: Any,
+    env_readers: Tuple[str, ...] = (),
+    contract: RegistryContract = BUILTIN,
+) -> ModuleFacts:
+    """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``);
+    positional register arguments follow ``contract``."""
+    from hermes_lint.model import Diagnostic
+
+    name = module_name(parsed.path)
+    if parsed.tree is None:
+        line, col, message = parsed.error
+        return ModuleFacts(
+            path=parsed.path,
+            module=name,
+            sha256=parsed.sha256,
+            registers_tools=False,
+            parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
+        )
+    extractor = _Extractor(parsed, index, evaluator, env_readers, contract)
+    discovered = tree_registers_tools(parsed.tree)
+    return ModuleFacts(
+        path=parsed.path,
+        module=name,
+        sha256=parsed.sha256,
+        registers_tools=discovered,
+        registrations=extractor.registrations(discovered),
+        misplaced_calls=extractor.misplaced_calls(discovered),
+        unread_register_calls=extractor.unread_register_calls(discovered)
+        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, index).unread),
+        env_reads=extractor.env_reads(),
+    )
+
+
+def _own_returns(function: ast.AST) -> List[ast.Return]:
+    """The ``return`` statements of ``function`` itself (not of functions nested in it)."""
+    found: List[ast.Return] = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _returned_keys(values: List[Optional[ast.expr]]) -> Optional[Tuple[str, ...]]:
+    """The keys of dict displays with constant string keys (``None`` returns add none), or None."""
+    keys: set = set()
+    for value in values:
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            continue
+        if not isinstance(value, ast.Dict):
+            return None
+        for key in value.keys:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None  # `**spread` or a computed key
+            keys.add(key.value)
+    return tuple(sorted(keys))
