@@ -54,10 +54,7 @@ class HandlerAnalyzer(ReturnKinds, ArgumentReads):
     @classmethod
     def of(cls, ctx) -> "HandlerAnalyzer":
         """The module's analyzer, made on first use (kept by the module's semantic model)."""
-        analyzer = ctx.semantic.handlers
-        if analyzer is None:
-            analyzer = ctx.semantic.handlers = cls(ctx)
-        return analyzer
+        return ctx.semantic.analysis(cls, ctx)
 
     def analysis(self, registration: Registration, call: ast.Call) -> HandlerAnalysis:
         if id(call) not in self._analyses:

@@ -174,10 +174,7 @@ class EnvAccessIndex:
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAccessIndex":
         """The module's index, made on first use (kept by the module's semantic model)."""
-        index = ctx.semantic.env_access
-        if index is None:
-            index = ctx.semantic.env_access = cls(ctx)
-        return index
+        return ctx.semantic.analysis(cls, ctx)
 
     def read_of(self, access: EnvAccess) -> Optional[EnvRead]:
         """The ``EnvRead`` fact of ``access`` when its variable has a constant name."""

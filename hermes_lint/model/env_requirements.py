@@ -139,15 +139,7 @@ class _Run:
             raise _Raise()
         if any(kind == "raise" for kind, _ in results):
             return UNKNOWN
-        values = [value for _, value in results]
-        if all(_concrete(v) for v in values) and all(v == values[0] for v in values):
-            return values[0]
-        truths = {truth(v) for v in values}
-        if truths == {True}:
-            return TRUTHY
-        if truths == {False}:
-            return FALSY
-        return UNKNOWN
+        return _join(value for _, value in results)
 
     # --- statements --------------------------------------------------------------------
 
@@ -541,10 +533,7 @@ class EnvAnalysis:
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAnalysis":
         """The module's analysis, made on first use (kept by the module's semantic model)."""
-        analysis = ctx.semantic.env_analysis
-        if analysis is None:
-            analysis = ctx.semantic.env_analysis = cls(ctx)
-        return analysis
+        return ctx.semantic.analysis(cls, ctx)
 
     # --- check_fn ----------------------------------------------------------------------
 

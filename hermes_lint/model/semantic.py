@@ -21,23 +21,20 @@ they cannot disagree about the answers:
   a call into another module function (the evaluator, which computes values such as schemas
   built by nested helpers, has its own bound with its other limits in ``evaluate/limits.py``).
 
-The analyses built on the model are made once per module on first use and kept in typed
-attributes here (``env_access``, ``env_analysis``, ``handlers``), not in a string-keyed memo.
+The analyses built on the model (the environment access index, the environment interpreter,
+the handler analyzer) are made once per module on first use and kept here by their class
+(``analysis``), not under string keys.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeVar, Union, cast
 
 from hermes_lint.model.context import ModuleIndex
 
-if TYPE_CHECKING:
-    from hermes_lint.analysis.handlers import HandlerAnalyzer
-    from hermes_lint.model.env_access import EnvAccessIndex
-    from hermes_lint.model.env_requirements import EnvAnalysis
-
+_Analysis = TypeVar("_Analysis")
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 CallableNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
@@ -64,15 +61,20 @@ class SemanticModel:
         self._functions: Optional[Dict[str, FunctionNode]] = None
         self._global_names: Optional[FrozenSet[str]] = None
         self._local_names: Dict[int, Tuple[ast.AST, FrozenSet[str]]] = {}
-        # Analyses over the model, made on first use (see their ``of`` constructors).
-        self.env_access: Optional["EnvAccessIndex"] = None
-        self.env_analysis: Optional["EnvAnalysis"] = None
-        self.handlers: Optional["HandlerAnalyzer"] = None
+        self._analyses: Dict[type, Any] = {}  # analysis class -> its one instance (``analysis``)
+
+    def analysis(self, kind: Type[_Analysis], ctx: Any) -> _Analysis:
+        """The module's one ``kind`` analysis (``EnvAnalysis``, ``HandlerAnalyzer``...), made
+        from the module's context on first use."""
+        found = self._analyses.get(kind)
+        if found is None:
+            found = self._analyses[kind] = kind(ctx)  # type: ignore[call-arg]  # each takes the context
+        return cast(_Analysis, found)
 
     def release(self) -> None:
         """Drop the analyses: they point back at the module's context, a reference cycle that
         would keep the whole syntax tree alive until the cyclic GC finds it."""
-        self.env_access = self.env_analysis = self.handlers = None
+        self._analyses.clear()
         self._local_names.clear()
 
     # --- bindings ------------------------------------------------------------------------------
@@ -222,6 +224,6 @@ def _module_level_statements(stmt: ast.stmt) -> List[ast.stmt]:
         for child in ast.iter_child_nodes(current):
             if isinstance(child, ast.stmt):
                 todo.append(child)
-            elif isinstance(child, ast.excepthandler):
+            elif isinstance(child, ast.ExceptHandler):
                 todo.extend(child.body)
     return found
