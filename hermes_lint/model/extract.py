@@ -197,13 +197,14 @@ class _Extractor:
     # --- registrations -------------------------------------------------------------------
 
     def registrations(self, discovered: bool) -> Tuple[Registration, ...]:
-        top_level = tuple(
-            self.registration(stmt.value)
+        calls = [
+            (self.registration(stmt.value), stmt.value)
             for stmt in self.tree.body
             if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
-        )
-        plugin = plugin_calls(self.tree, self.index).read
-        return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
+        ]
+        calls += [(replace(self.registration(call), plugin=True), call) for call in plugin_calls(self.tree, self.index).read]
+        self.semantic.registration_calls = calls  # rules follow a registration into its call
+        return tuple(registration for registration, _ in calls)
 
     def registration(self, call: ast.Call) -> Registration:
         arguments: Dict[str, ast.expr] = {}

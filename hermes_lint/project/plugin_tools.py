@@ -82,11 +82,9 @@ def _mentions_register_tool(path: Path) -> bool:
 
 def plugin_calls(tree: ast.Module, index) -> PluginCalls:
     """The plugin register calls of a module (computed once per ``ModuleIndex``)."""
-    cached = getattr(index, "_plugin_calls", None)
-    if cached is None:
-        cached = _plugin_calls(tree, index)
-        index._plugin_calls = cached
-    return cached
+    if index.plugin_calls is None:
+        index.plugin_calls = _plugin_calls(tree, index)
+    return index.plugin_calls
 
 
 def _plugin_calls(tree: ast.Module, index) -> PluginCalls:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from hermes_lint.model import Location, ModuleFacts, Registration
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Rule
 from hermes_lint.model.schema_walk import (
     JsonPath,
@@ -599,7 +600,7 @@ def _location(registration: Registration, path: Optional[JsonPath], ctx: Any) ->
         keyword = registration.keyword("name")
         return keyword.value_location if keyword is not None else registration.location
     # A module context also locates positional arguments; project rules have facts only.
-    return locate(registration, path, ctx if hasattr(ctx, "registration_calls") else None)
+    return locate(registration, path, ctx if isinstance(ctx, ModuleContext) else None)
 
 
 def _kept(violation: Violation, config: Any, path: str) -> bool:
