@@ -12,7 +12,7 @@ import io
 import tokenize
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from hermes_lint.model.context import ModuleIndex, char_col
 from hermes_lint.model.env_access import EnvSpellings, environment_readers
@@ -141,14 +141,18 @@ def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]
                 return 1, 1, "file is too deeply nested to compile"
             except ValueError as exc:
                 return 1, 1, f"cannot be compiled: {exc}"
-            if is_future:
+            if is_future and isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     feature = getattr(__future__, alias.name, None)
                     flags |= getattr(feature, "compiler_flag", 0)
     return None
 
 
-def source_segment(lines: List[str], node: ast.AST) -> str:
+# The nodes that carry a source position (ast.AST itself declares none).
+Positioned = Union[ast.expr, ast.stmt, ast.keyword, ast.arg]
+
+
+def source_segment(lines: List[str], node: Positioned) -> str:
     """The source text of ``node`` from already-split lines.
 
     ``ast.get_source_segment`` re-splits the whole file on every call, which profiling showed
@@ -180,15 +184,17 @@ class _Extractor:
         env_readers: Tuple[str, ...] = (),
         contract: RegistryContract = BUILTIN,
     ):
+        if parsed.tree is None:
+            raise ValueError(f"{parsed.path} did not parse: it has no facts to extract")
         self.parsed = parsed
         self.env_readers = env_readers  # the ``env-readers`` setting
         self.positional = contract.positional
-        self.tree = parsed.tree
+        self.tree: ast.Module = parsed.tree
         self.index = index
         self.evaluator = evaluator
         self.registry_aliases = self._registry_aliases()
 
-    def loc(self, node: ast.AST) -> Location:
+    def loc(self, node: Positioned) -> Location:
         return Location(node.lineno, char_col(self.parsed.lines, node.lineno, node.col_offset))
 
     # --- registrations -------------------------------------------------------------------
@@ -197,7 +203,10 @@ class _Extractor:
         top_level = tuple(
             self.registration(stmt.value)
             for stmt in self.tree.body
-            if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
+            if discovered
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and is_registry_register_call(stmt.value)
         )
         plugin = plugin_calls(self.tree, self.index).read
         return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
@@ -378,7 +387,8 @@ class _Extractor:
         for kind, label in block.items():
             if isinstance(stmt, kind):
                 return f"it is inside {label}"
-        if getattr(ast, "TryStar", None) and isinstance(stmt, ast.TryStar):
+        try_star = getattr(ast, "TryStar", None)  # Python 3.11+
+        if try_star is not None and isinstance(stmt, try_star):
             return "it is inside a `try` block"
         return "its result is used in an expression or assignment"
 
@@ -449,7 +459,7 @@ class _Extractor:
             if function is not None and function in spellings.reader_names:
                 continue  # a reader reads its parameter: the calls of it name the variables
             for child in self.index.walk(stmt):
-                if child.__class__ not in _ENV_READ_CLASSES:
+                if child.__class__ not in _ENV_READ_CLASSES or not isinstance(child, ast.expr):
                     continue  # the only kinds an access can be, in one set lookup
                 access = spellings.access(child)
                 if access is None:
@@ -486,6 +496,7 @@ def extract_facts(
 
     name = module_name(parsed.path)
     if parsed.tree is None:
+        assert parsed.error is not None  # a module without a tree has the reason
         line, col, message = parsed.error
         return ModuleFacts(
             path=parsed.path,
@@ -494,6 +505,7 @@ def extract_facts(
             registers_tools=False,
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
+    assert index is not None  # built with every parsed tree (engine.build_module_context)
     extractor = _Extractor(parsed, index, evaluator, env_readers, contract)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
