@@ -213,7 +213,10 @@ class ModuleContext:
         self.texts_by_registration.clear()
 
     def loc(self, node: ast.AST) -> Location:
-        return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))
+        # Every node a rule locates is an expression, statement, argument or keyword: all have
+        # a position, which the AST base class does not declare.
+        line: int = node.lineno  # type: ignore[attr-defined]
+        return Location(line, char_col(self.lines, line, node.col_offset))  # type: ignore[attr-defined]
 
     def registration_calls(self) -> List[Tuple[Registration, ast.Call]]:
         """Each extracted registration with its call node, in source order (a plugin's

@@ -91,7 +91,7 @@ class SemanticModel:
                 )
         return self._global_names
 
-    def local_names(self, fn: ast.AST) -> FrozenSet[str]:
+    def local_names(self, fn: CallableNode) -> FrozenSet[str]:
         """The names local to the function or lambda ``fn``: its parameters and every name its
         own scope binds (nested functions, lambdas, classes and comprehensions are scopes of
         their own). Computed once per function."""
