@@ -227,7 +227,7 @@ def _root_name(node: ast.expr) -> Optional[str]:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _source(ctx: ModuleContext, node: ast.AST) -> str:
+def _source(ctx: ModuleContext, node: ast.expr) -> str:
     text = source_segment(ctx.lines, node)
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
