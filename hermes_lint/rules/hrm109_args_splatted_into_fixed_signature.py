@@ -4,7 +4,7 @@ import ast
 from typing import Iterator, List, Optional, Union
 
 from hermes_lint.model.context import ModuleContext, child_nodes
-from hermes_lint.analysis.handlers import analyses
+from hermes_lint.analysis.handlers import unique_entries
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -146,13 +146,7 @@ class ArgsSplattedIntoFixedSignature(Rule):
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        seen = set()
-        for analysis in analyses(ctx):
-            entry = analysis.entry
-            # The def or the lambda the registry calls.
-            if not isinstance(entry, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or id(entry) in seen:
-                continue
-            seen.add(id(entry))
+        for analysis, entry in unique_entries(ctx):
             positional = entry.args.posonlyargs + entry.args.args
             if not positional:
                 continue
