@@ -33,7 +33,8 @@ from hermes_lint.atomic import write_atomic, write_new
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import Config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
-from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool, string_literal
+from hermes_lint.edit.literals import string_literal
+from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):

@@ -19,6 +19,8 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
+from hermes_lint.edit.literals import string_literal, string_value
+
 TOOLSETS_NAME = "TOOLSETS"
 CORE_TOOLS_NAME = "_HERMES_CORE_TOOLS"
 # Indentation added for an element on its own line when no sibling shows the file's own unit.
@@ -35,13 +37,6 @@ class ToolsetsEditError(Exception):
 class ToolsetsEdit:
     source: bytes  # the new file; equal to the old one when nothing had to change
     changes: Tuple[str, ...]  # what was done, one line each, for the user
-
-
-def string_literal(text: str, quote: str = '"') -> str:
-    """``text`` as a Python string literal in ``quote`` (control characters other than newline and
-    tab must have been rejected by the caller)."""
-    body = text.replace("\\", "\\\\").replace(quote, "\\" + quote)
-    return quote + body.replace("\n", "\\n").replace("\t", "\\t") + quote
 
 
 def add_tool(
@@ -147,13 +142,6 @@ def _assigned_value(module: cst.Module, name: str) -> Optional[cst.BaseExpressio
     return found
 
 
-def _string_value(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
 def _literal_entries(module: cst.Module, node: cst.Dict, where: str) -> Dict[str, cst.DictElement]:
     """String key -> element of a dict literal (the last one wins, as in Python)."""
     entries: Dict[str, cst.DictElement] = {}
@@ -162,7 +150,7 @@ def _literal_entries(module: cst.Module, node: cst.Dict, where: str) -> Dict[str
             raise ToolsetsEditError(
                 f"{where} is not a plain dict literal: it spreads `{_snippet(module, element)}`"
             )
-        key = _string_value(element.key)
+        key = string_value(element.key)
         if key is None:
             raise ToolsetsEditError(
                 f"{where} has a key that is not a string literal: `{_snippet(module, element.key)}`"
@@ -219,7 +207,7 @@ class _ListEdits:
     def add(self, target: cst.List, tool: str, label: str) -> str:
         current = self.replacements.get(id(target), target)
         assert isinstance(current, cst.List)  # a list's replacement is the list edited
-        if any(_string_value(element.value) == tool for element in current.elements):
+        if any(string_value(element.value) == tool for element in current.elements):
             return f'"{tool}" is already listed in {label}'
         self.replace(target, append_element(current, cst.Element(_quoted(current, tool))))
         return f'added "{tool}" to {label}'
@@ -412,7 +400,7 @@ def _layout_models(toolsets: cst.Dict) -> Tuple[Optional[cst.Dict], Optional[cst
         for item in element.value.elements:
             if (
                 isinstance(item, cst.DictElement)
-                and _string_value(item.key) == "tools"
+                and string_value(item.key) == "tools"
                 and isinstance(item.value, cst.List)
                 and item.value.elements  # an empty list shows nothing of the layout
             ):
