@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Type, TypeVar, Union
 
 import libcst as cst
 
@@ -27,6 +27,7 @@ CORE_TOOLS_NAME = "_HERMES_CORE_TOOLS"
 INDENT = "    "
 
 Container = Union[cst.List, cst.Dict]
+_Literal = TypeVar("_Literal", cst.Dict, cst.List)
 
 
 class ToolsetsEditError(Exception):
@@ -72,13 +73,7 @@ def _add_tool(
     module = _parse(source)
     lists = _ListEdits()
     changes: List[str] = []
-    toolsets = _assigned_value(module, TOOLSETS_NAME)
-    if toolsets is None:
-        raise ToolsetsEditError(f"it has no module-level `{TOOLSETS_NAME} = {{...}}` assignment")
-    if not isinstance(toolsets, cst.Dict):
-        raise ToolsetsEditError(
-            f"{TOOLSETS_NAME} is not a dict literal (it is `{_snippet(module, toolsets)}`)"
-        )
+    toolsets = _module_literal(module, TOOLSETS_NAME, cst.Dict)
     entry = _literal_entries(module, toolsets, TOOLSETS_NAME).get(toolset)
     if entry is None and not create_toolset:
         raise ToolsetsEditError(f'it has no toolset "{toolset}"')
@@ -94,13 +89,7 @@ def _add_tool(
                 label = f'{target_name} (the tools of toolset "{toolset}")'
             changes.append(lists.add(target, tool, label))
     if core:
-        core_list = _assigned_value(module, CORE_TOOLS_NAME)
-        if core_list is None:
-            raise ToolsetsEditError(f"it has no module-level `{CORE_TOOLS_NAME} = [...]` assignment")
-        if not isinstance(core_list, cst.List):
-            raise ToolsetsEditError(
-                f"{CORE_TOOLS_NAME} is not a list literal (it is `{_snippet(module, core_list)}`)"
-            )
+        core_list = _module_literal(module, CORE_TOOLS_NAME, cst.List)
         changes.append(lists.add(core_list, tool, CORE_TOOLS_NAME))
     new_module = lists.apply(module)
     return ToolsetsEdit(new_module.bytes, tuple(changes))
@@ -122,6 +111,18 @@ def _parse(source: bytes) -> cst.Module:
     except Exception as exc:  # syntax newer than this libcst understands
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ToolsetsEditError(f"libcst cannot parse it ({first_line})") from None
+
+
+def _module_literal(module: cst.Module, name: str, kind: Type[_Literal]) -> _Literal:
+    """The dict or list literal (``kind``) of the module-level ``name = ...``; a
+    ``ToolsetsEditError`` saying what is there instead."""
+    word, shape = ("dict", "{...}") if kind is cst.Dict else ("list", "[...]")
+    value = _assigned_value(module, name)
+    if value is None:
+        raise ToolsetsEditError(f"it has no module-level `{name} = {shape}` assignment")
+    if not isinstance(value, kind):
+        raise ToolsetsEditError(f"{name} is not a {word} literal (it is `{_snippet(module, value)}`)")
+    return value
 
 
 def _assigned_value(module: cst.Module, name: str) -> Optional[cst.BaseExpression]:
