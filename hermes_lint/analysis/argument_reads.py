@@ -178,7 +178,7 @@ def _rebinds_anywhere(fn: FunctionFacts, name: str) -> bool:
     return name in fn.bindings
 
 
-def _constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
+def constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
     """(dict name, key) of ``d.get("k", ...)`` or ``d["k"]``."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         receiver, key = node.func.value, node.args[0] if node.args else None
@@ -194,10 +194,10 @@ def _constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
 def _or_alternates(read: ast.AST, fn: FunctionFacts) -> Tuple[str, ...]:
     """Keys the other operands of the ``or`` around ``read`` read from the same dict (its aliases)."""
     chain = fn.parents.get(id(read))
-    this = _constant_read(read)
+    this = constant_read(read)
     if this is None or not (isinstance(chain, ast.BoolOp) and isinstance(chain.op, ast.Or)):
         return ()
-    others = (_constant_read(v) for v in chain.values if v is not read)
+    others = (constant_read(v) for v in chain.values if v is not read)
     return tuple(other[1] for other in others if other is not None and other[0] == this[0])
 
 
