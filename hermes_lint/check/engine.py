@@ -177,14 +177,19 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
 
-def read_toolsets_facts(source: Optional[SourceFile]):
+def read_toolsets_facts(source: Optional[SourceFile], cache: Optional[Any] = None):
+    """(toolsets.py's facts, its parse error as diagnostics); ``cache``: a ``ResultCache`` that
+    may hold the facts of these bytes."""
     if source is None:
         return None, ()
     from hermes_lint.project.toolsets_file import read_toolsets
 
     if source.data is None:
         return None, (Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),)
-    facts = read_toolsets(source.data, source.path)
+    if cache is not None:
+        facts = cache.toolsets_facts(source.data, lambda data: read_toolsets(data, source.path))
+    else:
+        facts = read_toolsets(source.data, source.path)
     diagnostics = ()
     if facts.parse_error is not None:
         line, col, message = facts.parse_error
@@ -193,11 +198,11 @@ def read_toolsets_facts(source: Optional[SourceFile]):
 
 
 def unsuppressed_diagnostics(
-    results: Sequence[ModuleResult], sources: ProjectSources, config: Config
+    results: Sequence[ModuleResult], sources: ProjectSources, config: Config, cache: Optional[Any] = None
 ) -> List[Diagnostic]:
     """Module findings, toolsets.py's parse error and the project rules' findings, before any
     ``# noqa`` (flake8 applies noqa itself, so its plugin stops here)."""
-    toolsets_facts, diagnostics = read_toolsets_facts(sources.toolsets)
+    toolsets_facts, diagnostics = read_toolsets_facts(sources.toolsets, cache)
     diagnostics = list(diagnostics)
     for result in results:
         diagnostics.extend(result.diagnostics)
@@ -220,9 +225,11 @@ def finish(
     results: Sequence[ModuleResult],
     sources: ProjectSources,
     config: Config,
+    cache: Optional[Any] = None,
 ) -> List[Diagnostic]:
-    """Phase 2: project rules, then suppression, selection and HRM900."""
-    diagnostics = unsuppressed_diagnostics(results, sources, config)
+    """Phase 2: project rules, then suppression, selection and HRM900. ``cache``: a
+    ``ResultCache`` that may hold toolsets.py's facts."""
+    diagnostics = unsuppressed_diagnostics(results, sources, config, cache)
     noqa_by_path: Dict[str, Dict[int, NoqaComment]] = {
         r.facts.path: {c.line: c for c in r.noqa} for r in results
     }

@@ -312,8 +312,10 @@ def _module_results(
     check,
     *,
     schemas: bool,
+    save: bool = True,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
-    """``schemas=False``: facts from the cache may come without schemas (``cache.lookup``)."""
+    """``schemas=False``: facts from the cache may be their ``cache.project_view``, without
+    schemas. ``save=False``: the cache is left for the caller to save."""
     from hermes_lint.check.engine import SourceFile, read_source
 
     results: List[Optional[ModuleResult]] = [None] * len(listing.paths)
@@ -324,7 +326,7 @@ def _module_results(
         ):
             data = None
             if cache is not None and regular:
-                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), schemas=schemas)
+                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), full=schemas)
                 if cached is not None:
                     results[position] = cached
                     continue
@@ -340,7 +342,8 @@ def _module_results(
                 cache.store(source.path, listing.stats[position], result)
         if cache is not None:
             cache.prune(listing.relative)
-            cache.save()
+            if save:
+                cache.save()
         _settle()
     toolsets = read_source(root, config.toolsets_file) if listing.toolsets_stat is not None else None
     return results, toolsets
@@ -360,13 +363,16 @@ def run_project(
             return reused
     from hermes_lint.check.engine import ProjectSources, finish, selected_rules
 
-    # The project phase is all that reads the cached modules' facts here: their schemas are
-    # decoded only for a project rule that reads them.
+    # The project phase is all that reads the cached modules' facts here: their full facts
+    # (schemas included) are read only for a project rule that reads schemas; else the compact
+    # entries of the index are enough (``cache.project_view``).
     schemas = any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
     with _freezing():
-        results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas)
+        results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched = _watched(root)
-        diagnostics = finish(results, ProjectSources([], toolsets, watched), config)
+        diagnostics = finish(results, ProjectSources([], toolsets, watched), config, cache)
+        if cache is not None:
+            cache.save()  # the modules checked afresh, and toolsets.py's facts
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
     # name) made the result depend on more than the stats in ``state``: not reusable.
     if state is not None and not type(watched).touched:
