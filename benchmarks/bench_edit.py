@@ -168,12 +168,12 @@ def main(argv: Optional[List[str]] = None) -> None:
                       f"alone: {checker * 1000:.0f} ms above python")
                 own = alone - base
                 verdict = "MET    " if extra <= 3 * own else "NOT MET"
-                print(f"    {verdict} <= warm + 3x that file alone, cold, above python ({own * 1000:.0f} ms): "
-                      f"{extra / own:.2f}x")
+                print(f"    {verdict} edited - warm <= 3x that file alone, cold, above python ({own * 1000:.0f} ms): "
+                      f"{extra / own:.2f}x of it")
                 if toolkit is toolkits[0] and attribute == "cpu":
                     verdict = "MET    " if extra <= 3 * in_process else "NOT MET"
-                    print(f"    {verdict} <= warm + 3x check_module of that file in process "
-                          f"({in_process * 1000:.1f} ms CPU): {extra / in_process:.1f}x")
+                    print(f"    {verdict} edited - warm <= 3x check_module of that file in process "
+                          f"({in_process * 1000:.1f} ms CPU): {extra / in_process:.1f}x of it")
 
 
 if __name__ == "__main__":
