@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
-from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions
 from hermes_lint.analysis.scopes import COMPREHENSION_CLASSES, COMPREHENSIONS, FUNCTION_CLASSES, ancestors, bindings, parameter_names
 
@@ -123,7 +123,7 @@ class ArgumentReads(ModuleFunctions):
     def _follow_args(self, call, position, keyword, fn, depth, stack, use) -> bool:
         callee = self.is_module_call(call, fn)
         facts = self.followable(callee) if callee else None
-        if facts is None or depth >= MAX_DEPTH:
+        if facts is None or depth >= CALL_DEPTH:
             return False
         params = facts.node.args
         positional = [a.arg for a in params.posonlyargs + params.args]

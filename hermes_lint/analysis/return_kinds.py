@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions, ReturnFact
 from hermes_lint.analysis.narrowing import FALSY, end_ruled_out, narrowed_not_none, ruled_out, says, truthy_arguments
 
@@ -215,7 +215,7 @@ class ReturnKinds(ModuleFunctions):
         the result). ``bound``: parameters the call passes a truthy value, so the paths that
         need them None or falsy (``return None if error is None else ...``) do not run.
         """
-        if depth > MAX_DEPTH or name in stack:
+        if depth > CALL_DEPTH or name in stack:
             return UNKNOWN
         key = (name, depth, not_none, bound)
         if key in self._results:

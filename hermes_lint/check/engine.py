@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
+from hermes_lint.model.semantic import SemanticModel
 from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
@@ -102,15 +103,15 @@ def build_module_context(
     evaluator = ModuleEvaluator(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
+    semantic = SemanticModel(parsed.tree, parsed.text, index, evaluator)
     contract = module_contract(parsed.tree, index, parsed.path, config, project)
-    facts = extract_facts(parsed, index, evaluator, config.env_readers, contract)
+    facts = extract_facts(parsed, semantic, config.env_readers, contract)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
         lines=parsed.lines,
         tree=parsed.tree,
-        index=index,
-        evaluator=evaluator,
+        semantic=semantic,
         facts=facts,
         config=config,
         contract=contract,
@@ -144,7 +145,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
 
 def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[ModuleContext], config: Config) -> ModuleResult:
     """The module rules selected by ``config`` run over a built context (``build_module_context``);
-    the context's memo is cleared afterwards, so use it for anything else first."""
+    the context's analyses are released afterwards, so use it for anything else first."""
     diagnostics: List[Diagnostic] = []
     if facts.parse_error is not None:
         diagnostics.append(facts.parse_error)
@@ -162,10 +163,10 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
                         )
                     )
         finally:
-            # The memo's analyzers point back at the context: a reference cycle that would keep
-            # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
-            # more often). Broken here, everything is freed as soon as this function returns.
-            ctx.memo.clear()
+            # The analyses point back at the context: a reference cycle that would keep the whole
+            # syntax tree alive until the cyclic GC finds it (and makes that GC run far more
+            # often). Broken here, everything is freed as soon as this function returns.
+            ctx.release()
         read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
         if ctx.contract is not None and ctx.contract.source is not None:
             # The contract HRM004/HRM105 judged by: these findings are stale when it changes.

@@ -169,12 +169,12 @@ class EnvAccessIndex:
         self.access = self.spellings.access
         # Reads extract.py could name, by location: an access elsewhere has no constant name.
         self.named: Dict[Location, EnvRead] = {read.location: read for read in ctx.facts.env_reads}
+        self._unnamed_access: Optional[bool] = None  # has_unnamed_access, once computed
 
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAccessIndex":
-        if "env_access_index" not in ctx.memo:
-            ctx.memo["env_access_index"] = cls(ctx)
-        return ctx.memo["env_access_index"]
+        """The module's index, made on first use (kept by the module's semantic model)."""
+        return ctx.semantic.analysis(cls, ctx)
 
     def read_of(self, access: EnvAccess) -> Optional[EnvRead]:
         """The ``EnvRead`` fact of ``access`` when its variable has a constant name."""
@@ -200,8 +200,8 @@ class EnvAccessIndex:
         ``os.getenv(name)``, ``os.environ.copy()``, ``dict(os.environ)``, writes...: any of them
         may concern any variable.
         """
-        if "env_unnamed_access" in self.ctx.memo:
-            return self.ctx.memo["env_unnamed_access"]
+        if self._unnamed_access is not None:
+            return self._unnamed_access
         # The nodes that name the environment (``os.environ``, ``os.getenv``...): without one,
         # nothing touches it; only when there are some must the named reads be told apart.
         # Statement by statement (order does not matter here): extraction already walked each
@@ -224,7 +224,7 @@ class EnvAccessIndex:
                     if self.is_environ(node) or self.is_getenv(node):
                         references.append(node)
         if not references:
-            self.ctx.memo["env_unnamed_access"] = False
+            self._unnamed_access = False
             return False
         covered = set()
         for access in (found for stmt in self.ctx.tree.body for found in self.accesses(stmt)):
@@ -236,5 +236,5 @@ class EnvAccessIndex:
                 if isinstance(access.node, ast.Call) and isinstance(access.node.func, ast.Attribute):
                     covered.add(id(access.node.func.value))  # os.environ in os.environ.get
         result = any(id(node) not in covered for node in references)
-        self.ctx.memo["env_unnamed_access"] = result
+        self._unnamed_access = result
         return result

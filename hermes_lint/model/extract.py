@@ -12,9 +12,9 @@ import io
 import tokenize
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from hermes_lint.model.context import ModuleIndex, char_col
+from hermes_lint.model.context import char_col
 from hermes_lint.model.env_access import EnvSpellings, environment_readers
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
@@ -31,6 +31,9 @@ from hermes_lint.model import (
     Registration,
     Unresolved,
 )
+
+if TYPE_CHECKING:
+    from hermes_lint.model.semantic import SemanticModel
 
 # ToolRegistry.register's parameters, in order: positional arguments map onto these (the
 # built-in contract; a project's own registry module may say otherwise: ``registry_contract``).
@@ -175,8 +178,7 @@ class _Extractor:
     def __init__(
         self,
         parsed: ParsedModule,
-        index: ModuleIndex,
-        evaluator: Any,
+        semantic: "SemanticModel",
         env_readers: Tuple[str, ...] = (),
         contract: RegistryContract = BUILTIN,
     ):
@@ -184,8 +186,9 @@ class _Extractor:
         self.env_readers = env_readers  # the ``env-readers`` setting
         self.positional = contract.positional
         self.tree = parsed.tree
-        self.index = index
-        self.evaluator = evaluator
+        self.semantic = semantic
+        self.index = semantic.index
+        self.evaluator = semantic.evaluator
         self.registry_aliases = self._registry_aliases()
 
     def loc(self, node: ast.AST) -> Location:
@@ -238,6 +241,9 @@ class _Extractor:
             for name in VALUE_PARAMETERS
             if name in arguments
         )
+        overrides = arguments.get("dynamic_schema_overrides")
+        if isinstance(overrides, ast.Constant) and overrides.value is None:
+            overrides = None  # `dynamic_schema_overrides=None` is no overrides function
         return Registration(
             location=self.loc(call),
             end_line=getattr(call, "end_lineno", call.lineno) or call.lineno,
@@ -251,17 +257,18 @@ class _Extractor:
             schema_locations=schema_locations,
             positional_args=len(call.args),
             has_star_args=has_star,
-            override_keys=None if has_star else self.override_keys(arguments.get("dynamic_schema_overrides")),
+            override_keys=None if has_star else self.override_keys(overrides),
+            has_dynamic_schema_overrides=overrides is not None,
         )
 
     def override_keys(self, node: Optional[ast.expr]) -> Optional[Tuple[str, ...]]:
         """See ``Registration.override_keys``."""
-        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        if node is None:
             return ()
         if isinstance(node, ast.Lambda):
             return _returned_keys([node.body])
-        if isinstance(node, ast.Name) and node.id in self.index.functions and node.id not in self.index.assigned:
-            function = self.index.functions[node.id]
+        function = self.semantic.functions.get(node.id) if isinstance(node, ast.Name) else None
+        if function is not None:
             returns = [stmt.value for stmt in _own_returns(function)]
             return _returned_keys(returns)
         return None
@@ -475,8 +482,7 @@ def _repr_key(item: Tuple[Any, Any]) -> str:
 
 def extract_facts(
     parsed: ParsedModule,
-    index: Optional[ModuleIndex],
-    evaluator: Any,
+    semantic: Optional["SemanticModel"],
     env_readers: Tuple[str, ...] = (),
     contract: RegistryContract = BUILTIN,
 ) -> ModuleFacts:
@@ -494,7 +500,8 @@ def extract_facts(
             registers_tools=False,
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
-    extractor = _Extractor(parsed, index, evaluator, env_readers, contract)
+    assert semantic is not None  # a module that parsed has its semantic model
+    extractor = _Extractor(parsed, semantic, env_readers, contract)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
         path=parsed.path,
@@ -504,7 +511,7 @@ def extract_facts(
         registrations=extractor.registrations(discovered),
         misplaced_calls=extractor.misplaced_calls(discovered),
         unread_register_calls=extractor.unread_register_calls(discovered)
-        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, index).unread),
+        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, semantic.index).unread),
         env_reads=extractor.env_reads(),
     )
 

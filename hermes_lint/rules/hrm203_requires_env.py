@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_requirements import EnvAnalysis
@@ -400,7 +400,7 @@ class RequiresEnvMismatch(Rule):
                 continue  # computed at run time (Unresolved) or malformed: nothing to compare with
             names = set(listed or ())
             tool = tool_label(registration)
-            check = callable_node(ctx, register_argument(call, "check_fn"))
+            check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
             reported = set()
             if check is not None:
                 who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
@@ -409,7 +409,7 @@ class RequiresEnvMismatch(Rule):
                         reported.add(name)
                         message = f"`{name}` is required by {who} but not listed in `requires_env` of "
                         grouped.setdefault((where, message + TOOLS), []).append(tool)
-            handler = callable_node(ctx, register_argument(call, "handler"))
+            handler = ctx.semantic.callable_node(register_argument(call, "handler"))
             if handler is not None:
                 for read in analysis.handler_required_reads(handler):
                     if read.name not in names and read.name not in reported:

@@ -672,8 +672,8 @@ class ToolRequest(NamedTuple):
 
 
 def tool_requests(ctx: Any) -> List[ToolRequest]:
-    if "tool_requests" in ctx.memo:
-        return ctx.memo["tool_requests"]
+    if ctx.tool_requests_cache is not None:
+        return ctx.tool_requests_cache
     from hermes_lint.project.index import readable_toolsets, toolsets_path
 
     by_name: Dict[str, Tuple[ModuleFacts, Registration]] = {}
@@ -711,7 +711,7 @@ def tool_requests(ctx: Any) -> List[ToolRequest]:
             requests.append(
                 ToolRequest(f"toolset `{name}`", module.path, first.location, tuple(r for _, r in members))
             )
-    ctx.memo["tool_requests"] = requests
+    ctx.tool_requests_cache = requests
     return requests
 
 
