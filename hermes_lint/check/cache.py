@@ -10,7 +10,7 @@ index.
 An index entry holds what the project phase reads of the module (``project_view``: its
 registrations' names, toolsets, locations and the few other facts project rules use, without
 schemas, handlers or environment reads) with its module diagnostics and ``# noqa`` comments:
-~0.5 KB. The full facts (~3-5 KB, schemas included) are in a file of their own under
+~0.6 KB with the entry's stat and hashes. The full facts (~3-5 KB, schemas included) are in a file of their own under
 ``modules/``, named by the hash of its content, read only by what needs them (the manifest, the
 flake8 plugin's snapshot, a project rule that reads schemas). So after one file is edited,
 ``check`` reads and rewrites the small index and writes one module file, whatever the project's
@@ -597,7 +597,7 @@ class ResultCache:
             pass  # a read-only checkout still gets its diagnostics; only the speed-up is lost
 
 
-# Far above the index of any real project (~5 KB per tool module), so that a file that fills
+# Far above the index of any real project (~0.6 KB per tool module), so that a file that fills
 # memory is a miss, never a hang.
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
