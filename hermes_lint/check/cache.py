@@ -10,11 +10,11 @@ index.
 An index entry holds what the project phase reads of the module (``project_view``: its
 registrations' names, toolsets, locations and the few other facts project rules use, without
 schemas, handlers or environment reads) with its module diagnostics and ``# noqa`` comments:
-~0.6 KB with the entry's stat and hashes. The full facts (~3-5 KB, schemas included) are in a file of their own under
-``modules/``, named by the hash of its content, read only by what needs them (the manifest, the
-flake8 plugin's snapshot, a project rule that reads schemas). So after one file is edited,
-``check`` reads and rewrites the small index and writes one module file, whatever the project's
-size, and its project phase decodes the compact entries.
+~0.6 KB with the entry's stat and hashes. The full facts (~3-5 KB, schemas included) are in a
+file of their own under ``modules/``, named by the hash of its content, read only by what needs
+them (the manifest, the flake8 plugin's snapshot, a project rule that reads schemas). So after
+one file is edited, ``check`` rewrites the small index and writes one module file, and its
+project phase decodes the compact entries.
 
 Entries are JSON, decoded only into the toolkit's own data classes (an allow-list): a cache
 directory that arrives with a repository is data, never code, so it is never unpickled. A
@@ -43,7 +43,7 @@ from hermes_lint.regular_files import read_regular_file
 CACHE_DIR_NAME = ".hermes_lint_cache"
 INDEX_NAME = "results-v4.json"
 _OLD_INDEX_NAMES = ("results-v2.json", "results-v3.json")  # removed when the index is written
-MODULES_DIR_NAME = "modules"  # the full facts of each module: ``ResultCache.full_result``
+MODULES_DIR_NAME = "modules"  # the full facts of each module: ``ResultCache.lookup(full=True)``
 PROJECT_NAME = "project-v2.json"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -430,9 +430,11 @@ class ResultCache:
         if not self.changed:
             return
         live = {entry.get("full") for entry in self.entries.values() if isinstance(entry, dict)}
-        for name, text in self._new_modules.items():
-            if name in live:
-                self._write_module(name, text)
+        new = [(name, text) for name, text in self._new_modules.items() if name in live]
+        directory = self._modules_directory() if new else None
+        if directory is not None:
+            for name, text in new:
+                self._write_module(directory, name, text)
         self._new_modules.clear()
         index = {"key": self.key, "files": self.entries}
         if self._toolsets is not None:
@@ -548,24 +550,26 @@ class ResultCache:
             raise ValueError("module file damaged")
         return text
 
-    def _write_module(self, name: str, text: str) -> None:
-        """The module file ``name`` (the sha256 of ``text``), created as the index is."""
+    def _modules_directory(self) -> Optional[Path]:
+        """The directory of module files, made if missing; None when it cannot be used."""
         directory = self.directory / MODULES_DIR_NAME
         try:
             if not (self._prepare() and self._usable(directory)):
-                return
-            created = not directory.exists()
+                return None
             directory.mkdir(exist_ok=True)
-            if not self._usable(directory):  # replaced by a link since the check above
-                return
-            temporary = directory / f".{name}.{os.urandom(8).hex()}.tmp"
+        except OSError:
+            return None
+        return directory if self._usable(directory) else None  # not replaced by a link meanwhile
+
+    def _write_module(self, directory: Path, name: str, text: str) -> None:
+        """The module file ``name`` (the sha256 of ``text``), created as the index is."""
+        temporary = directory / f".{name}.{os.urandom(8).hex()}.tmp"
+        try:
             try:
                 _create(temporary, text)
                 os.replace(temporary, directory / f"{name}.json")
             except BaseException:
-                _unlink_quietly(temporary)
-                if created:
-                    _remove_empty(directory)
+                _unlink_quietly(temporary)  # a full disk must not collect half-written files
                 raise
         except OSError:
             pass
@@ -636,13 +640,6 @@ def _remove_abandoned(directory: Path, name: str) -> None:
                 os.unlink(path)
         except OSError:
             pass
-
-
-def _remove_empty(directory: Path) -> None:
-    try:
-        os.rmdir(directory)
-    except OSError:
-        pass
 
 
 def _unlink_quietly(path: Path) -> None:
