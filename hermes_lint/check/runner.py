@@ -288,13 +288,22 @@ def module_results(
     jobs: Optional[int] = 1,
     use_cache: bool = False,
     check=None,
+    project_rules_only: bool = False,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
     """The per-file phase for every tool module (from the cache where unchanged), in path
     order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
-    plugin memoises per file across a run)."""
+    plugin memoises per file across a run). ``project_rules_only``: the facts are read by the
+    project rules alone, so cached ones may be their ``cache.project_view`` (as in ``run_project``)."""
     cache = _open_cache(root, config) if use_cache else None
+    schemas = not project_rules_only or _project_rules_need_schemas(config)
     with _freezing():
-        return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=True)
+        return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=schemas)
+
+
+def _project_rules_need_schemas(config: Config) -> bool:
+    from hermes_lint.check.engine import selected_rules
+
+    return any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
 
 
 def _open_cache(root: Path, config: Config) -> "ResultCache":
@@ -361,12 +370,12 @@ def run_project(
         reused = cache.project_diagnostics(state)
         if reused is not None:
             return reused
-    from hermes_lint.check.engine import ProjectSources, finish, selected_rules
+    from hermes_lint.check.engine import ProjectSources, finish
 
     # The project phase is all that reads the cached modules' facts here: their full facts
     # (schemas included) are read only for a project rule that reads schemas; else the compact
     # entries of the index are enough (``cache.project_view``).
-    schemas = any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
+    schemas = _project_rules_need_schemas(config)
     with _freezing():
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched = _watched(root)
