@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from hermes_lint.analysis.event_loops import event_loop_call, mentions_event_loops
 from hermes_lint.analysis.raises import certainly_caught
 from hermes_lint.analysis.reachability import completes
 from hermes_lint.analysis.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
+from hermes_lint.model.semantic import CallableNode
 
 _FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
 _YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
@@ -23,7 +24,7 @@ _YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
 
 @dataclass
 class ReturnFact:
-    node: ast.AST  # the ``return`` statement, or a lambda's body
+    node: Union[ast.Return, ast.expr]  # the ``return`` statement, or a lambda's body
     value: Optional[ast.expr]
     in_except: bool  # lexically inside an ``except`` block of the function
     except_names: Tuple[str, ...]  # names bound by the enclosing ``except ... as name`` blocks
@@ -34,7 +35,7 @@ class FunctionFacts:
     """One module function (or a handler lambda) analysed on its own."""
 
     name: str  # "" for a lambda
-    node: ast.AST
+    node: CallableNode
     is_async: bool
     decorated: bool
     is_generator: bool
@@ -114,7 +115,7 @@ class ModuleFunctions:
         return isinstance(node, ast.Name) and not fn.is_local(node.id) and self.semantic.is_registry_helper(node, helper)
 
 
-def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> FunctionFacts:
+def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions) -> FunctionFacts:
     pairs = scope_walk(node)  # one walk (a fresh list), shared by everything below
     # One pass sorts out what the rest looks at: parents, and the few kinds of node tested.
     parents: Dict[int, ast.AST] = {}
@@ -132,7 +133,7 @@ def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> Fun
         elif cls in fact_kinds:
             fact_nodes.append(child)
         elif cls is ast.comprehension:
-            comprehensions.append(child)
+            comprehensions.append(child)  # type: ignore[arg-type]  # class tested by identity
         elif cls in yield_kinds:
             has_yield = True
     is_lambda = isinstance(node, ast.Lambda)
@@ -152,7 +153,7 @@ def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> Fun
         pairs=pairs,
         parents=parents,
     )
-    if is_lambda:
+    if isinstance(node, ast.Lambda):
         facts.returns.append(ReturnFact(node.body, node.body, False, ()))
     else:
         if completes(node.body, analyzer, facts):

@@ -360,8 +360,8 @@ class ResultCache:
             from hermes_lint.check.engine import ModuleResult
 
             _allow()
-            record, name = entry["project"], entry["full"]
-            if not (isinstance(record, str) and isinstance(name, str)):
+            record, name, sha256 = entry["project"], entry["full"], entry["sha256"]
+            if not (isinstance(record, str) and isinstance(name, str) and isinstance(sha256, str)):
                 raise ValueError("not an entry")
             if zlib.crc32(f"{record}\0{name}".encode()) != entry.get("check"):
                 raise ValueError("checksum mismatch")
@@ -369,7 +369,7 @@ class ResultCache:
                 facts, diagnostics, noqa = _DECODER.decode(self._read_module(name))
             else:
                 read_modules = tuple(tuple(item) for item in entry.get("read_modules", ()))
-                facts, diagnostics, noqa = _from_project_record(record, path, entry.get("sha256"), read_modules)
+                facts, diagnostics, noqa = _from_project_record(record, path, sha256, read_modules)
             if not isinstance(facts, model.ModuleFacts) or facts.path != path:
                 raise ValueError("not this module's facts")
             result = ModuleResult(facts, tuple(diagnostics), tuple(noqa))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
@@ -23,6 +23,10 @@ from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from hermes_lint.check.cache import ResultCache
+    from hermes_lint.project.toolsets_file import ToolsetsFacts
 
 UNUSED_NOQA = "HRM900"
 PARSE_ERROR = "HRM001"
@@ -95,7 +99,7 @@ def build_module_context(
     from hermes_lint.project.registry_contract import module_contract
 
     if parsed.tree is None:
-        return extract_facts(parsed, None, None), None
+        return extract_facts(parsed, None), None
     index = ModuleIndex(parsed.tree)
     if project is None and config.project_root:
         project = project_modules(config.project_root)
@@ -130,14 +134,15 @@ def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
 def check_module(source: SourceFile, config: Config, project: Optional[Any] = None) -> ModuleResult:
     """Phase 1 for one file: facts, module-rule diagnostics and noqa comments."""
     if source.data is None:
+        unreadable = Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}")
         facts = ModuleFacts(
             path=source.path,
             module=source.path[:-3].replace("/", "."),
             sha256="",
             registers_tools=False,
-            parse_error=Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),
+            parse_error=unreadable,
         )
-        return ModuleResult(facts, (facts.parse_error,), ())
+        return ModuleResult(facts, (unreadable,), ())
     parsed = parse_module(source.path, source.data)
     facts, ctx = build_module_context(parsed, config, project)
     return module_result(parsed, facts, ctx, config)
@@ -178,7 +183,9 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
 
-def read_toolsets_facts(source: Optional[SourceFile], cache: Optional[Any] = None):
+def read_toolsets_facts(
+    source: Optional[SourceFile], cache: Optional[ResultCache] = None
+) -> Tuple[Optional[ToolsetsFacts], Tuple[Diagnostic, ...]]:
     """(toolsets.py's facts, its parse error as diagnostics); ``cache``: a ``ResultCache`` that
     may hold the facts of these bytes."""
     if source is None:
@@ -191,7 +198,7 @@ def read_toolsets_facts(source: Optional[SourceFile], cache: Optional[Any] = Non
         facts = cache.toolsets_facts(source.data, lambda data: read_toolsets(data, source.path))
     else:
         facts = read_toolsets(source.data, source.path)
-    diagnostics = ()
+    diagnostics: Tuple[Diagnostic, ...] = ()
     if facts.parse_error is not None:
         line, col, message = facts.parse_error
         diagnostics = (Diagnostic(source.path, line, col, PARSE_ERROR, message),)
@@ -199,17 +206,18 @@ def read_toolsets_facts(source: Optional[SourceFile], cache: Optional[Any] = Non
 
 
 def unsuppressed_diagnostics(
-    results: Sequence[ModuleResult], sources: ProjectSources, config: Config, cache: Optional[Any] = None
+    results: Sequence[ModuleResult], sources: ProjectSources, config: Config, cache: Optional[ResultCache] = None
 ) -> List[Diagnostic]:
     """Module findings, toolsets.py's parse error and the project rules' findings, before any
     ``# noqa`` (flake8 applies noqa itself, so its plugin stops here)."""
-    toolsets_facts, diagnostics = read_toolsets_facts(sources.toolsets, cache)
-    diagnostics = list(diagnostics)
+    toolsets_facts, toolsets_diagnostics = read_toolsets_facts(sources.toolsets, cache)
+    diagnostics = list(toolsets_diagnostics)
     for result in results:
         diagnostics.extend(result.diagnostics)
     project = ProjectContext(tuple(r.facts for r in results), toolsets_facts, config, root=sources.root)
     for rule_class in selected_rules(config, "project"):
         for finding in rule_class().check(project):
+            assert finding.path is not None, f"{rule_class.code}: a project finding names its file"
             diagnostics.append(
                 Diagnostic(
                     finding.path,
@@ -226,7 +234,7 @@ def finish(
     results: Sequence[ModuleResult],
     sources: ProjectSources,
     config: Config,
-    cache: Optional[Any] = None,
+    cache: Optional[ResultCache] = None,
 ) -> List[Diagnostic]:
     """Phase 2: project rules, then suppression, selection and HRM900. ``cache``: a
     ``ResultCache`` that may hold toolsets.py's facts."""

@@ -92,6 +92,12 @@ class Generated:
     def ok(self) -> bool:
         return not self.problems
 
+    def produced(self) -> Tuple[dict, bytes]:
+        """``data`` and ``text`` of a manifest that was generated (``ok``)."""
+        if self.data is None or self.text is None:
+            raise ValueError("no manifest was generated: " + "; ".join(d.message for d in self.problems))
+        return self.data, self.text
+
 
 def render(data: dict) -> bytes:
     """The manifest's canonical bytes."""
@@ -438,7 +444,7 @@ def _resolved_toolsets(sources, source_hashes: Dict[str, str], tools: Dict[str, 
                                  f"cannot be read: {sources.toolsets.read_error}; its hash cannot be recorded")]
     source_hashes[sources.toolsets.path] = hashlib.sha256(sources.toolsets.data).hexdigest()
     facts, diagnostics = read_toolsets_facts(sources.toolsets)
-    if diagnostics:
+    if diagnostics or facts is None:  # facts is None only for a file that cannot be read
         return None, list(diagnostics)
     table = _toolsets_table(facts)
     if table is None:

@@ -38,7 +38,7 @@ from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.extract import source_segment
-from hermes_lint.model.semantic import CALL_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH, CallableNode
 
 # `module` checks name a top-level package only: find_spec("a.b") imports `a` to search it,
 # and the manifest must never make the runtime import anything by itself.
@@ -103,7 +103,7 @@ class _Classifier:
 
     # --- callables -------------------------------------------------------------------------
 
-    def callable_form(self, fn: ast.AST, depth: int, seen: Tuple[int, ...]) -> _Form:
+    def callable_form(self, fn: CallableNode, depth: int, seen: Tuple[int, ...]) -> _Form:
         if depth > CALL_DEPTH or id(fn) in seen:
             raise _NotDeclarative("check_fn calls too deep a chain of functions")
         seen = seen + (id(fn),)
@@ -227,7 +227,7 @@ def _root_name(node: ast.expr) -> Optional[str]:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _source(ctx: ModuleContext, node: ast.AST) -> str:
+def _source(ctx: ModuleContext, node: ast.expr) -> str:
     text = source_segment(ctx.lines, node)
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."

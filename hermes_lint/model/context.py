@@ -110,6 +110,8 @@ class ModuleIndex:
         self.imports: Dict[str, str] = {}  # local name -> "module" or "module.attr"
         self.assigned: Dict[str, List[ast.AST]] = {}  # name -> assigned value nodes (top level)
         self.has_star_import = False
+        # The module's plugin register calls (``project.plugin_tools.plugin_calls``), once found.
+        self.plugin_calls: Optional[Any] = None
         self.bound_anywhere: set = set()  # every name bound anywhere at module level
         for stmt in tree.body:
             self._index_statement(stmt)
@@ -193,7 +195,6 @@ class ModuleContext:
     # None: the built-in one.
     contract: Optional[Any] = None
     # Computed once per module run on first use, by the accessors that own them.
-    _registration_calls: Optional[List[Tuple[Registration, ast.Call]]] = field(default=None, repr=False)
     subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
     texts_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
 
@@ -208,34 +209,19 @@ class ModuleContext:
     def release(self) -> None:
         """Drop what the rules computed (see ``SemanticModel.release``)."""
         self.semantic.release()
-        self._registration_calls = None
         self.subschemas_by_registration.clear()
         self.texts_by_registration.clear()
 
     def loc(self, node: ast.AST) -> Location:
-        return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))
+        # Every node a rule locates is an expression, statement, argument or keyword: all have
+        # a position, which the AST base class does not declare.
+        line: int = node.lineno  # type: ignore[attr-defined]
+        return Location(line, char_col(self.lines, line, node.col_offset))  # type: ignore[attr-defined]
 
     def registration_calls(self) -> List[Tuple[Registration, ast.Call]]:
-        """Each extracted registration with its call node, in source order (a plugin's
-        registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
-        if self._registration_calls is None:
-            # By location, once: a search per registration would be quadratic in the number
-            # of registrations (generated modules hold thousands).
-            calls: Dict[Location, ast.Call] = {}
-            for stmt in self.tree.body:
-                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-                    calls.setdefault(self.loc(stmt.value), stmt.value)
-            pairs = [
-                (registration, calls[registration.location])
-                for registration in self.facts.registrations
-                if not registration.plugin and registration.location in calls
-            ]
-            from hermes_lint.project.plugin_tools import plugin_calls
-
-            plugin = [registration for registration in self.facts.registrations if registration.plugin]
-            pairs.extend(zip(plugin, plugin_calls(self.tree, self.index).read))
-            self._registration_calls = pairs
-        return self._registration_calls
+        """Each extracted registration with the call it was read from, in source order (a
+        plugin's registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
+        return self.semantic.registration_calls
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterator, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import EnvRead, Location
@@ -143,7 +143,7 @@ def _reads_its_argument(function: ast.AST, spellings: EnvSpellings) -> bool:
     if not params or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return False
     first = params[0].arg
-    stack = [] if isinstance(body[0].value, ast.Lambda) else [body[0].value]
+    stack: List[ast.AST] = [] if isinstance(body[0].value, ast.Lambda) else [body[0].value]
     while stack:  # the returned expression, not a lambda in it (that reads later, when called)
         node = stack.pop()
         found = spellings.access(node)
@@ -217,10 +217,10 @@ class EnvAccessIndex:
                 continue  # a reader's read of its parameter: its calls name the variables
             for node in walk(stmt):
                 cls = node.__class__
-                if cls is ast.Name:
-                    if node.id in names:
+                if cls is ast.Name:  # by identity (hot loop): mypy cannot narrow on it
+                    if node.id in names:  # type: ignore[attr-defined]
                         references.append(node)
-                elif cls is ast.Attribute and node.attr in _ENVIRONMENT_ATTRIBUTES:
+                elif cls is ast.Attribute and node.attr in _ENVIRONMENT_ATTRIBUTES:  # type: ignore[attr-defined]
                     if self.is_environ(node) or self.is_getenv(node):
                         references.append(node)
         if not references:

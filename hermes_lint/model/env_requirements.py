@@ -22,7 +22,7 @@ import sys
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hermes_lint.model.context import ModuleContext, walk
-from hermes_lint.model.semantic import CALL_DEPTH, TRY_NODES, SemanticModel
+from hermes_lint.model.semantic import CALL_DEPTH, TRY_NODES, CallableNode, SemanticModel
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model import EnvRead, Location, Unresolved
 
@@ -97,7 +97,7 @@ class _Run:
     # --- functions ---------------------------------------------------------------------
 
     def outcomes(
-        self, fn: ast.AST, args: List[Any], kwargs: Dict[str, Any], depth: int
+        self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int
     ) -> List[Tuple[str, Any]]:
         frame = _Frame(self.ctx.semantic.local_names(fn))
         state: Dict[str, Any] = {}
@@ -131,7 +131,7 @@ class _Run:
             results.append(("return", None) if kind == "next" else (kind, value))
         return results
 
-    def call(self, fn: ast.AST, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
+    def call(self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
         if depth >= CALL_DEPTH:
             return UNKNOWN
         results = self.outcomes(fn, args, kwargs, depth + 1)
@@ -537,14 +537,14 @@ class EnvAnalysis:
 
     # --- check_fn ----------------------------------------------------------------------
 
-    def _run(self, fn: ast.AST, unset: Optional[str]):
+    def _run(self, fn: CallableNode, unset: Optional[str]):
         run = _Run(self, unset)
         try:
             return run.outcomes(fn, [], {}, 0), run.reads
         except (_GiveUp, RecursionError):
             return None, run.reads
 
-    def required_by_check(self, fn: ast.AST) -> Dict[str, Location]:
+    def required_by_check(self, fn: CallableNode) -> Dict[str, Location]:
         """Variables without which ``fn`` certainly fails, each with the location of its read."""
         if id(fn) in self._required_by_check:
             return self._required_by_check[id(fn)]
@@ -552,7 +552,7 @@ class EnvAnalysis:
         base, reads = self._run(fn, None)
         # A check that fails whatever the environment says nothing about any one variable.
         if base is not None and not _all_falsy(base):
-            queue, tested = list(reads), set()
+            queue, tested = list(reads), set()  # type: Tuple[List[str], Set[str]]
             while queue and len(tested) < 16:
                 name = queue.pop(0)
                 if name in tested:
@@ -565,7 +565,7 @@ class EnvAnalysis:
         self._required_by_check[id(fn)] = required
         return required
 
-    def required_by_handler(self, fn: ast.AST) -> Dict[str, Location]:
+    def required_by_handler(self, fn: CallableNode) -> Dict[str, Location]:
         """Variables without which every path of the handler ``fn`` returns an error result
         (``tool_error``, ``{"error": ...}``) or raises, each with the location of its read. A
         handler that can succeed with nothing set, or fails whatever is set, requires none."""
@@ -581,7 +581,7 @@ class EnvAnalysis:
         self._required_by_handler[id(fn)] = required
         return required
 
-    def check_is_closed(self, fn: ast.AST) -> bool:
+    def check_is_closed(self, fn: CallableNode) -> bool:
         """True when everything ``fn`` calls is visible here or in the standard library.
 
         A check that calls a helper of another module may test variables this module never
@@ -591,7 +591,8 @@ class EnvAnalysis:
             return False
         semantic = self.ctx.semantic
         functions = semantic.functions
-        todo, seen = [(fn, 0)], {id(fn)}
+        todo: List[Tuple[CallableNode, int]] = [(fn, 0)]
+        seen = {id(fn)}
         while todo:
             node, depth = todo.pop()
             local = semantic.local_names(node)
@@ -647,7 +648,7 @@ class EnvAnalysis:
 
     # --- handler -----------------------------------------------------------------------
 
-    def handler_required_reads(self, fn: ast.AST) -> List[EnvRead]:
+    def handler_required_reads(self, fn: CallableNode) -> List[EnvRead]:
         """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded.
 
         Guarded means inside a ``try`` that catches ``KeyError`` (handlers commonly wrap their
@@ -660,8 +661,8 @@ class EnvAnalysis:
             # below: no node but that subscript itself starts where its read is located.
             return []
         functions = self.ctx.semantic.functions
-        reached: Dict[int, Tuple[ast.AST, bool]] = {id(fn): (fn, False)}
-        todo = [(fn, False, 0)]
+        reached: Dict[int, Tuple[CallableNode, bool]] = {id(fn): (fn, False)}
+        todo: List[Tuple[CallableNode, bool, int]] = [(fn, False, 0)]
         while todo:
             node, guarded, depth = todo.pop()
             if depth >= CALL_DEPTH:
@@ -678,11 +679,11 @@ class EnvAnalysis:
                     todo.append((target, call_guarded, depth + 1))
         optional = set()
         found: List[EnvRead] = []
-        for node, guarded in reached.values():
-            for child, child_guarded in _walk_guarded(node, guarded):
+        for function, guarded in reached.values():
+            for child, child_guarded in _walk_guarded(function, guarded):
                 access = self.env.access(child)
                 read = self.env.read_of(access) if access is not None else None
-                if read is None:
+                if access is None or read is None:
                     continue
                 if access.kind != "subscript":
                     optional.add(read.name)

@@ -12,7 +12,7 @@ import io
 import tokenize
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from hermes_lint.model.context import char_col
 from hermes_lint.model.env_access import EnvSpellings, environment_readers
@@ -144,14 +144,18 @@ def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]
                 return 1, 1, "file is too deeply nested to compile"
             except ValueError as exc:
                 return 1, 1, f"cannot be compiled: {exc}"
-            if is_future:
+            if is_future and isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     feature = getattr(__future__, alias.name, None)
                     flags |= getattr(feature, "compiler_flag", 0)
     return None
 
 
-def source_segment(lines: List[str], node: ast.AST) -> str:
+# The nodes that carry a source position (ast.AST itself declares none).
+Positioned = Union[ast.expr, ast.stmt, ast.keyword, ast.arg]
+
+
+def source_segment(lines: List[str], node: Positioned) -> str:
     """The source text of ``node`` from already-split lines.
 
     ``ast.get_source_segment`` re-splits the whole file on every call, which profiling showed
@@ -182,28 +186,34 @@ class _Extractor:
         env_readers: Tuple[str, ...] = (),
         contract: RegistryContract = BUILTIN,
     ):
+        if parsed.tree is None:
+            raise ValueError(f"{parsed.path} did not parse: it has no facts to extract")
         self.parsed = parsed
         self.env_readers = env_readers  # the ``env-readers`` setting
         self.positional = contract.positional
-        self.tree = parsed.tree
+        self.tree: ast.Module = parsed.tree
         self.semantic = semantic
         self.index = semantic.index
         self.evaluator = semantic.evaluator
         self.registry_aliases = self._registry_aliases()
 
-    def loc(self, node: ast.AST) -> Location:
+    def loc(self, node: Positioned) -> Location:
         return Location(node.lineno, char_col(self.parsed.lines, node.lineno, node.col_offset))
 
     # --- registrations -------------------------------------------------------------------
 
     def registrations(self, discovered: bool) -> Tuple[Registration, ...]:
-        top_level = tuple(
-            self.registration(stmt.value)
+        calls = [
+            (self.registration(stmt.value), stmt.value)
             for stmt in self.tree.body
-            if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
-        )
-        plugin = plugin_calls(self.tree, self.index).read
-        return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
+            if discovered
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and is_registry_register_call(stmt.value)
+        ]
+        calls += [(replace(self.registration(call), plugin=True), call) for call in plugin_calls(self.tree, self.index).read]
+        self.semantic.registration_calls = calls  # rules follow a registration into its call
+        return tuple(registration for registration, _ in calls)
 
     def registration(self, call: ast.Call) -> Registration:
         arguments: Dict[str, ast.expr] = {}
@@ -385,7 +395,8 @@ class _Extractor:
         for kind, label in block.items():
             if isinstance(stmt, kind):
                 return f"it is inside {label}"
-        if getattr(ast, "TryStar", None) and isinstance(stmt, ast.TryStar):
+        try_star = getattr(ast, "TryStar", None)  # Python 3.11+
+        if try_star is not None and isinstance(stmt, try_star):
             return "it is inside a `try` block"
         return "its result is used in an expression or assignment"
 
@@ -456,7 +467,7 @@ class _Extractor:
             if function is not None and function in spellings.reader_names:
                 continue  # a reader reads its parameter: the calls of it name the variables
             for child in self.index.walk(stmt):
-                if child.__class__ not in _ENV_READ_CLASSES:
+                if child.__class__ not in _ENV_READ_CLASSES or not isinstance(child, ast.expr):
                     continue  # the only kinds an access can be, in one set lookup
                 access = spellings.access(child)
                 if access is None:
@@ -492,6 +503,7 @@ def extract_facts(
 
     name = module_name(parsed.path)
     if parsed.tree is None:
+        assert parsed.error is not None  # a module without a tree has the reason
         line, col, message = parsed.error
         return ModuleFacts(
             path=parsed.path,

@@ -62,6 +62,8 @@ class SemanticModel:
         self._global_names: Optional[FrozenSet[str]] = None
         self._local_names: Dict[int, Tuple[ast.AST, FrozenSet[str]]] = {}
         self._analyses: Dict[type, Any] = {}  # analysis class -> its one instance (``analysis``)
+        # Each registration with the ``register(...)`` call it was read from, set by extraction.
+        self.registration_calls: List[Tuple[Any, ast.Call]] = []
 
     def analysis(self, kind: Type[_Analysis], ctx: Any) -> _Analysis:
         """The module's one ``kind`` analysis (``EnvAnalysis``, ``HandlerAnalyzer``...), made
@@ -91,7 +93,7 @@ class SemanticModel:
                 )
         return self._global_names
 
-    def local_names(self, fn: ast.AST) -> FrozenSet[str]:
+    def local_names(self, fn: CallableNode) -> FrozenSet[str]:
         """The names local to the function or lambda ``fn``: its parameters and every name its
         own scope binds (nested functions, lambdas, classes and comprehensions are scopes of
         their own). Computed once per function."""

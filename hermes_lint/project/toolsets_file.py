@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from hermes_lint.evaluate import ModuleEvaluator, split_source_lines
 from hermes_lint.model.extract import parse_module
@@ -75,7 +75,9 @@ class ToolsetsFacts:
         """
         if self.toolsets is None:
             return ()
-        listed = [(tool, toolset.name, where) for toolset in self.toolsets for tool, where in toolset.tools]
+        listed: List[Tuple[str, Optional[str], Location]] = [
+            (tool, toolset.name, where) for toolset in self.toolsets for tool, where in toolset.tools
+        ]
         seen = {(tool, where) for tool, _, where in listed}
         listed.extend((tool, None, where) for tool, where in self.core_tools or () if (tool, where) not in seen)
         return tuple(listed)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Union
 
 from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
@@ -195,7 +195,7 @@ class CheckFnNotCallable(Rule):
         )
 
 
-def _returns_plain_values(function: ast.AST) -> bool:
+def _returns_plain_values(function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
     """Every ``return`` gives a bool/str/number/None and nothing callable is defined inside."""
     if function.decorator_list or isinstance(function, ast.AsyncFunctionDef):
         return False

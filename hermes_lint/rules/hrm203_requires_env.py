@@ -388,8 +388,9 @@ class RequiresEnvMismatch(Rule):
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analysis = EnvAnalysis.of(ctx)
         pairs = [(reg, call) for reg, call in ctx.registration_calls() if not reg.has_star_args]
-        listed_nodes = [register_argument(call, "requires_env") for _, call in pairs]
-        listed_nodes = [node for node in listed_nodes if node is not None]
+        listed_nodes: List[ast.AST] = [
+            node for _, call in pairs if (node := register_argument(call, "requires_env")) is not None
+        ]
         read_names = {read.name for read in ctx.facts.env_reads}
         grouped: Dict[Tuple[Location, str], List[str]] = {}
         for registration, call in pairs:
