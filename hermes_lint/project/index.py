@@ -98,8 +98,17 @@ def readable_toolsets(ctx: ProjectContext) -> Optional[Any]:
     return facts
 
 
+_last_listed: List[Any] = [None, None]  # (toolsets, listed_tools(toolsets)): asked by several rules
+
+
 def listed_tools(toolsets: Any) -> List[Listed]:
-    """Every tool name written in toolsets.py, once per place it is written."""
+    """Every tool name written in toolsets.py, once per place it is written (do not modify)."""
+    if _last_listed[0] is not toolsets:
+        _last_listed[:] = [toolsets, _listed_tools(toolsets)]
+    return _last_listed[1]
+
+
+def _listed_tools(toolsets: Any) -> List[Listed]:
     found: List[Listed] = []
     seen = set()
     entries: List[Tuple[str, Optional[str], Tuple]] = [
