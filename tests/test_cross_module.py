@@ -139,3 +139,37 @@ def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_se
     assert set(record["reads"]) <= set(generated.data["sources"])
     enum = generated.data["tools"]["video_make"]["schema"]["parameters"]["properties"]["ratio"]["enum"]
     assert enum == ["16:9", "9:16"]
+
+
+def _check_in_new_process(root: Path, *args: str) -> tuple:
+    """``hermes-lint check`` as a user runs it: each run a new process (its reader of the project's
+    modules, ``evaluate.project.project_modules``, starts empty)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_lint", "check", "--root", str(root), "-q", "-j", "1", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, done.stdout
+
+
+def test_a_cached_result_that_found_no_imported_module_goes_stale_when_the_module_appears(tmp_path):
+    root = project(tmp_path)
+    (root / "agent/options.py").unlink()
+    assert _check_in_new_process(root) == (0, "")  # RATIOS unknown: the enum rules stay silent
+    (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
+    expected = (1, 'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice\n')
+    assert _check_in_new_process(root, "--no-cache") == expected
+    assert _check_in_new_process(root) == expected
+
+
+def test_a_cached_result_that_could_not_parse_an_imported_module_goes_stale_when_it_is_mended(tmp_path):
+    root = project(tmp_path, ratios='["16:9", "16:9"')  # a syntax error: the module is not read
+    assert _check_in_new_process(root) == (0, "")
+    (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
+    expected = (1, 'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice\n')
+    assert _check_in_new_process(root, "--no-cache") == expected
+    assert _check_in_new_process(root) == expected

@@ -130,3 +130,23 @@ def test_which_registries_run_coroutines_themselves():
     )
     assert "inspect.iscoroutinefunction" in elsewhere
     assert _contract(elsewhere).runs_coroutines is None
+
+
+def test_cached_findings_of_the_builtin_contract_go_stale_when_a_registry_module_appears(tmp_path):
+    import subprocess
+    import sys
+
+    def check() -> str:  # a new process per run, as a user's: nothing remembered but the cache
+        done = subprocess.run(
+            [sys.executable, "-m", "hermes_lint", "check", "--root", str(tmp_path), "--select", "HRM105", "-q"],
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout
+
+    make_project(tmp_path, {"echo_tool.py": ASYNC_TOOL})
+    assert "HRM105" in check()  # the built-in contract: no registry module in the project
+    _write_registry(tmp_path, FORK_REGISTRY)  # the tool module itself is unchanged
+    assert check() == ""
+    (tmp_path / "tools" / "registry.py").write_text("def broken(:\n")  # unreadable: built-in again
+    assert "HRM105" in check()

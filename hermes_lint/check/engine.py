@@ -173,9 +173,12 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
             # often). Broken here, everything is freed as soon as this function returns.
             ctx.release()
         read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
-        if ctx.contract is not None and ctx.contract.source is not None:
-            # The contract HRM004/HRM105 judged by: these findings are stale when it changes.
-            read_modules[ctx.contract.source] = ctx.contract.sha256
+        if ctx.contract is not None:
+            # The contract HRM004/HRM105 judged by: these findings are stale when it changes,
+            # or when the registry module it did not find appears.
+            read_modules.update(ctx.contract.decided_by)
+            if ctx.contract.source is not None:
+                read_modules[ctx.contract.source] = ctx.contract.sha256
         read_modules.pop(parsed.path, None)
         if read_modules:
             facts = replace(facts, read_modules=tuple(sorted(read_modules.items())))

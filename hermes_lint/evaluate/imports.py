@@ -78,6 +78,10 @@ class _Imports:
         foreign = self._foreign.get(absolute, _MISSING)
         if foreign is _MISSING:
             foreign = self._foreign[absolute] = self._new_foreign(absolute, node)
+            if foreign is None:
+                # No module of the project, or one that cannot be parsed: what is found here
+                # changes when such a file appears or is mended (``read_modules(inspected=True)``).
+                self._inspected_modules.update(self._project.lookup_files(absolute))
         if foreign is not None:
             relative, sha256 = foreign._source
             (self._read_modules if record else self._inspected_modules)[relative] = sha256

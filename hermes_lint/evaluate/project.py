@@ -50,6 +50,25 @@ class ProjectModules:
         self._paths[module] = found
         return found
 
+    def lookup_files(self, module: str) -> Dict[str, str]:
+        """The files that decide what ``module`` is: each path ``path_of`` tries, up to the one
+        it found, with the sha256 of its content ("" when absent or not a regular file). A
+        result that found no module, or one that cannot be read or parsed, depends on them as
+        much as on a module that was read: it is stale once one of them appears or changes."""
+        found: Dict[str, str] = {}
+        parts = module.split(".")
+        if not (module and all(part.isidentifier() for part in parts)):
+            return found
+        base = "/".join(parts)
+        for relative in (base + ".py", base + "/__init__.py"):
+            data = self._files.get(relative)
+            if data is None and self.root:
+                data = _read_regular(os.path.join(self.root, relative))
+            found[relative] = "" if data is None else hashlib.sha256(data).hexdigest()
+            if data is not None:
+                break
+        return found
+
     def parsed(self, relative: str) -> Optional[ParsedProjectModule]:
         if relative in self._files:
             cached = self._parsed.get(relative)
@@ -79,6 +98,15 @@ def _regular_file(path: str) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
+
+
+def _read_regular(path: str) -> Optional[bytes]:
+    from hermes_lint.regular_files import read_regular_file
+
+    try:
+        return read_regular_file(path)
+    except (OSError, ValueError):
+        return None
 
 
 def _parse(relative: str, full: str) -> Optional[ParsedProjectModule]:

@@ -12,7 +12,7 @@ reference runtime's ``ToolRegistry.register`` — stands in.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 # ToolRegistry.register's parameters, in order: positional arguments map onto these.
@@ -59,6 +59,10 @@ class RegistryContract:
     runs_coroutines: Optional[str] = None
     fallback_reason: Optional[str] = None  # why the built-in contract is used
     method: str = "register"  # "register_tool" for a plugin's ``ctx.register_tool``
+    # The files whose appearance or change would change this contract, with their sha256 (""
+    # when absent): ``evaluate.project.ProjectModules.lookup_files``. A contract that fell back
+    # to the built-in one because ``tools/registry.py`` is missing or broken depends on it too.
+    decided_by: Tuple[Tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         if self.method == "register_tool":
@@ -95,17 +99,21 @@ def contract_for(imports: Dict[str, str], module: str, is_package: bool, project
         return builtin_contract("the module imports no `registry`" if origin is None else "no project files")
     owner, _, attr = origin.rpartition(".")
     absolute = absolute_module(owner, module, is_package) if owner else None
-    path = project.path_of(absolute) if absolute else None
-    if path is None:
+    if absolute is None:
         return builtin_contract(f"`{origin}` is not a module of the project")
-    parsed = project.parsed(path)
-    if parsed is None:
-        return builtin_contract(f"{path} cannot be read")
-    relative, sha256, tree, _ = parsed
-    key = (relative, sha256)
-    if key not in _READ:
-        _READ[key] = read_contract(tree, attr, relative, sha256)
-    return _READ[key]
+    decided_by = tuple(sorted(project.lookup_files(absolute).items()))
+    path = project.path_of(absolute)
+    if path is None:
+        contract = builtin_contract(f"`{origin}` is not a module of the project")
+    elif (parsed := project.parsed(path)) is None:
+        contract = builtin_contract(f"{path} cannot be read")
+    else:
+        relative, sha256, tree, _ = parsed
+        key = (relative, sha256)
+        if key not in _READ:
+            _READ[key] = read_contract(tree, attr, relative, sha256)
+        contract = _READ[key]
+    return replace(contract, decided_by=decided_by)
 
 
 def plugin_contract(module_contract: RegistryContract, tools_dir: str, project: Any) -> RegistryContract:
@@ -128,6 +136,7 @@ def plugin_contract(module_contract: RegistryContract, tools_dir: str, project: 
         runs_coroutines=registry.runs_coroutines,
         fallback_reason=registry.fallback_reason,
         method="register_tool",
+        decided_by=tuple(sorted(set(module_contract.decided_by + registry.decided_by))),
     )
 
 
