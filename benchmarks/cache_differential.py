@@ -204,21 +204,21 @@ def mend_syntax(p: Project) -> Optional[str]:
 def import_helper(p: Project) -> Optional[str]:
     """Make a tool module read a constant from the helper module (cross-module read)."""
     candidates = [m for m in p.registering() if "shared_limits" not in _read(m)]
-    path = p.pick(candidates)
-    if path is None:
-        return None
-    text = _read(path)
-    new = re.sub(r'^ORDER_CHOICES = \[[^\n]*\]$', "from shared_limits import ORDER_CHOICES", text, count=1, flags=re.MULTILINE)
-    how = "ORDER_CHOICES"
-    if new == text:
-        new = re.sub(r'("description": )\(', r'\1SHARED_PREFIX + (', text, count=1)
+    p.rng.shuffle(candidates)
+    for path in candidates:
+        text = _read(path)
+        new = re.sub(r'^ORDER_CHOICES = \[[^\n]*\]$', "from shared_limits import ORDER_CHOICES", text, count=1, flags=re.MULTILINE)
+        how = "ORDER_CHOICES"
         if new == text:
-            return None
-        new = "from shared_limits import SHARED_PREFIX\n" + new
-        how = "SHARED_PREFIX"
-    _write(path, new)
-    p.edited = [p.rel(path)]
-    return f"{p.rel(path)}: reads {how} from {HELPER}"
+            new = re.sub(r'("description": )\(', r'\1SHARED_PREFIX + (', text, count=1)
+            if new == text:
+                continue
+            new = "from shared_limits import SHARED_PREFIX\n" + new
+            how = "SHARED_PREFIX"
+        _write(path, new)
+        p.edited = [p.rel(path)]
+        return f"{p.rel(path)}: reads {how} from {HELPER}"
+    return None
 
 
 HELPER_VARIANTS = [
@@ -233,28 +233,34 @@ HELPER_VARIANTS = [
 ]
 
 
-def edit_helper(p: Project) -> Optional[str]:
-    path = p.root / HELPER
-    choice = p.rng.randrange(len(HELPER_VARIANTS) + 3)
-    if choice == len(HELPER_VARIANTS):
-        if not path.exists():
-            return None
-        p.removed[HELPER] = path.read_bytes()
-        path.unlink()
-        return f"{HELPER}: deleted"
-    if choice == len(HELPER_VARIANTS) + 1:
-        _write(path, HELPER_TEXT)
-        p.removed.pop(HELPER, None)
-        return f"{HELPER}: reset to the original"
-    if choice == len(HELPER_VARIANTS) + 2:
-        if not path.exists():
-            return None
-        _write(path, _read(path) + "\ndef broken(:  # syntax error\n")
-        return f"{HELPER}: syntax error appended"
-    old, new = HELPER_VARIANTS[choice]
-    _write(path, HELPER_TEXT.replace(old, new))
+def vary_helper(p: Project) -> Optional[str]:
+    old, new = p.rng.choice(HELPER_VARIANTS)
+    _write(p.root / HELPER, HELPER_TEXT.replace(old, new))
     p.removed.pop(HELPER, None)
     return f"{HELPER}: {new}"
+
+
+def delete_helper(p: Project) -> Optional[str]:
+    path = p.root / HELPER
+    if not path.exists():
+        return None
+    p.removed[HELPER] = path.read_bytes()
+    path.unlink()
+    return f"{HELPER}: deleted"
+
+
+def reset_helper(p: Project) -> Optional[str]:
+    _write(p.root / HELPER, HELPER_TEXT)
+    p.removed.pop(HELPER, None)
+    return f"{HELPER}: reset to the original"
+
+
+def break_helper(p: Project) -> Optional[str]:
+    path = p.root / HELPER
+    if not path.exists():
+        return None
+    _write(path, _read(path) + "\ndef broken(:  # syntax error\n")
+    return f"{HELPER}: syntax error appended"
 
 
 def edit_read_module(p: Project) -> Optional[str]:
@@ -312,8 +318,8 @@ CONFIGS = [
     None,
     'select = ["HRM1", "HRM4"]\n',
     'ignore = ["HRM404", "HRM306"]\n',
-    'provider = ["openai", "anthropic"]\n',
-    'provider = ["openai-strict"]\n',
+    'providers = ["openai", "anthropic"]\n',
+    'providers = ["openai-strict"]\n',
     'extend-select = ["HRM6"]\nignore = ["HRM108"]\n',
     '[tool.hermes-lint.per-file-ignores]\n"tools/*" = ["HRM1"]\n',
 ]
@@ -383,7 +389,10 @@ EDITS: List[Tuple[Callable[[Project], Optional[str]], int]] = [
     (break_syntax, 2),
     (mend_syntax, 2),
     (import_helper, 3),
-    (edit_helper, 4),
+    (vary_helper, 2),
+    (delete_helper, 1),
+    (reset_helper, 1),
+    (break_helper, 1),
     (edit_read_module, 2),
     (touch, 2),
     (rewrite_keeping_mtime, 1),
@@ -499,13 +508,13 @@ def compare_flake8(root: Path, rel: str) -> List[Mismatch]:
     return found
 
 
-def setup(source: str, directory: Path, seed: int) -> Path:
+def setup(source: str, directory: Path, seed: int, modules: int = 60) -> Path:
     root = directory / "project"
     if source == "gen":
         sys.path.insert(0, str(HERE))
         from gen_corpus import generate
 
-        generate(60, root, seed)
+        generate(modules, root, seed)
     else:
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(CACHE_DIR, "__pycache__", "*.egg-info"))
     _write(root / HELPER, HELPER_TEXT)
