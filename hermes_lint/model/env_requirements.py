@@ -595,7 +595,7 @@ class EnvAnalysis:
         seen = {id(fn)}
         while todo:
             node, depth = todo.pop()
-            local = semantic.local_names(node)
+            local = semantic.local_names(node) | self._nested_bindings(node)
             for call in (n for n in self.ctx.index.walk(node) if isinstance(n, ast.Call)):
                 func = call.func
                 while isinstance(func, ast.Attribute):
@@ -624,6 +624,22 @@ class EnvAnalysis:
                     continue  # logger.debug(...), _DEFAULTS.get(...)
                 return False
         return True
+
+    def _nested_bindings(self, fn: CallableNode) -> FrozenSet[str]:
+        """The names bound in the scopes nested in ``fn`` (comprehension targets, the parameters
+        and bindings of inner functions and lambdas). ``check_is_closed`` walks into those scopes,
+        so a name called there may be one of them: something given or computed, never the
+        module function of that name."""
+        semantic = self.ctx.semantic
+        names: Set[str] = set()
+        for child in self.ctx.index.walk(fn):
+            if child is fn:
+                continue
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                names |= semantic.local_names(child)
+            elif isinstance(child, ast.comprehension):
+                names.update(n.id for n in ast.walk(child.target) if isinstance(n, ast.Name))
+        return frozenset(names)
 
     def _is_stdlib(self, name: str) -> bool:
         target = self.ctx.index.imports.get(name)

@@ -157,9 +157,44 @@ class RequiresEnvMismatch(Rule):
             registry.register(name="t", toolset="s", schema={}, handler=_handle, check_fn=lambda: True)
             """
         ),
+        Valid(
+            # the check calls hooks of another module: the comprehension's `probe` is one of
+            # them, not the module function of that name, so the variable may be tested there
+            """
+            from tools.registry import registry
+            from agent.hooks import HOOKS
+
+            def probe():
+                return True
+
+            def check_weather():
+                return all(probe() for probe in HOOKS)
+
+            registry.register(name="weather", toolset="web", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_weather, requires_env=["WEATHER_API_KEY"])
+            """
+        ),
     ]
     invalid = [
         # every path returns an error when the variable is unset: the handler needs it
+        Invalid(
+            # a method of the comprehension's own variable is no call into another module
+            """
+            from tools.registry import registry
+
+            FEATURES = ["forecast", "alerts"]
+
+            def check_weather():
+                return all(name.strip() for name in FEATURES)
+
+            registry.register(name="weather", toolset="web", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_weather, requires_env=["WEATHER_API_KEY"])
+            """,
+            line=9,
+            col=57,
+            message="`WEATHER_API_KEY` is listed in `requires_env` of tool `weather` but never "
+            "checked: nothing in this module reads it",
+        ),
         Invalid(
             """
             import json, os
