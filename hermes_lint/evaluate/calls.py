@@ -11,6 +11,7 @@ from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .limits import ITEMS_PER_STEP, MAX_CALL_DEPTH
 from .methods import _METHODS
 from .module_index import _is_environment
+from .state import _EvaluatorState
 from .syntax import _dotted, _path_from_root, _root_name
 from .values import (
     _SCALAR_TYPES,
@@ -25,7 +26,7 @@ from .values import (
 )
 
 
-class _Calls:
+class _Calls(_EvaluatorState):
     """Call handling (a mixin of ModuleEvaluator)."""
 
     def _eval_call(self, node: ast.Call) -> Any:

@@ -7,6 +7,7 @@ from typing import Any, Iterator, List, Set, Tuple
 
 from ..model import Hole
 from .limits import ITEMS_PER_STEP, MAX_ITEMS
+from .state import _EvaluatorState
 from .syntax import _target_names
 from .values import (
     _ITERABLE_TYPES,
@@ -19,7 +20,7 @@ from .values import (
 )
 
 
-class _Expressions:
+class _Expressions(_EvaluatorState):
     """Expression handlers (a mixin of ModuleEvaluator)."""
 
     def _eval_constant(self, node: ast.Constant) -> Any:

@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from ..model import Hole, HoleUsed
 from .limits import BUDGET_EXCEEDED
+from .state import _EvaluatorState
 from .syntax import _root_name
 from .values import _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned
 
@@ -30,7 +31,7 @@ _ENVIRONMENT_GETTERS = frozenset({"os.getenv", "os.environ.get"})
 _TEMPLATE_BUILTINS = frozenset({"int", "float", "str", "bool"})
 
 
-class _Holes:
+class _Holes(_EvaluatorState):
     """Partial evaluation (a mixin of ModuleEvaluator)."""
 
     def _partial(self, node: ast.AST) -> Any:
@@ -131,7 +132,7 @@ _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exce
 _TEMPLATE_EXCEPTIONS = frozenset({"Exception", "ValueError", "TypeError", "ArithmeticError", "LookupError", "KeyError"})
 
 
-class _Branches:
+class _Branches(_EvaluatorState):
     """Splitting on a condition the environment decides (a mixin of ModuleEvaluator)."""
 
     def _template_compare(self, op: ast.cmpop, left: Any, right: Any) -> Hole:

@@ -14,12 +14,13 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
 from .project import MAX_IMPORT_DEPTH, absolute_module
+from .state import _EvaluatorState
 from .values import _FunctionRef, _Refusal
 
 _MISSING = object()
 
 
-class _Imports:
+class _Imports(_EvaluatorState):
     """Cross-module evaluation (a mixin of ModuleEvaluator)."""
 
     def read_modules(self, inspected: bool = False) -> dict:

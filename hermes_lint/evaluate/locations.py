@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..model import Location
 from .limits import MAX_RESULT_ITEMS
+from .state import _EvaluatorState
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -22,7 +23,7 @@ def split_source_lines(source: str) -> List[str]:
     return _LINE_BREAK.split(source)
 
 
-class _Locations:
+class _Locations(_EvaluatorState):
     """Location tables of the containers an evaluator builds (a mixin of ModuleEvaluator)."""
 
     def locations_of(self, value: Any) -> Dict[tuple, Location]:

@@ -6,6 +6,7 @@ import ast
 from typing import Any, Callable, Dict, List
 
 from ..model import Hole, HoleUsed
+from .state import _EvaluatorState
 from .syntax import _STATEMENT_WORDS
 from .values import (
     _BREAK,
@@ -20,7 +21,7 @@ from .values import (
 )
 
 
-class _Statements:
+class _Statements(_EvaluatorState):
     """Statement handlers (a mixin of ModuleEvaluator)."""
 
     def _execute(self, statements: List[ast.stmt]) -> Any:

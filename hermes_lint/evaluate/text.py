@@ -9,6 +9,7 @@ from typing import Any, List
 
 from ..model import Hole
 from .limits import _TRANSIENT_TEXT_CAP, MAX_FORMAT_WIDTH
+from .state import _EvaluatorState
 from .values import _SCALAR_TYPES, _Arguments, _budget, _Refusal, _type_name
 
 _DIGIT_RUNS = re.compile(r"\d+")
@@ -19,7 +20,7 @@ _PERCENT_DIRECTIVE = re.compile(
 )
 
 
-class _Text:
+class _Text(_EvaluatorState):
     """Text building (a mixin of ModuleEvaluator)."""
 
     def _eval_joined_str(self, node: ast.JoinedStr) -> str:
