@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from hermes_lint.model.context import child_nodes
 
@@ -18,23 +18,28 @@ _COMPOUND_STATEMENTS = frozenset(
 )
 
 
-def _start(node: ast.AST) -> Tuple[int, int]:
+# A node with a source position: what a binding, a refusal or a module "time" points at.
+Positioned = Union[ast.stmt, ast.expr, ast.excepthandler]
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _start(node: Positioned) -> Tuple[int, int]:
     return (node.lineno, node.col_offset)
 
 
-def _end(node: ast.AST) -> Tuple[int, int]:
+def _end(node: Positioned) -> Tuple[int, int]:
     return (node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 def _root_name(node: ast.AST) -> Optional[str]:
     """``X`` for ``X``, ``X.a``, ``X["k"].b``, ``X.get("k").append``; None otherwise."""
     while True:
-        cls = node.__class__
-        if cls is ast.Name:
+        if node.__class__ is ast.Name:
             return node.id
-        if cls is ast.Attribute or cls is ast.Subscript:
+        if node.__class__ is ast.Attribute or node.__class__ is ast.Subscript:
             node = node.value
-        elif cls is ast.Call:
+        elif node.__class__ is ast.Call:
             node = node.func
         else:
             return None
@@ -56,13 +61,15 @@ def _path_from_root(node: ast.AST) -> str:
     """The attributes right after the root name: ``.environ`` for ``os.environ["X"].lower``."""
     attributes: List[str] = []
     while True:
-        cls = node.__class__
-        if cls is ast.Attribute:
+        if node.__class__ is ast.Attribute:
             attributes.append(node.attr)
             node = node.value
-        elif cls is ast.Subscript or cls is ast.Call:
+        elif node.__class__ is ast.Subscript:
             attributes.clear()  # only the attributes adjacent to the root name the module
-            node = node.value if cls is ast.Subscript else node.func
+            node = node.value
+        elif node.__class__ is ast.Call:
+            attributes.clear()
+            node = node.func
         else:
             return "".join("." + a for a in reversed(attributes))
 
@@ -111,18 +118,16 @@ def _access_path(node: ast.AST) -> Tuple[Optional[str], tuple]:
     not a constant key (attribute, call, computed index) is None."""
     path: List[Any] = []
     while True:
-        cls = node.__class__
-        if cls is ast.Name:
+        if node.__class__ is ast.Name:
             return node.id, tuple(reversed(path))
-        if cls is ast.Subscript:
+        if node.__class__ is ast.Subscript:
             key = node.slice
-            constant = key.__class__ is ast.Constant and key.value.__class__ in (str, int)
-            path.append(key.value if constant else None)
+            path.append(key.value if key.__class__ is ast.Constant and key.value.__class__ in (str, int) else None)
             node = node.value
-        elif cls is ast.Attribute:
+        elif node.__class__ is ast.Attribute:
             path.append(None)
             node = node.value
-        elif cls is ast.Call:
+        elif node.__class__ is ast.Call:
             path.append(None)
             node = node.func
         else:
@@ -140,20 +145,19 @@ def _expression_roots(stmt: ast.stmt) -> List[ast.AST]:
 
     Spelled out for the common statements: this runs on every statement of every file.
     """
-    cls = stmt.__class__
-    if cls is ast.Expr or cls is ast.AnnAssign or cls is ast.AugAssign:
+    if stmt.__class__ is ast.Expr or stmt.__class__ is ast.AnnAssign or stmt.__class__ is ast.AugAssign:
         return [stmt.value] if stmt.value is not None else []
-    if cls is ast.Assign:
-        return [stmt.value] + [t for t in stmt.targets if t.__class__ is not ast.Name]
-    if cls in (ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal, ast.Break, ast.Continue):
+    if stmt.__class__ is ast.Assign:
+        return [stmt.value, *[t for t in stmt.targets if t.__class__ is not ast.Name]]
+    if stmt.__class__ in (ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal, ast.Break, ast.Continue):
         return []
-    if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+    if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
         # annotations are left out: a mutating call inside one is not something code does
         arguments = stmt.args
-        return stmt.decorator_list + arguments.defaults + [d for d in arguments.kw_defaults if d is not None]
-    if cls is ast.ClassDef:
-        return stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords]
-    if cls is ast.If or cls is ast.While:
+        return [*stmt.decorator_list, *arguments.defaults, *[d for d in arguments.kw_defaults if d is not None]]
+    if stmt.__class__ is ast.ClassDef:
+        return [*stmt.decorator_list, *stmt.bases, *[k.value for k in stmt.keywords]]
+    if stmt.__class__ is ast.If or stmt.__class__ is ast.While:
         return [stmt.test]
     roots: List[ast.AST] = []
     for field, value in ast.iter_fields(stmt):
@@ -170,7 +174,7 @@ def _expression_roots(stmt: ast.stmt) -> List[ast.AST]:
     return roots
 
 
-def _parameter_names(fdef: ast.AST) -> Set[str]:
+def _parameter_names(fdef: FunctionNode) -> Set[str]:
     spec = fdef.args
     names = {a.arg for a in spec.posonlyargs + spec.args + spec.kwonlyargs}
     return names | {a.arg for a in (spec.vararg, spec.kwarg) if a is not None}
@@ -182,7 +186,7 @@ ELEMENT_OF = "element of"  # for x in value / a, x = value: x is inside value's 
 HOLDS = "holds"  # x.append(value), x[k] = value, x += value: value's object is inside x
 
 
-def _local_assignments(fdef: ast.AST) -> Dict[str, List[Tuple[ast.AST, str]]]:
+def _local_assignments(fdef: FunctionNode) -> Dict[str, List[Tuple[ast.AST, str]]]:
     """Local name -> the expressions it is given, each with how (``IS``, ``ELEMENT_OF``, ``HOLDS``)."""
     assignments: Dict[str, List[Tuple[ast.AST, str]]] = {}
 
@@ -196,24 +200,23 @@ def _local_assignments(fdef: ast.AST) -> Dict[str, List[Tuple[ast.AST, str]]]:
             assignments.setdefault(container.id, []).append((value, HOLDS))
 
     for node in ast.walk(fdef):
-        cls = node.__class__
-        if cls is ast.Assign:
+        if node.__class__ is ast.Assign:
             for target in node.targets:
                 if target.__class__ is ast.Subscript:
                     holds(target.value, node.value)
                 else:
                     bind(target, node.value, IS)
-        elif cls is ast.AnnAssign and node.value is not None:
+        elif node.__class__ is ast.AnnAssign and node.value is not None:
             bind(node.target, node.value, IS)
-        elif cls is ast.AugAssign:
+        elif node.__class__ is ast.AugAssign:
             holds(node.target, node.value)
-        elif cls is ast.For or cls is ast.AsyncFor or cls is ast.comprehension:
+        elif node.__class__ is ast.For or node.__class__ is ast.AsyncFor or node.__class__ is ast.comprehension:
             bind(node.target, node.iter, ELEMENT_OF)
-        elif cls is ast.withitem and node.optional_vars is not None:
+        elif node.__class__ is ast.withitem and node.optional_vars is not None:
             bind(node.optional_vars, node.context_expr, ELEMENT_OF)
-        elif cls is ast.NamedExpr:
+        elif node.__class__ is ast.NamedExpr:
             bind(node.target, node.value, IS)
-        elif cls is ast.Call and node.func.__class__ is ast.Attribute and node.func.attr in _STORING_METHODS:
+        elif node.__class__ is ast.Call and node.func.__class__ is ast.Attribute and node.func.attr in _STORING_METHODS:
             for argument in list(node.args) + [k.value for k in node.keywords]:
                 holds(node.func.value, argument)
     return assignments
@@ -224,38 +227,38 @@ class _FunctionInfo:
 
     __slots__ = ("local_names", "problem")
 
-    def __init__(self, local_names, problem):
+    def __init__(self, local_names: FrozenSet[str], problem: Optional[Tuple[str, ast.AST]]):
         self.local_names = local_names
         self.problem = problem  # (what, node) or None
 
 
-def _analyse_function(fdef: ast.FunctionDef) -> _FunctionInfo:
+def _analyse_function(fdef: FunctionNode) -> _FunctionInfo:
     arguments = fdef.args
     names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     if arguments.vararg:
         names.add(arguments.vararg.arg)
     if arguments.kwarg:
         names.add(arguments.kwarg.arg)
-    problem = None
+    problem: Optional[Tuple[str, ast.AST]] = None
     stack: List[ast.AST] = list(fdef.body)
     while stack:
         node = stack.pop()
         cls = node.__class__
-        if cls is ast.Name:
+        if node.__class__ is ast.Name:
             if node.ctx.__class__ is not ast.Load:
                 names.add(node.id)
             continue
-        if cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):  # own scope; binds its name
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # own scope; binds its name
             names.add(node.name)
             stack.extend(node.decorator_list)
             continue
         if cls is ast.Lambda:
             continue
-        if cls in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             for generator in node.generators:  # targets belong to the comprehension
                 stack.append(generator.iter)
                 stack.extend(generator.ifs)
-            stack.extend([node.key, node.value] if cls is ast.DictComp else [node.elt])
+            stack.extend([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt])
             continue
         if problem is None:
             if cls is ast.Global or cls is ast.Nonlocal:
@@ -264,13 +267,13 @@ def _analyse_function(fdef: ast.FunctionDef) -> _FunctionInfo:
                 problem = ("yield (it is a generator)", node)
             elif cls is ast.Await:
                 problem = ("await", node)
-        if cls is ast.Import or cls is ast.ImportFrom:
+        if node.__class__ is ast.Import or node.__class__ is ast.ImportFrom:
             names.update((a.asname or a.name.partition(".")[0]) for a in node.names)
-        elif cls is ast.ExceptHandler and node.name:
+        elif node.__class__ is ast.ExceptHandler and node.name:
             names.add(node.name)
-        elif cls in (ast.MatchAs, ast.MatchStar) and node.name:
+        elif (node.__class__ is ast.MatchAs or node.__class__ is ast.MatchStar) and node.name:
             names.add(node.name)
-        elif cls is ast.MatchMapping and node.rest:
+        elif node.__class__ is ast.MatchMapping and node.rest:
             names.add(node.rest)
         stack.extend(child_nodes(node))
     return _FunctionInfo(frozenset(names), problem)
