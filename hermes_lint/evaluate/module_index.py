@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import sys
 from itertools import repeat
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from hermes_lint.model.context import child_nodes
 
@@ -14,6 +15,8 @@ from .syntax import (
     ELEMENT_OF,
     HOLDS,
     IS,
+    FunctionNode,
+    Positioned,
     _access_path,
     _analyse_function,
     _expression_roots,
@@ -58,12 +61,20 @@ class _Binding:
 
     __slots__ = ("kind", "node", "value", "top_level", "origin", "aliases")
 
-    def __init__(self, kind, node, value=None, top_level=False, origin=None, aliases=()):
+    def __init__(
+        self,
+        kind: str,
+        node: Positioned,
+        value: Optional[ast.expr] = None,
+        top_level: bool = False,
+        origin: str = "",
+        aliases: Tuple[str, ...] = (),
+    ):
         self.kind = kind  # assign, annassign, unpack, augassign, for, with, import, def, ...
         self.node = node  # the statement (or expression) that binds
         self.value = value  # the expression the name takes, for assignments
         self.top_level = top_level  # directly in the module body, not inside if/try/for/...
-        self.origin = origin  # imports: the dotted thing imported
+        self.origin = origin  # imports: the dotted thing imported (other bindings: "")
         self.aliases = aliases  # chained assignment: every name bound to the same object
 
 
@@ -85,16 +96,16 @@ class _BindingIndex:
 
     def __init__(self, tree: ast.Module, source_lines: Optional[List[str]]):
         self.bindings: Dict[str, List[_Binding]] = {}
-        self.mutations: Dict[str, List[ast.AST]] = {}
-        self.global_declarations: Dict[str, Tuple[str, ast.AST]] = {}
-        self.star_imports: List[ast.AST] = []
-        self.dynamic: Optional[Tuple[str, ast.AST]] = None  # globals()/exec() at module level
+        self.mutations: Dict[str, List[Positioned]] = {}
+        self.global_declarations: Dict[str, Tuple[str, ast.Global]] = {}
+        self.star_imports: List[ast.ImportFrom] = []
+        self.dynamic: Optional[Tuple[str, ast.Call]] = None  # globals()/exec() at module level
         # module-level calls of plain names (and name decorators): what they run may mutate globals
         # (function, call node, arguments, the module function it is passed to or None)
-        self.calls: List[Tuple[str, ast.AST, List[ast.AST], Optional[str]]] = []
+        self.calls: List[Tuple[str, ast.expr, List[ast.expr], Optional[str]]] = []
         self._effects: Dict[str, Tuple[Set[str], bool]] = {}
         self._returned: Dict[str, Set[str]] = {}
-        self._mutation_reasons: Optional[Dict[str, Tuple[str, ast.AST]]] = None
+        self._mutation_reasons: Optional[Dict[str, Tuple[str, Positioned]]] = None
         for stmt in tree.body:
             self._visit(stmt, top_level=True, in_class=False)
         # `global` is rare: skip walking every function body when the text never says it.
@@ -107,31 +118,31 @@ class _BindingIndex:
         if not in_class:  # a class body binds class attributes, not module names
             self.bindings.setdefault(name, []).append(binding)
 
-    def _mutate(self, root: Optional[str], node: ast.AST) -> None:
+    def _mutate(self, root: Optional[str], node: Positioned) -> None:
         if root is not None:
             self.mutations.setdefault(root, []).append(node)
 
     def _visit(self, stmt: ast.stmt, top_level: bool, in_class: bool) -> None:
         cls = stmt.__class__
-        if cls is ast.Assign:
+        if stmt.__class__ is ast.Assign:
             self._assign(stmt, top_level, in_class)
-        elif cls is ast.AnnAssign:
+        elif stmt.__class__ is ast.AnnAssign:
             if stmt.value is not None:  # `X: int` alone binds nothing
                 self._target(stmt.target, "annassign", stmt, top_level, in_class, stmt.value)
-        elif cls is ast.AugAssign:
+        elif stmt.__class__ is ast.AugAssign:
             self._target(stmt.target, "augassign", stmt, top_level, in_class)
-        elif cls is ast.For or cls is ast.AsyncFor:
+        elif stmt.__class__ is ast.For or stmt.__class__ is ast.AsyncFor:
             self._target(stmt.target, "for", stmt, top_level, in_class, stmt.iter)
-        elif cls is ast.With or cls is ast.AsyncWith:
+        elif stmt.__class__ is ast.With or stmt.__class__ is ast.AsyncWith:
             for item in stmt.items:
                 if item.optional_vars is not None:
                     self._target(item.optional_vars, "with", stmt, top_level, in_class, item.context_expr)
-        elif cls is ast.Import:
+        elif stmt.__class__ is ast.Import:
             for alias in stmt.names:
                 name = alias.asname or alias.name.partition(".")[0]
                 origin = alias.name if alias.asname else name
                 self._bind(name, _Binding("import", stmt, origin=origin), in_class)
-        elif cls is ast.ImportFrom:
+        elif stmt.__class__ is ast.ImportFrom:
             module = "." * stmt.level + (stmt.module or "")
             for alias in stmt.names:
                 if alias.name == "*":
@@ -139,25 +150,25 @@ class _BindingIndex:
                 else:
                     binding = _Binding("import", stmt, origin=f"{module}.{alias.name}")
                     self._bind(alias.asname or alias.name, binding, in_class)
-        elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+        elif stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
             kind = "def" if cls is ast.FunctionDef else "async def"
             self._bind(stmt.name, _Binding(kind, stmt, top_level=top_level), in_class)
             self._decorators(stmt)
-        elif cls is ast.ClassDef:
+        elif stmt.__class__ is ast.ClassDef:
             self._bind(stmt.name, _Binding("class", stmt, top_level=top_level), in_class)
             self._decorators(stmt)
             for inner in stmt.body:  # runs at import time: may mutate module constants
                 self._visit(inner, top_level=False, in_class=True)
-        elif cls is ast.Delete:
+        elif stmt.__class__ is ast.Delete:
             for target in stmt.targets:
                 self._target(target, "del", stmt, top_level, in_class)
-        elif cls is ast.Match:
+        elif stmt.__class__ is ast.Match:
             for case in stmt.cases:
                 for node in ast.walk(case.pattern):
-                    name = getattr(node, "name", None) or getattr(node, "rest", None)
-                    if isinstance(name, str):
-                        self._bind(name, _Binding("match", stmt), in_class)
-        elif cls.__name__ == "TypeAlias":  # Python 3.12+
+                    captured = getattr(node, "name", None) or getattr(node, "rest", None)
+                    if isinstance(captured, str):
+                        self._bind(captured, _Binding("match", stmt), in_class)
+        elif sys.version_info >= (3, 12) and stmt.__class__ is ast.TypeAlias:
             self._bind(stmt.name.id, _Binding("type", stmt), in_class)
         for handler in getattr(stmt, "handlers", ()):
             if handler.name:
@@ -169,10 +180,10 @@ class _BindingIndex:
 
     def _assign(self, stmt: ast.Assign, top_level: bool, in_class: bool) -> None:
         targets = stmt.targets
-        if all(t.__class__ is ast.Name for t in targets):
-            names = tuple(t.id for t in targets)
-            for target in targets:
-                self._bind(target.id, _Binding("assign", stmt, stmt.value, top_level, aliases=names), in_class)
+        names = tuple(t.id for t in targets if t.__class__ is ast.Name)
+        if len(names) == len(targets):
+            for name in names:
+                self._bind(name, _Binding("assign", stmt, stmt.value, top_level, aliases=names), in_class)
             return
         target = targets[0]
         value = stmt.value
@@ -184,7 +195,8 @@ class _BindingIndex:
             and all(t.__class__ is ast.Name for t in target.elts)
             and not any(v.__class__ is ast.Starred for v in value.elts)
         ):  # A, B = "a", "b": each name takes its own element
-            for name_node, element in zip(target.elts, value.elts):
+            # every element of the target is a Name (checked above)
+            for name_node, element in zip(cast(List[ast.Name], target.elts), value.elts):
                 self._bind(name_node.id, _Binding("assign", stmt, element, top_level), in_class)
             return
         for target in targets:
@@ -216,24 +228,24 @@ class _BindingIndex:
             cls = node.__class__
             if cls is ast.Constant or cls is ast.Name:
                 continue
-            if cls is ast.Dict:  # the bulk of a schema literal: walk it without the generic machinery
+            if node.__class__ is ast.Dict:  # the bulk of a schema literal: walk it without the generic machinery
                 stack.extend(k for k in node.keys if k is not None)
                 stack.extend(node.values)
                 continue
-            if cls is ast.List or cls is ast.Tuple or cls is ast.Set:
+            if node.__class__ is ast.List or node.__class__ is ast.Tuple or node.__class__ is ast.Set:
                 stack.extend(node.elts)
                 continue
-            if cls is ast.Lambda:  # its body runs later, if ever
+            if node.__class__ is ast.Lambda:  # its body runs later, if ever
                 stack.extend(node.args.defaults)
                 stack.extend(d for d in node.args.kw_defaults if d is not None)
                 continue
-            if cls is ast.Call:
+            if node.__class__ is ast.Call:
                 self._scan_call(node)
-            elif cls is ast.NamedExpr and node.target.__class__ is ast.Name:
+            elif node.__class__ is ast.NamedExpr and node.target.__class__ is ast.Name:
                 self._bind(node.target.id, _Binding("walrus", node, node.value), False)
             stack.extend(child_nodes(node))
 
-    def _decorators(self, stmt: ast.AST) -> None:
+    def _decorators(self, stmt: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]) -> None:
         for decorator in stmt.decorator_list:
             if decorator.__class__ is ast.Name:  # @register: a call of a module function, maybe
                 self.calls.append((decorator.id, decorator, [], None))
@@ -254,12 +266,11 @@ class _BindingIndex:
             elif func.id in ("setattr", "delattr") and node.args:
                 self._mutate(_root_name(node.args[0]), node)
 
-    def _find_global_declarations(self, statements, owner: Optional[str]) -> None:
+    def _find_global_declarations(self, statements: Iterable[ast.stmt], owner: Optional[str]) -> None:
         for stmt in statements:
-            cls = stmt.__class__
-            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
+            if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef or stmt.__class__ is ast.ClassDef:
                 self._find_global_declarations(stmt.body, stmt.name)
-            elif cls is ast.Global and owner is not None:
+            elif stmt.__class__ is ast.Global and owner is not None:
                 for name in stmt.names:
                     self.global_declarations.setdefault(name, (owner, stmt))
             else:
@@ -275,13 +286,13 @@ class _BindingIndex:
             if len(bindings) == 1 and bindings[0].kind == "import"
         }
 
-    def mutation_of(self, name: str) -> Optional[Tuple[str, ast.AST]]:
+    def mutation_of(self, name: str) -> Optional[Tuple[str, Positioned]]:
         """Why ``name``'s value may change after assignment, or None."""
         if self._mutation_reasons is None:
             self._mutation_reasons = self._mutation_closure()
         return self._mutation_reasons.get(name)
 
-    def _mutation_closure(self) -> Dict[str, Tuple[str, ast.AST]]:
+    def _mutation_closure(self) -> Dict[str, Tuple[str, Positioned]]:
         """Mutated names, plus every name whose object a mutated name may share.
 
         ``B = A; B.append(1)`` or ``for s in SCHEMAS: s["x"] = 1`` change ``A``/``SCHEMAS``
@@ -289,7 +300,7 @@ class _BindingIndex:
         (its aliases, the names in its assigned expression, the names module functions called
         there refer to).
         """
-        reasons = {}
+        reasons: Dict[str, Tuple[str, Positioned]] = {}
         for name, nodes in self.mutations.items():
             reasons[name] = (f"{name} is mutated at line {nodes[0].lineno}", nodes[0])
         for function, call, arguments, passed_to in self.calls:  # f(...) at import runs f's body
@@ -353,23 +364,26 @@ class _BindingIndex:
         follow it) or a builtin that calls what it is given (``map(f, xs)``)."""
         return name in _CALLING_BUILTINS or bool(self._definitions(name))
 
-    def _definitions(self, name: str) -> List[ast.AST]:
-        return [b.node for b in self.bindings.get(name, ()) if b.kind in ("def", "async def")]
+    def _definitions(self, name: str) -> List[FunctionNode]:
+        """The ``def`` and ``async def`` statements that bind module-level ``name``."""
+        return [
+            b.node for b in self.bindings.get(name, ())
+            if b.node.__class__ is ast.FunctionDef or b.node.__class__ is ast.AsyncFunctionDef
+        ]
 
-    def _mutation_roots(self, fdef: ast.AST, name: str) -> Iterator[Tuple[Optional[str], tuple]]:
+    def _mutation_roots(self, fdef: FunctionNode, name: str) -> Iterator[Tuple[Optional[str], tuple]]:
         """The objects ``fdef`` changes, as (name, path): ``x[k] = v`` and ``x.append(v)`` change
         ``("x", ())``; ``x["a"]["b"] = v`` changes ``("x", ("a",))``."""
         for node in ast.walk(fdef):
-            cls = node.__class__
-            if (cls is ast.Subscript or cls is ast.Attribute) and node.ctx.__class__ is not ast.Load:
+            if (node.__class__ is ast.Subscript or node.__class__ is ast.Attribute) and node.ctx.__class__ is not ast.Load:
                 yield _access_path(node.value)
-            elif cls is ast.Call and node.func.__class__ is ast.Attribute:
+            elif node.__class__ is ast.Call and node.func.__class__ is ast.Attribute:
                 if node.func.attr in _MUTATING_METHODS or node.func.attr.startswith("__"):
                     yield _access_path(node.func.value)
-            elif cls is ast.Name and node.id != name and node.ctx.__class__ is ast.Load:
+            elif node.__class__ is ast.Name and node.id != name and node.ctx.__class__ is ast.Load:
                 for root in self._function_effects(node.id)[0]:  # called here, or passed on
                     yield root, _ANYWHERE
-            if cls is ast.Call and node.func.__class__ is ast.Name:
+            if node.__class__ is ast.Call and node.func.__class__ is ast.Name:
                 arguments = list(node.args) + [k.value for k in node.keywords]
                 calls_arguments = self._calls_its_arguments(node.func.id)
                 for callee in [node.func] + arguments:  # f(x), or apply(f, x) / map(f, x)
@@ -385,13 +399,12 @@ class _BindingIndex:
         changed object is built by ``value`` itself (a literal, a comprehension, ``dict(...)``)."""
         while path and path[0] is not None:
             key = path[0]
-            cls = value.__class__
-            if cls is ast.Dict and None not in value.keys:
+            if value.__class__ is ast.Dict and None not in value.keys:
                 matches = [v for k, v in zip(value.keys, value.values) if k.__class__ is ast.Constant and k.value == key]
                 if not matches:
                     break
                 value, path = matches[-1], path[1:]
-            elif cls in (ast.List, ast.Tuple) and key.__class__ is int and -len(value.elts) <= key < len(value.elts):
+            elif value.__class__ in (ast.List, ast.Tuple) and key.__class__ is int and -len(value.elts) <= key < len(value.elts):
                 if any(e.__class__ is ast.Starred for e in value.elts):
                     break
                 value, path = value.elts[key], path[1:]
@@ -408,11 +421,11 @@ class _BindingIndex:
     def _value_sources(self, value: ast.AST, depth: int = 0) -> Set[str]:
         """Names whose objects the object of ``value`` may share (be, contain or be part of)."""
         cls = value.__class__
-        if cls is ast.Name:
+        if value.__class__ is ast.Name:
             return {value.id}
         if cls in (ast.Constant, ast.JoinedStr, ast.Compare, ast.UnaryOp, ast.Lambda):
             return set()
-        if cls is ast.Call:
+        if value.__class__ is ast.Call:
             func = value.func
             parts = list(value.args) + [k.value for k in value.keywords]
             sources: Set[str] = set()
@@ -462,12 +475,11 @@ class _BindingIndex:
 
     def _is_fresh(self, value: ast.AST, assignments: Dict[str, list], depth: int = 0) -> bool:
         """True when ``value`` builds a new container (nothing else refers to it yet)."""
-        cls = value.__class__
-        if cls in _FRESH_EXPRESSIONS:
+        if value.__class__ in _FRESH_EXPRESSIONS:
             return True
-        if cls is ast.IfExp:
+        if value.__class__ is ast.IfExp:
             return self._is_fresh(value.body, assignments, depth) and self._is_fresh(value.orelse, assignments, depth)
-        if cls is ast.Call:
+        if value.__class__ is ast.Call:
             func = value.func
             if func.__class__ is ast.Attribute:
                 return func.attr == "copy"
