@@ -268,7 +268,7 @@ class _BindingIndex:
 
     def _find_global_declarations(self, statements: Iterable[ast.stmt], owner: Optional[str]) -> None:
         for stmt in statements:
-            if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef or stmt.__class__ is ast.ClassDef:
+            if stmt.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 self._find_global_declarations(stmt.body, stmt.name)
             elif stmt.__class__ is ast.Global and owner is not None:
                 for name in stmt.names:
@@ -375,7 +375,7 @@ class _BindingIndex:
         """The objects ``fdef`` changes, as (name, path): ``x[k] = v`` and ``x.append(v)`` change
         ``("x", ())``; ``x["a"]["b"] = v`` changes ``("x", ("a",))``."""
         for node in ast.walk(fdef):
-            if (node.__class__ is ast.Subscript or node.__class__ is ast.Attribute) and node.ctx.__class__ is not ast.Load:
+            if node.__class__ in (ast.Subscript, ast.Attribute) and node.ctx.__class__ is not ast.Load:
                 yield _access_path(node.value)
             elif node.__class__ is ast.Call and node.func.__class__ is ast.Attribute:
                 if node.func.attr in _MUTATING_METHODS or node.func.attr.startswith("__"):
@@ -404,7 +404,11 @@ class _BindingIndex:
                 if not matches:
                     break
                 value, path = matches[-1], path[1:]
-            elif value.__class__ in (ast.List, ast.Tuple) and key.__class__ is int and -len(value.elts) <= key < len(value.elts):
+            elif (
+                value.__class__ in (ast.List, ast.Tuple)
+                and key.__class__ is int
+                and -len(value.elts) <= key < len(value.elts)
+            ):
                 if any(e.__class__ is ast.Starred for e in value.elts):
                     break
                 value, path = value.elts[key], path[1:]
