@@ -16,7 +16,7 @@ template and the runtime imports the module instead (see ``hermes_lint.manifest_
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any, List, Optional, Sequence
 
 from ..model import Hole, HoleUsed
 from .limits import BUDGET_EXCEEDED
@@ -151,7 +151,7 @@ class _Branches(_EvaluatorState):
                     return Hole(hole.reason, hole.location, template if cls is ast.Eq else {"not": template})
         raise self._refuse_hole(hole)
 
-    def _split(self, condition: Hole, stmt: ast.If, rest: list) -> Any:
+    def _split(self, condition: Hole, stmt: ast.If, rest: Sequence[ast.stmt]) -> Any:
         """``if`` on a templated hole inside a function: run both ways to their ``return``.
 
         Only where the two ways cannot see each other's effects: every local is immutable when
@@ -183,7 +183,7 @@ class _Branches(_EvaluatorState):
         if names is None or handler.name is not None or not set(names) <= _TEMPLATE_EXCEPTIONS:
             return value
         frame = self._frame
-        saved = dict(frame.values) if frame is not None else None
+        saved = dict(frame.values) if frame is not None else {}  # no frame: nothing to restore
         try:
             fallback = self._execute(handler.body)
         except _Refusal:
@@ -224,13 +224,12 @@ class _Branches(_EvaluatorState):
         return origin[0] == "import" and origin[1].origin == "logging"
 
 
-def _exception_names(node: Any) -> Any:
+def _exception_names(node: Optional[ast.expr]) -> Optional[List[str]]:
     if node is None:
         return None
     elements = node.elts if node.__class__ is ast.Tuple else [node]
-    if not all(element.__class__ is ast.Name for element in elements):
-        return None
-    return sorted(element.id for element in elements)
+    names = [element.id for element in elements if element.__class__ is ast.Name]
+    return sorted(names) if len(names) == len(elements) else None
 
 
 def _is_frozen(value: Any) -> bool:
