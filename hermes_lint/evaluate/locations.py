@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -46,7 +45,9 @@ class _Locations(_EvaluatorState):
                     child_path = path + (key,)
                     node = table.get(key) if table is not None else None
                     if node is not None:
-                        result[child_path] = self._location(node)
+                        location = self._location(node)
+                        if location is not None:  # a module evaluated for another file has none
+                            result[child_path] = location
                     if child.__class__ in (dict, list, tuple):
                         stack.append((child, child_path))
             elif cls is list or cls is tuple:
@@ -54,12 +55,15 @@ class _Locations(_EvaluatorState):
                     child_path = path + (position,)
                     node = table[position] if table is not None and position < len(table) else None
                     if node is not None:
-                        result[child_path] = self._location(node)
+                        location = self._location(node)
+                        if location is not None:  # a module evaluated for another file has none
+                            result[child_path] = location
                     if child.__class__ in (dict, list, tuple):
                         stack.append((child, child_path))
         return result
 
-    def _location(self, node: Optional[ast.AST]) -> Optional[Location]:
+    def _location(self, node: Any) -> Optional[Location]:
+        """Where ``node`` (a syntax node or None) is; None for a node without a position."""
         if node is None or not hasattr(node, "lineno") or not self._located:
             return None
         return Location(node.lineno, self._char_column(node.lineno, node.col_offset))
