@@ -74,7 +74,7 @@ def _path_from_root(node: ast.AST) -> str:
             return "".join("." + a for a in reversed(attributes))
 
 
-def _child_statements(stmt: ast.stmt) -> Iterator[ast.stmt]:
+def _child_statements(stmt: ast.AST) -> Iterator[ast.stmt]:
     """Statements nested in a compound statement (not in def bodies: callers decide)."""
     for field in _STATEMENT_LISTS:
         yield from getattr(stmt, field, ())
