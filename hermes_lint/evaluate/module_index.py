@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import ast
-import sys
 from itertools import repeat
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union, cast
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from hermes_lint.model.context import child_nodes
 
@@ -122,27 +121,28 @@ class _BindingIndex:
         if root is not None:
             self.mutations.setdefault(root, []).append(node)
 
-    def _visit(self, stmt: ast.stmt, top_level: bool, in_class: bool) -> None:
+    def _visit(self, stmt: Any, top_level: bool, in_class: bool) -> None:
+        """Record what statement ``stmt`` binds and mutates (typed Any: see ``syntax``)."""
         cls = stmt.__class__
-        if stmt.__class__ is ast.Assign:
+        if cls is ast.Assign:
             self._assign(stmt, top_level, in_class)
-        elif stmt.__class__ is ast.AnnAssign:
+        elif cls is ast.AnnAssign:
             if stmt.value is not None:  # `X: int` alone binds nothing
                 self._target(stmt.target, "annassign", stmt, top_level, in_class, stmt.value)
-        elif stmt.__class__ is ast.AugAssign:
+        elif cls is ast.AugAssign:
             self._target(stmt.target, "augassign", stmt, top_level, in_class)
-        elif stmt.__class__ is ast.For or stmt.__class__ is ast.AsyncFor:
+        elif cls is ast.For or cls is ast.AsyncFor:
             self._target(stmt.target, "for", stmt, top_level, in_class, stmt.iter)
-        elif stmt.__class__ is ast.With or stmt.__class__ is ast.AsyncWith:
+        elif cls is ast.With or cls is ast.AsyncWith:
             for item in stmt.items:
                 if item.optional_vars is not None:
                     self._target(item.optional_vars, "with", stmt, top_level, in_class, item.context_expr)
-        elif stmt.__class__ is ast.Import:
+        elif cls is ast.Import:
             for alias in stmt.names:
                 name = alias.asname or alias.name.partition(".")[0]
                 origin = alias.name if alias.asname else name
                 self._bind(name, _Binding("import", stmt, origin=origin), in_class)
-        elif stmt.__class__ is ast.ImportFrom:
+        elif cls is ast.ImportFrom:
             module = "." * stmt.level + (stmt.module or "")
             for alias in stmt.names:
                 if alias.name == "*":
@@ -150,25 +150,25 @@ class _BindingIndex:
                 else:
                     binding = _Binding("import", stmt, origin=f"{module}.{alias.name}")
                     self._bind(alias.asname or alias.name, binding, in_class)
-        elif stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
+        elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
             kind = "def" if cls is ast.FunctionDef else "async def"
             self._bind(stmt.name, _Binding(kind, stmt, top_level=top_level), in_class)
             self._decorators(stmt)
-        elif stmt.__class__ is ast.ClassDef:
+        elif cls is ast.ClassDef:
             self._bind(stmt.name, _Binding("class", stmt, top_level=top_level), in_class)
             self._decorators(stmt)
             for inner in stmt.body:  # runs at import time: may mutate module constants
                 self._visit(inner, top_level=False, in_class=True)
-        elif stmt.__class__ is ast.Delete:
+        elif cls is ast.Delete:
             for target in stmt.targets:
                 self._target(target, "del", stmt, top_level, in_class)
-        elif stmt.__class__ is ast.Match:
+        elif cls is ast.Match:
             for case in stmt.cases:
                 for node in ast.walk(case.pattern):
-                    captured = getattr(node, "name", None) or getattr(node, "rest", None)
-                    if isinstance(captured, str):
-                        self._bind(captured, _Binding("match", stmt), in_class)
-        elif sys.version_info >= (3, 12) and stmt.__class__ is ast.TypeAlias:
+                    name = getattr(node, "name", None) or getattr(node, "rest", None)
+                    if isinstance(name, str):
+                        self._bind(name, _Binding("match", stmt), in_class)
+        elif cls.__name__ == "TypeAlias":  # Python 3.12+
             self._bind(stmt.name.id, _Binding("type", stmt), in_class)
         for handler in getattr(stmt, "handlers", ()):
             if handler.name:
@@ -223,25 +223,26 @@ class _BindingIndex:
         if not roots:
             return
         stack = roots
+        node: Any  # see ``syntax``
         while stack:
             node = stack.pop()
             cls = node.__class__
             if cls is ast.Constant or cls is ast.Name:
                 continue
-            if node.__class__ is ast.Dict:  # the bulk of a schema literal: walk it without the generic machinery
+            if cls is ast.Dict:  # the bulk of a schema literal: walk it without the generic machinery
                 stack.extend(k for k in node.keys if k is not None)
                 stack.extend(node.values)
                 continue
-            if node.__class__ is ast.List or node.__class__ is ast.Tuple or node.__class__ is ast.Set:
+            if cls is ast.List or cls is ast.Tuple or cls is ast.Set:
                 stack.extend(node.elts)
                 continue
-            if node.__class__ is ast.Lambda:  # its body runs later, if ever
+            if cls is ast.Lambda:  # its body runs later, if ever
                 stack.extend(node.args.defaults)
                 stack.extend(d for d in node.args.kw_defaults if d is not None)
                 continue
-            if node.__class__ is ast.Call:
+            if cls is ast.Call:
                 self._scan_call(node)
-            elif node.__class__ is ast.NamedExpr and node.target.__class__ is ast.Name:
+            elif cls is ast.NamedExpr and node.target.__class__ is ast.Name:
                 self._bind(node.target.id, _Binding("walrus", node, node.value), False)
             stack.extend(child_nodes(node))
 
@@ -267,10 +268,12 @@ class _BindingIndex:
                 self._mutate(_root_name(node.args[0]), node)
 
     def _find_global_declarations(self, statements: Iterable[ast.stmt], owner: Optional[str]) -> None:
+        stmt: Any  # see ``syntax``
         for stmt in statements:
-            if stmt.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            cls = stmt.__class__
+            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
                 self._find_global_declarations(stmt.body, stmt.name)
-            elif stmt.__class__ is ast.Global and owner is not None:
+            elif cls is ast.Global and owner is not None:
                 for name in stmt.names:
                     self.global_declarations.setdefault(name, (owner, stmt))
             else:
@@ -366,24 +369,23 @@ class _BindingIndex:
 
     def _definitions(self, name: str) -> List[FunctionNode]:
         """The ``def`` and ``async def`` statements that bind module-level ``name``."""
-        return [
-            b.node for b in self.bindings.get(name, ())
-            if b.node.__class__ is ast.FunctionDef or b.node.__class__ is ast.AsyncFunctionDef
-        ]
+        return [b.node for b in self.bindings.get(name, ()) if b.node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef)]
 
     def _mutation_roots(self, fdef: FunctionNode, name: str) -> Iterator[Tuple[Optional[str], tuple]]:
         """The objects ``fdef`` changes, as (name, path): ``x[k] = v`` and ``x.append(v)`` change
         ``("x", ())``; ``x["a"]["b"] = v`` changes ``("x", ("a",))``."""
+        node: Any  # see ``syntax``
         for node in ast.walk(fdef):
-            if node.__class__ in (ast.Subscript, ast.Attribute) and node.ctx.__class__ is not ast.Load:
+            cls = node.__class__
+            if (cls is ast.Subscript or cls is ast.Attribute) and node.ctx.__class__ is not ast.Load:
                 yield _access_path(node.value)
-            elif node.__class__ is ast.Call and node.func.__class__ is ast.Attribute:
+            elif cls is ast.Call and node.func.__class__ is ast.Attribute:
                 if node.func.attr in _MUTATING_METHODS or node.func.attr.startswith("__"):
                     yield _access_path(node.func.value)
-            elif node.__class__ is ast.Name and node.id != name and node.ctx.__class__ is ast.Load:
+            elif cls is ast.Name and node.id != name and node.ctx.__class__ is ast.Load:
                 for root in self._function_effects(node.id)[0]:  # called here, or passed on
                     yield root, _ANYWHERE
-            if node.__class__ is ast.Call and node.func.__class__ is ast.Name:
+            if cls is ast.Call and node.func.__class__ is ast.Name:
                 arguments = list(node.args) + [k.value for k in node.keywords]
                 calls_arguments = self._calls_its_arguments(node.func.id)
                 for callee in [node.func] + arguments:  # f(x), or apply(f, x) / map(f, x)
@@ -394,21 +396,18 @@ class _BindingIndex:
                             if argument is not callee:
                                 yield _access_path(argument)
 
-    def _sources_at(self, value: ast.AST, path: tuple, assignments) -> Iterator[Tuple[str, tuple]]:
+    def _sources_at(self, value: Any, path: tuple, assignments) -> Iterator[Tuple[str, tuple]]:
         """Names whose values a change at ``path`` inside ``value`` may reach; nothing when the
         changed object is built by ``value`` itself (a literal, a comprehension, ``dict(...)``)."""
         while path and path[0] is not None:
             key = path[0]
-            if value.__class__ is ast.Dict and None not in value.keys:
+            cls = value.__class__
+            if cls is ast.Dict and None not in value.keys:
                 matches = [v for k, v in zip(value.keys, value.values) if k.__class__ is ast.Constant and k.value == key]
                 if not matches:
                     break
                 value, path = matches[-1], path[1:]
-            elif (
-                value.__class__ in (ast.List, ast.Tuple)
-                and key.__class__ is int
-                and -len(value.elts) <= key < len(value.elts)
-            ):
+            elif cls in (ast.List, ast.Tuple) and key.__class__ is int and -len(value.elts) <= key < len(value.elts):
                 if any(e.__class__ is ast.Starred for e in value.elts):
                     break
                 value, path = value.elts[key], path[1:]
@@ -422,14 +421,14 @@ class _BindingIndex:
         for source in self._value_sources(value):
             yield source, _ANYWHERE
 
-    def _value_sources(self, value: ast.AST, depth: int = 0) -> Set[str]:
+    def _value_sources(self, value: Any, depth: int = 0) -> Set[str]:
         """Names whose objects the object of ``value`` may share (be, contain or be part of)."""
         cls = value.__class__
-        if value.__class__ is ast.Name:
+        if cls is ast.Name:
             return {value.id}
         if cls in (ast.Constant, ast.JoinedStr, ast.Compare, ast.UnaryOp, ast.Lambda):
             return set()
-        if value.__class__ is ast.Call:
+        if cls is ast.Call:
             func = value.func
             parts = list(value.args) + [k.value for k in value.keywords]
             sources: Set[str] = set()
@@ -477,13 +476,14 @@ class _BindingIndex:
         self._returned[name] = result
         return result
 
-    def _is_fresh(self, value: ast.AST, assignments: Dict[str, list], depth: int = 0) -> bool:
+    def _is_fresh(self, value: Any, assignments: Dict[str, list], depth: int = 0) -> bool:
         """True when ``value`` builds a new container (nothing else refers to it yet)."""
-        if value.__class__ in _FRESH_EXPRESSIONS:
+        cls = value.__class__
+        if cls in _FRESH_EXPRESSIONS:
             return True
-        if value.__class__ is ast.IfExp:
+        if cls is ast.IfExp:
             return self._is_fresh(value.body, assignments, depth) and self._is_fresh(value.orelse, assignments, depth)
-        if value.__class__ is ast.Call:
+        if cls is ast.Call:
             func = value.func
             if func.__class__ is ast.Attribute:
                 return func.attr == "copy"

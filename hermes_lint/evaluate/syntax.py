@@ -1,4 +1,9 @@
-"""Questions about the syntax tree: positions, names, statement nesting, function bodies."""
+"""Questions about the syntax tree: positions, names, statement nesting, function bodies.
+
+The walkers that visit every statement or node read a node's class once (``cls``) and compare it
+with each kind in turn, the cheapest dispatch there is. A type checker cannot narrow a node
+through a class held in a variable, so those walkers type the node ``Any``.
+"""
 
 from __future__ import annotations
 
@@ -140,24 +145,25 @@ def _target_names(target: ast.AST, names: Set[str]) -> None:
             names.add(node.id)
 
 
-def _expression_roots(stmt: ast.stmt) -> List[ast.AST]:
+def _expression_roots(stmt: Any) -> List[ast.AST]:
     """The expressions a module-level statement evaluates itself (not its nested statements).
 
     Spelled out for the common statements: this runs on every statement of every file.
     """
-    if stmt.__class__ is ast.Expr or stmt.__class__ is ast.AnnAssign or stmt.__class__ is ast.AugAssign:
+    cls = stmt.__class__
+    if cls is ast.Expr or cls is ast.AnnAssign or cls is ast.AugAssign:
         return [stmt.value] if stmt.value is not None else []
-    if stmt.__class__ is ast.Assign:
-        return [stmt.value, *[t for t in stmt.targets if t.__class__ is not ast.Name]]
-    if stmt.__class__ in (ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal, ast.Break, ast.Continue):
+    if cls is ast.Assign:
+        return [stmt.value] + [t for t in stmt.targets if t.__class__ is not ast.Name]
+    if cls in (ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal, ast.Break, ast.Continue):
         return []
-    if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
+    if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
         # annotations are left out: a mutating call inside one is not something code does
         arguments = stmt.args
-        return [*stmt.decorator_list, *arguments.defaults, *[d for d in arguments.kw_defaults if d is not None]]
-    if stmt.__class__ is ast.ClassDef:
-        return [*stmt.decorator_list, *stmt.bases, *[k.value for k in stmt.keywords]]
-    if stmt.__class__ is ast.If or stmt.__class__ is ast.While:
+        return stmt.decorator_list + arguments.defaults + [d for d in arguments.kw_defaults if d is not None]
+    if cls is ast.ClassDef:
+        return stmt.decorator_list + stmt.bases + [k.value for k in stmt.keywords]
+    if cls is ast.If or cls is ast.While:
         return [stmt.test]
     roots: List[ast.AST] = []
     for field, value in ast.iter_fields(stmt):
@@ -199,24 +205,26 @@ def _local_assignments(fdef: FunctionNode) -> Dict[str, List[Tuple[ast.AST, str]
         if container.__class__ is ast.Name:
             assignments.setdefault(container.id, []).append((value, HOLDS))
 
+    node: Any  # see the module docstring
     for node in ast.walk(fdef):
-        if node.__class__ is ast.Assign:
+        cls = node.__class__
+        if cls is ast.Assign:
             for target in node.targets:
                 if target.__class__ is ast.Subscript:
                     holds(target.value, node.value)
                 else:
                     bind(target, node.value, IS)
-        elif node.__class__ is ast.AnnAssign and node.value is not None:
+        elif cls is ast.AnnAssign and node.value is not None:
             bind(node.target, node.value, IS)
-        elif node.__class__ is ast.AugAssign:
+        elif cls is ast.AugAssign:
             holds(node.target, node.value)
-        elif node.__class__ is ast.For or node.__class__ is ast.AsyncFor or node.__class__ is ast.comprehension:
+        elif cls is ast.For or cls is ast.AsyncFor or cls is ast.comprehension:
             bind(node.target, node.iter, ELEMENT_OF)
-        elif node.__class__ is ast.withitem and node.optional_vars is not None:
+        elif cls is ast.withitem and node.optional_vars is not None:
             bind(node.optional_vars, node.context_expr, ELEMENT_OF)
-        elif node.__class__ is ast.NamedExpr:
+        elif cls is ast.NamedExpr:
             bind(node.target, node.value, IS)
-        elif node.__class__ is ast.Call and node.func.__class__ is ast.Attribute and node.func.attr in _STORING_METHODS:
+        elif cls is ast.Call and node.func.__class__ is ast.Attribute and node.func.attr in _STORING_METHODS:
             for argument in list(node.args) + [k.value for k in node.keywords]:
                 holds(node.func.value, argument)
     return assignments
@@ -241,24 +249,25 @@ def _analyse_function(fdef: FunctionNode) -> _FunctionInfo:
         names.add(arguments.kwarg.arg)
     problem: Optional[Tuple[str, ast.AST]] = None
     stack: List[ast.AST] = list(fdef.body)
+    node: Any  # see the module docstring
     while stack:
         node = stack.pop()
         cls = node.__class__
-        if node.__class__ is ast.Name:
+        if cls is ast.Name:
             if node.ctx.__class__ is not ast.Load:
                 names.add(node.id)
             continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # own scope; binds its name
+        if cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):  # own scope; binds its name
             names.add(node.name)
             stack.extend(node.decorator_list)
             continue
         if cls is ast.Lambda:
             continue
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        if cls in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
             for generator in node.generators:  # targets belong to the comprehension
                 stack.append(generator.iter)
                 stack.extend(generator.ifs)
-            stack.extend([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt])
+            stack.extend([node.key, node.value] if cls is ast.DictComp else [node.elt])
             continue
         if problem is None:
             if cls is ast.Global or cls is ast.Nonlocal:
@@ -267,13 +276,13 @@ def _analyse_function(fdef: FunctionNode) -> _FunctionInfo:
                 problem = ("yield (it is a generator)", node)
             elif cls is ast.Await:
                 problem = ("await", node)
-        if node.__class__ is ast.Import or node.__class__ is ast.ImportFrom:
+        if cls is ast.Import or cls is ast.ImportFrom:
             names.update((a.asname or a.name.partition(".")[0]) for a in node.names)
-        elif node.__class__ is ast.ExceptHandler and node.name:
+        elif cls is ast.ExceptHandler and node.name:
             names.add(node.name)
-        elif (node.__class__ is ast.MatchAs or node.__class__ is ast.MatchStar) and node.name:
+        elif cls in (ast.MatchAs, ast.MatchStar) and node.name:
             names.add(node.name)
-        elif node.__class__ is ast.MatchMapping and node.rest:
+        elif cls is ast.MatchMapping and node.rest:
             names.add(node.rest)
         stack.extend(child_nodes(node))
     return _FunctionInfo(frozenset(names), problem)
