@@ -8,6 +8,11 @@ Standard library only.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+    from typing import Any
+
 # The tools every platform (CLI and messaging) gets. web_search is listed although it needs an
 # API key: its check_fn hides it when the key is missing, so listing it costs nothing and a key
 # set later makes it appear without editing this file.
@@ -89,7 +94,8 @@ class ToolsetError(ValueError):
     """A toolset that cannot be resolved: unknown, or part of an include cycle."""
 
 
-def resolve_toolset(name: str, toolsets: dict | None = None) -> list[str]:
+def resolve_toolset(name: str,
+                    toolsets: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
     """The tool names of toolset ``name`` with its includes, depth-first, without duplicates.
 
     A toolset's own tools come first, then each include in order, recursively; a name seen
@@ -105,8 +111,8 @@ def resolve_toolset(name: str, toolsets: dict | None = None) -> list[str]:
     return names
 
 
-def _collect(name: str, toolsets: dict, path: list[str], names: list[str],
-             seen: set[str]) -> None:
+def _collect(name: str, toolsets: Mapping[str, Mapping[str, Any]], path: list[str],
+             names: list[str], seen: set[str]) -> None:
     if name in path:
         raise ToolsetError("toolset cycle: " + " -> ".join([*path, name]))
     if name not in toolsets:
@@ -128,7 +134,7 @@ def _unknown_toolset_message(name: str, path: list[str]) -> str:
     return message + ")"
 
 
-def validate_toolsets(toolsets: dict | None = None) -> list[str]:
+def validate_toolsets(toolsets: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
     """Resolve every toolset; return the problems found (empty when all resolve).
 
     Returns rather than raises so that a caller sees every broken toolset at once: one message

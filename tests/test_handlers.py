@@ -9,7 +9,7 @@ import pytest
 from hermes_lint.config import Config
 from hermes_lint.check.engine import build_module_context
 from hermes_lint.model.extract import parse_module
-from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses
 
 HEADER = """
@@ -155,10 +155,10 @@ def test_shadowed_helpers_are_unknown():
 
 
 def test_followed_functions_and_bounds():
-    chain = "\n".join(f"def f{i}(a):\n    return f{i + 1}(a)" for i in range(MAX_DEPTH + 2))
-    chain += f"\ndef f{MAX_DEPTH + 2}(a):\n    return {{}}"
+    chain = "\n".join(f"def f{i}(a):\n    return f{i + 1}(a)" for i in range(CALL_DEPTH + 2))
+    chain += f"\ndef f{CALL_DEPTH + 2}(a):\n    return {{}}"
     assert result(chain, "f0").kind == "unknown"  # deeper than the bound
-    assert result(chain, f"f{MAX_DEPTH - 1}").what == "a dict"
+    assert result(chain, f"f{CALL_DEPTH - 1}").what == "a dict"
     recursive = "def f(a):\n    return g(a)\ndef g(a):\n    if a:\n        return f(a - 1)\n    return 'x'"
     assert result(recursive, "f").kind == "unknown"  # no infinite recursion, no guess
 
@@ -230,7 +230,7 @@ def test_args_into_star_parameters_or_other_modules_is_not_visible():
 
 def test_analysis_is_computed_once_per_module():
     # Rules share one analysis (and tell shared handlers apart by node identity); the engine
-    # clears ``ctx.memo`` after each module, which drops the analyzer with it.
+    # releases the context after each module, which drops the analyzer with it.
     ctx = context("def h(args, **kw):\n    return str(args.get('q'))",
                   'registry.register(name="a", toolset="s", schema={}, handler=h)\n'
                   'registry.register(name="b", toolset="s", schema={}, handler=lambda args, **kw: h(args))')
@@ -240,7 +240,7 @@ def test_analysis_is_computed_once_per_module():
     assert [id(a) for a in analyses(ctx)] == [id(first), id(second)]
     assert first.primary[0].facts is second.primary[0].facts  # `h` analysed once, for both
     assert analyzer.return_kinds(first.primary[0].facts) is analyzer.return_kinds(first.primary[0].facts)
-    ctx.memo.clear()
+    ctx.release()
     assert HandlerAnalyzer.of(ctx) is not analyzer
 
 

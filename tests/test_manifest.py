@@ -356,6 +356,17 @@ def test_errors_that_would_make_the_manifest_wrong_refuse_generation(tmp_path, c
     assert generated.problems[0].line >= 10
 
 
+def test_produced_gives_the_manifest_written_and_refuses_with_the_problems_when_there_is_none(tmp_path):
+    module = inspect.cleandoc(HEADER) + "\nregistry.register(name='probe', toolset='probe', schema=SCHEMA, handler=handle)\n"
+    generated = generate(make_project(tmp_path / "good", {"probe_tool": module}))
+    assert generated.produced() == (generated.data, render(generated.data))
+
+    make_project(tmp_path / "bad", {"my-tool": module}, toolsets=None)
+    refused = generate(tmp_path / "bad")
+    with pytest.raises(ValueError, match=r"no manifest was generated: .*rename the file"):
+        refused.produced()
+
+
 def test_a_module_file_name_that_is_no_identifier_refuses_generation(tmp_path):
     module = inspect.cleandoc(HEADER) + "\nregistry.register(name='t', toolset='p', schema=SCHEMA, handler=handle)\n"
     make_project(tmp_path, {"my-tool": module}, toolsets=None)

@@ -10,12 +10,13 @@ import os
 import signal
 import subprocess
 import tempfile
+from typing import IO, Any
 
 # Per stream. Beyond it the head and the tail are kept: errors usually show up at the end.
 MAX_OUTPUT_BYTES = 20_000
 
 
-def read_capped(stream, limit=MAX_OUTPUT_BYTES):
+def read_capped(stream: IO[bytes], limit: int = MAX_OUTPUT_BYTES) -> tuple[str, bool]:
     """Text of a captured stream; beyond ``limit``, its head and tail around an omission mark."""
     size = stream.seek(0, os.SEEK_END)
     stream.seek(0)
@@ -34,14 +35,14 @@ def read_capped(stream, limit=MAX_OUTPUT_BYTES):
     return text, True
 
 
-def _kill_process_group(process):
+def _kill_process_group(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass  # it exited between the timeout and the kill
 
 
-def run_bounded(args, timeout, shell=False):
+def run_bounded(args: str | list[str], timeout: float, shell: bool = False) -> dict[str, Any]:
     """Run ``args`` in the current directory; exit code, timeout and capped output as a dict."""
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         process = subprocess.Popen(

@@ -21,6 +21,8 @@ Without a callback (no chat surface) nothing is asked: outcome ``undelivered``.
 
 import json
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from tools.registry import registry, tool_error
 
@@ -34,6 +36,10 @@ TIMED_OUT_NOTICE = "[user did not respond in time]"
 CANCELLED_NOTICE = "[user cancelled the prompt]"
 
 
+# question, choices, multi_select -> the answer (None or empty when skipped)
+ClarifyCallback = Callable[[str, list[str], bool], object]
+
+
 class ClarifyCancelled(Exception):
     """Raised by a ``clarify_callback`` when the user cancels the whole prompt."""
 
@@ -41,7 +47,7 @@ class ClarifyCancelled(Exception):
 # --- Availability check ---
 
 
-def check_clarify_requirements():
+def check_clarify_requirements() -> bool:
     """Always available: without a chat surface the result says the prompt was undelivered."""
     return True
 
@@ -49,7 +55,7 @@ def check_clarify_requirements():
 # --- Helpers ---
 
 
-def _question_problem(position, item):
+def _question_problem(position: int, item: object) -> str | None:
     """Why questions[position] is malformed, or None."""
     label = f"questions[{position}]"
     if not isinstance(item, dict):
@@ -64,7 +70,7 @@ def _question_problem(position, item):
     return None
 
 
-def _questions_problem(questions):
+def _questions_problem(questions: object) -> str | None:
     """Why the questions argument is malformed, or None."""
     if not isinstance(questions, list) or not MIN_QUESTIONS <= len(questions) <= MAX_QUESTIONS:
         return f"questions must be an array of {MIN_QUESTIONS} to {MAX_QUESTIONS} items"
@@ -75,7 +81,7 @@ def _questions_problem(questions):
     return None
 
 
-def _normalised_questions(questions):
+def _normalised_questions(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "question": item["question"],
@@ -86,7 +92,7 @@ def _normalised_questions(questions):
     ]
 
 
-def _unanswered(question):
+def _unanswered(question: dict[str, Any]) -> dict[str, Any]:
     return {
         "question": question["question"],
         "choices_offered": question["choices"],
@@ -95,7 +101,7 @@ def _unanswered(question):
     }
 
 
-def _response(question, answer):
+def _response(question: dict[str, Any], answer: object) -> dict[str, Any]:
     """The response item for what the callback returned."""
     if question["multi_select"] and isinstance(answer, str):
         answer = [answer]
@@ -104,7 +110,8 @@ def _response(question, answer):
     return {**_unanswered(question), "status": "answered", "user_response": answer}
 
 
-def _ask_all(questions, clarify_callback):
+def _ask_all(questions: list[dict[str, Any]], clarify_callback: ClarifyCallback,
+             ) -> tuple[list[dict[str, Any]], str, str | None]:
     """Ask each question in turn; the responses, the outcome and a notice when cut short."""
     responses = [_unanswered(question) for question in questions]
     for position, question in enumerate(questions):
@@ -126,8 +133,9 @@ def _ask_all(questions, clarify_callback):
 # --- Handler ---
 
 
-def _handle_clarify(args, **kwargs):
-    questions = args.get("questions")
+def _handle_clarify(args: dict[str, Any], **kwargs: Any) -> str:
+    # As the model sent it: _questions_problem checks it before it is used.
+    questions: Any = args.get("questions")
     clarify_callback = kwargs.get("clarify_callback")
     problem = _questions_problem(questions)
     if problem:

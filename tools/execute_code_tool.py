@@ -12,6 +12,7 @@ import logging
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tools.bounded_process import run_bounded
 from tools.registry import registry, tool_error
@@ -25,7 +26,7 @@ MAX_TIMEOUT_SECONDS = 300
 # --- Availability check ---
 
 
-def check_execute_code_requirements():
+def check_execute_code_requirements() -> bool:
     """Always available: the agent's own interpreter runs the code."""
     return True
 
@@ -33,7 +34,7 @@ def check_execute_code_requirements():
 # --- Helpers ---
 
 
-def _run_python(code, timeout):
+def _run_python(code: str, timeout: float) -> dict[str, Any]:
     """Run ``code`` as a script; exit code, timeout and capped output as a plain dict."""
     with tempfile.TemporaryDirectory(prefix="hermes-exec-") as script_dir:
         script = Path(script_dir) / "snippet.py"
@@ -41,7 +42,7 @@ def _run_python(code, timeout):
         return run_bounded([sys.executable, "-u", str(script)], timeout)
 
 
-def _is_timeout(value):
+def _is_timeout(value: object) -> bool:
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
@@ -52,7 +53,7 @@ def _is_timeout(value):
 # --- Handler ---
 
 
-def _handle_execute_code(args, **kwargs):
+def _handle_execute_code(args: dict[str, Any], **kwargs: Any) -> str:
     code = args.get("code")
     timeout = args.get("timeout", DEFAULT_TIMEOUT_SECONDS)
     if not isinstance(code, str) or not code.strip():

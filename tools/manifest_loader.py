@@ -24,8 +24,17 @@ from tools.registry import ToolEntry, _import_tool_module, _logger, _tools_dir_p
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
+    from typing import Any, NoReturn, Protocol
 
     from tools.registry import ToolRegistry
+
+    # A manifest's JSON objects: their shape is the shipped JSON Schema's, checked at load.
+    JSONObject = dict[str, Any]
+    # (path on disk, manifest-relative name) of a candidate tool file.
+    ToolFile = tuple[str, str]
+
+    class _Digest(Protocol):
+        def hexdigest(self) -> str: ...
 
 __all__ = [
     "MANIFEST_FORMAT",
@@ -73,7 +82,8 @@ class ManifestLoad:
                 f"stale={self.stale!r}, fallback={self.fallback})")
 
 
-def load_manifest(registry: ToolRegistry, path, *, tools_dir=None,
+def load_manifest(registry: ToolRegistry, path: str | os.PathLike[str], *,
+                  tools_dir: str | os.PathLike[str] | None = None,
                   fallback: bool = False) -> ManifestLoad:
     """Fill ``registry`` from the manifest at ``path``, importing no tool module.
 
@@ -117,7 +127,8 @@ def load_manifest(registry: ToolRegistry, path, *, tools_dir=None,
     return _fill(registry, plan, files, stale, str(path))
 
 
-def _fill(registry: ToolRegistry, plan: _ManifestPlan, files, stale, path: str) -> ManifestLoad:
+def _fill(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
+          stale: list[tuple[str, str]], path: str) -> ManifestLoad:
     from hermes_lint.discovery import module_registers_tools
 
     if stale:
@@ -155,7 +166,7 @@ def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -
     ``PermissionError`` (an override not allowed) stops the module's remaining tools."""
     tools = plan.module_tools(module_name)
     schemas, import_for_schema = _resolve_holes(tools)
-    added = []
+    added: list[str] = []
     for tool, schema in zip(tools, schemas):
         existing = registry.get_entry(tool["name"])
         if (
@@ -176,15 +187,15 @@ def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -
     return added
 
 
-def _has_reason_hole(tool: dict) -> bool:
+def _has_reason_hole(tool: JSONObject) -> bool:
     return any("reason" in hole for hole in tool.get("holes", ()))
 
 
-def _resolve_holes(tools: list[dict]) -> tuple[list[dict], bool]:
+def _resolve_holes(tools: list[JSONObject]) -> tuple[list[JSONObject], bool]:
     """Each tool's schema with its template holes filled from the environment, and whether
     the module must be imported for definitions instead: a template that raises means the
     module's own code raises on import, and then none of its tools exists."""
-    schemas = []
+    schemas: list[JSONObject] = []
     for tool in tools:
         holes = [hole for hole in tool.get("holes", ()) if "template" in hole]
         if not holes:
@@ -225,7 +236,7 @@ class _ManifestPlan:
     __slots__ = ("where", "package", "tools_dir", "sources", "modules", "import_only", "tools")
 
     @classmethod
-    def read(cls, path) -> _ManifestPlan:
+    def read(cls, path: str | os.PathLike[str]) -> _ManifestPlan:
         where = f"Tool manifest {path}"
         try:
             raw = _read_regular(path)
@@ -275,14 +286,14 @@ class _ManifestPlan:
         problem = manifest_problem(data)
         if problem is not None:
             self._corrupt(problem)
-        self.package = data["package"]
+        self.package: str = data["package"]
         if self.package != _PACKAGE:
             self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
-        self.tools_dir = data["tools_dir"]
-        self.sources = data["sources"]
-        self.modules = data["modules"]
-        self.import_only = data["import_only"]
-        self.tools = data["tools"]
+        self.tools_dir: str = data["tools_dir"]
+        self.sources: dict[str, str] = data["sources"]
+        self.modules: dict[str, JSONObject] = data["modules"]
+        self.import_only: dict[str, JSONObject] = data["import_only"]
+        self.tools: dict[str, JSONObject] = data["tools"]
         if version == 1 and any("holes" in tool for tool in self.tools.values()):
             self._corrupt("format version 1 has no holes")
         self._check_references()
@@ -318,7 +329,7 @@ class _ManifestPlan:
         if unlisted:
             self._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
 
-    def _check_tool(self, name: str, tool: dict) -> None:
+    def _check_tool(self, name: str, tool: JSONObject) -> None:
         if tool["name"] != name:
             self._corrupt(f"tools[{name!r}] is not a tool of that name")
         if tool["module"] not in self.modules:
@@ -342,15 +353,15 @@ class _ManifestPlan:
                 if problem is not None:
                     self._corrupt(f"tools[{name!r}].holes[{index}] {problem}")
 
-    def _corrupt(self, what: str) -> None:
+    def _corrupt(self, what: str) -> NoReturn:
         raise ManifestError(f"{self.where} is corrupt: {what}")
 
-    def _refuse(self, what: str) -> None:
+    def _refuse(self, what: str) -> NoReturn:
         raise ManifestError(f"{self.where} is refused: {what}")
 
     # --- use ------------------------------------------------------------------------------
 
-    def files_on_disk(self, tools_path: str) -> list[tuple[str, str]]:
+    def files_on_disk(self, tools_path: str) -> list[ToolFile]:
         """``(path, manifest-relative name)`` of each candidate tool file, in discovery order."""
         from hermes_lint.discovery import candidate_tool_file_names
 
@@ -360,7 +371,7 @@ class _ManifestPlan:
             for name in candidate_tool_file_names(tools_path)
         ]
 
-    def stale_files(self, files) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
+    def stale_files(self, files: list[ToolFile]) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
         """``(name, why)`` for each tool file that is not as the manifest recorded it, and the
         contents of the others by name."""
         prefix = self.tools_dir + "/"
@@ -391,14 +402,15 @@ class _ManifestPlan:
         stale.extend(self._stale_reads(files, {name for name, _ in stale}, sha256))
         return stale, fresh
 
-    def _stale_reads(self, files, already: set[str], sha256) -> list[tuple[str, str]]:
+    def _stale_reads(self, files: list[ToolFile], already: set[str],
+                     sha256: Callable[[bytes], _Digest]) -> list[tuple[str, str]]:
         """A frozen module whose values came from other project files (``reads``) is stale
         when one of them changed: its frozen schemas may no longer be what it registers."""
         root = os.path.dirname(files[0][0]) if files else "."
         for _ in self.tools_dir.split("/"):
             root = os.path.dirname(root)
         digests: dict[str, str | None] = {}
-        stale = []
+        stale: list[tuple[str, str]] = []
         for module, record in self.modules.items():
             if record["path"] in already:
                 continue
@@ -414,7 +426,8 @@ class _ManifestPlan:
                     break
         return stale
 
-    def check_import_only(self, files, contents: dict[str, bytes], stale: set[str]) -> None:
+    def check_import_only(self, files: list[ToolFile], contents: dict[str, bytes],
+                          stale: set[str]) -> None:
         """Refuse an ``import_only`` module whose (fresh) source is not a tool module: the
         manifest must not make the runtime import a helper that discovery never would."""
         from hermes_lint.discovery import source_registers_tools
@@ -425,7 +438,7 @@ class _ManifestPlan:
                 if not source_registers_tools(contents[name]):
                     self._refuse(f"import-only module {module!r} registers no tool at top level")
 
-    def module_tools(self, module: str) -> list[dict]:
+    def module_tools(self, module: str) -> list[JSONObject]:
         return [self.tools[name] for name in self.modules[module]["tools"]]
 
 
@@ -444,7 +457,7 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _read_regular(path) -> bytes:
+def _read_regular(path: str | os.PathLike[str]) -> bytes:
     """The file's contents, if it is a regular file (``OSError`` otherwise: a FIFO would block,
     /dev/zero never ends). ``os.read`` on the descriptor is about twice as fast as ``open()``
     and its buffered reader for the many small files that every start-up hashes."""
@@ -463,7 +476,7 @@ def _read_regular(path) -> bytes:
     return b"".join(chunks)
 
 
-def _sha256_for(total_bytes: int):
+def _sha256_for(total_bytes: int) -> Callable[[bytes], _Digest]:
     """A sha256 constructor. ``hashlib`` loads OpenSSL (~10 ms at start-up, cold); for the few
     hundred kilobytes of a typical tools directory the interpreter's built-in implementation is
     faster overall, for megabytes OpenSSL's speed wins."""
@@ -472,7 +485,8 @@ def _sha256_for(total_bytes: int):
     if "hashlib" not in sys.modules and total_bytes < 1_000_000:
         for builtin in ("_sha2", "_sha256"):  # _sha2 since Python 3.12
             try:
-                return __import__(builtin).sha256
+                sha256: Callable[[bytes], _Digest] = __import__(builtin).sha256
+                return sha256
             except ImportError:
                 continue
     import hashlib
@@ -489,16 +503,17 @@ class _LazyTool:
     __slots__ = ("registry", "name", "toolset", "module", "qualname", "check", "override",
                  "dynamic", "schema_needs_import", "handler", "entry", "check_fn")
 
-    def __init__(self, registry: ToolRegistry, tool: dict, schema_needs_import: bool) -> None:
+    def __init__(self, registry: ToolRegistry, tool: JSONObject,
+                 schema_needs_import: bool) -> None:
         self.registry = registry
-        self.name = tool["name"]
-        self.toolset = tool["toolset"]
-        self.module = tool["module"]
+        self.name: str = tool["name"]
+        self.toolset: str = tool["toolset"]
+        self.module: str = tool["module"]
         handler = tool["handler"]
-        self.qualname = handler["qualname"] if isinstance(handler, dict) else None
-        self.check = tool["check"]
-        self.override = tool["override"]
-        self.dynamic = tool["dynamic_schema_overrides"]
+        self.qualname: str | None = handler["qualname"] if isinstance(handler, dict) else None
+        self.check: JSONObject = tool["check"]
+        self.override: bool = tool["override"]
+        self.dynamic: bool = tool["dynamic_schema_overrides"]
         self.schema_needs_import = schema_needs_import
         self.handler = _LazyHandler(self)
         self.entry: ToolEntry | None = None
@@ -514,16 +529,17 @@ class _LazyHandler:
         self.__module__ = lazy.module
         self.__qualname__ = self.__name__ = lazy.qualname or f"<{lazy.name}>"
 
-    def __call__(self, args, **kwargs):
+    def __call__(self, args: dict[str, Any], **kwargs: Any) -> object:
         entry = _materialize(self._lazy)
         return entry.handler(args, **kwargs)
 
-    def _manifest_schema(self) -> dict | None:
+    def _manifest_schema(self) -> JSONObject | None:
         """The schema a definition starts from: the manifest's, or — when a hole in it only the
         module can fill — the one the imported module registered (None: the import failed,
         and as with import discovery the tool has no definition)."""
         lazy = self._lazy
         if not lazy.schema_needs_import:
+            assert lazy.entry is not None  # set by _lazy_entry, before the handler is reachable
             return lazy.entry.schema
         try:
             return _materialize(lazy).schema
@@ -560,7 +576,7 @@ class _LazyOverrides:
     def __init__(self, lazy: _LazyTool) -> None:
         self.lazy = lazy
 
-    def __call__(self) -> dict:
+    def __call__(self) -> dict[str, Any]:
         entry = _materialize(self.lazy)
         overrides = entry.dynamic_schema_overrides
         return overrides() if overrides is not None else {}
@@ -597,7 +613,7 @@ class _ModuleCheck:
         return importlib.util.find_spec(self.name) is not None
 
 
-def _lazy_entry(registry: ToolRegistry, tool: dict, schema: dict,
+def _lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
                 schema_needs_import: bool) -> ToolEntry:
     lazy = _LazyTool(registry, tool, schema_needs_import)
     check = tool["check"]
@@ -693,7 +709,7 @@ def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntr
 
 def _resolve_qualname(module: object, qualname: str) -> Callable[..., object] | None:
     """The module's own function ``qualname``: defined there, not imported into it."""
-    target = getattr(module, qualname, None)
+    target: object = getattr(module, qualname, None)
     if not callable(target) or getattr(target, "__module__", None) != getattr(module, "__name__", ""):
         return None
     return target

@@ -16,6 +16,15 @@ import os
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
+    from typing import Any
+
+    # A decoded JSON value: a schema's keyword argument, or a value being validated. Any, since
+    # the checks test exact types with ``type(v) is T``, which mypy narrows only on a name, not
+    # through a stored type or ``_TYPES``.
+    JSON = Any
+    JSONObject = dict[str, Any]
+    # None for a valid value, else where and why it fails.
+    Validator = Callable[[JSON], "_Failure | None"]
 
 __all__ = ["KEYWORDS", "SCHEMA_PATH", "compile_schema", "manifest_problem"]
 
@@ -34,7 +43,7 @@ def _schema_path() -> str:
     return os.path.join(os.path.dirname(discovery.__file__), "data", "manifest.schema.json")
 
 
-SCHEMA_PATH = None  # set on first use: hermes_lint/data/manifest.schema.json
+SCHEMA_PATH: str | None = None  # set on first use: hermes_lint/data/manifest.schema.json
 
 
 class _Failure:
@@ -64,8 +73,6 @@ class _Failure:
         return f"{where}: {self.message}" if where else self.message
 
 
-Validator = "Callable[[object], _Failure | None]"
-
 _TYPES = {
     "object": lambda v: type(v) is dict,
     "array": lambda v: type(v) is list,
@@ -92,11 +99,12 @@ def _same_json(a: object, b: object) -> bool:
 
 
 class _Compiler:
-    def __init__(self, root: dict) -> None:
+    def __init__(self, root: JSONObject) -> None:
         self.root = root
-        self.refs: dict[str, list] = {}
+        # Per local $ref: its validator, None while it is being compiled.
+        self.refs: dict[str, list[Validator | None]] = {}
 
-    def compile(self, schema: object) -> Callable[[object], _Failure | None]:
+    def compile(self, schema: JSON) -> Validator:
         if schema is True or schema == {}:
             return _always_valid
         if schema is False:
@@ -107,9 +115,9 @@ class _Compiler:
         if unknown:
             raise ValueError(f"JSON Schema keyword {sorted(unknown)[0]!r} is not understood by "
                              "tools.manifest_schema")
-        checks = [self._keyword(key, schema[key], schema)
-                  for key in schema if key not in _ANNOTATIONS]
-        checks = [check for check in checks if check is not None]
+        keyword_checks = [self._keyword(key, schema[key], schema)
+                          for key in schema if key not in _ANNOTATIONS]
+        checks = [check for check in keyword_checks if check is not None]
         if not checks:
             return _always_valid
         if len(checks) == 1:
@@ -130,11 +138,12 @@ class _Compiler:
 
         return validate
 
-    def _keyword(self, key: str, arg, schema: dict):
-        method = getattr(self, "_k_" + key.lstrip("$"))
+    def _keyword(self, key: str, arg: JSON, schema: JSONObject) -> Validator | None:
+        method: Callable[[JSON, JSONObject], Validator | None] = getattr(
+            self, "_k_" + key.lstrip("$"))
         return method(arg, schema)
 
-    def _k_type(self, arg, schema):
+    def _k_type(self, arg: JSON, schema: JSONObject) -> Validator | None:
         names = [arg] if isinstance(arg, str) else list(arg)
         for name in names:
             _TYPES[name]  # noqa: B018 - an unknown type name is a KeyError at compile time
@@ -144,28 +153,30 @@ class _Compiler:
                           if name in names or (name == "integer" and "number" in names))
         integral_float = "integer" in names and float not in exact
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             kind = type(value)
             if kind in exact or (integral_float and kind is float and value.is_integer()):
                 return None
             return _Failure(lambda: f"{_short(value)} is not of type {expected}")
 
         if not integral_float:
-            check.exact_types = exact  # lets a parent test the type inline (see _k_properties)
+            # Lets a parent test the type inline (see _k_properties). A function attribute,
+            # which mypy does not model on a def.
+            check.exact_types = exact  # type: ignore[attr-defined]
         return check
 
-    def _k_const(self, arg, schema):
+    def _k_const(self, arg: JSON, schema: JSONObject) -> Validator | None:
         if type(arg) is str:  # the common case, without the general JSON comparison
             return lambda value: None if type(value) is str and value == arg else _Failure(lambda:
                 f"{_short(value)} is not {arg!r}")
         return lambda value: None if _same_json(value, arg) else _Failure(lambda:
             f"{_short(value)} is not {arg!r}")
 
-    def _k_enum(self, arg, schema):
+    def _k_enum(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if any(_same_json(value, option) for option in arg) else _Failure(lambda:
             f"{_short(value)} is not one of {arg!r}")
 
-    def _k_pattern(self, arg, schema):
+    def _k_pattern(self, arg: JSON, schema: JSONObject) -> Validator | None:
         import re
 
         search = re.compile(arg).search
@@ -174,39 +185,39 @@ class _Compiler:
         return lambda value: None if type(value) is not str or search(value) else _Failure(lambda:
             f"{_short(value)} does not match {arg!r}{meaning}")
 
-    def _k_minLength(self, arg, schema):
+    def _k_minLength(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if type(value) is not str or len(value) >= arg else _Failure(lambda:
             f"{_short(value)} is shorter than {arg}")
 
-    def _k_maxLength(self, arg, schema):
+    def _k_maxLength(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if type(value) is not str or len(value) <= arg else _Failure(lambda:
             f"{_short(value)} is longer than {arg}")
 
-    def _k_minimum(self, arg, schema):
+    def _k_minimum(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if not _TYPES["number"](value) or value >= arg else _Failure(lambda:
             f"{_short(value)} is less than {arg}")
 
-    def _k_maximum(self, arg, schema):
+    def _k_maximum(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if not _TYPES["number"](value) or value <= arg else _Failure(lambda:
             f"{_short(value)} is greater than {arg}")
 
-    def _k_exclusiveMinimum(self, arg, schema):
+    def _k_exclusiveMinimum(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if not _TYPES["number"](value) or value > arg else _Failure(lambda:
             f"{_short(value)} is not greater than {arg}")
 
-    def _k_minItems(self, arg, schema):
+    def _k_minItems(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if type(value) is not list or len(value) >= arg else _Failure(lambda:
             f"has fewer than {arg} items")
 
-    def _k_maxItems(self, arg, schema):
+    def _k_maxItems(self, arg: JSON, schema: JSONObject) -> Validator | None:
         return lambda value: None if type(value) is not list or len(value) <= arg else _Failure(lambda:
             f"has more than {arg} items")
 
-    def _k_uniqueItems(self, arg, schema):
+    def _k_uniqueItems(self, arg: JSON, schema: JSONObject) -> Validator | None:
         if not arg:
             return None
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is list:
                 for i, item in enumerate(value):
                     if any(_same_json(item, other) for other in value[:i]):
@@ -215,10 +226,10 @@ class _Compiler:
 
         return check
 
-    def _k_items(self, arg, schema):
+    def _k_items(self, arg: JSON, schema: JSONObject) -> Validator | None:
         item = self.compile(arg)
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is list:
                 for index, element in enumerate(value):
                     failure = item(element)
@@ -228,15 +239,15 @@ class _Compiler:
 
         return check
 
-    def _k_properties(self, arg, schema):
-        compiled = [(name, self.compile(sub)) for name, sub in arg.items()]
-        compiled = [(name, sub) for name, sub in compiled if sub is not _always_valid]
+    def _k_properties(self, arg: JSON, schema: JSONObject) -> Validator | None:
+        every = [(name, self.compile(sub)) for name, sub in arg.items()]
+        compiled = [(name, sub) for name, sub in every if sub is not _always_valid]
         if not compiled:
             return None
         # A property whose schema is only a type is tested inline: most manifest fields are.
         plain = [(name, getattr(sub, "exact_types", None), sub) for name, sub in compiled]
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is dict:
                 for name, exact, sub in plain:
                     if name in value:
@@ -250,10 +261,10 @@ class _Compiler:
 
         return check
 
-    def _k_additionalProperties(self, arg, schema):
+    def _k_additionalProperties(self, arg: JSON, schema: JSONObject) -> Validator | None:
         known = frozenset(schema.get("properties", ()))
         if arg is False:
-            def forbid(value):
+            def forbid(value: JSON) -> _Failure | None:
                 if type(value) is dict and not known.issuperset(value):
                     extra = [key for key in value if key not in known]
                     return _Failure(lambda: f"has the unknown key {extra[0]!r}")
@@ -262,7 +273,7 @@ class _Compiler:
             return forbid
         sub = self.compile(arg)
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is dict:
                 for key, item in value.items():
                     if key not in known:
@@ -273,10 +284,10 @@ class _Compiler:
 
         return check
 
-    def _k_required(self, arg, schema):
+    def _k_required(self, arg: JSON, schema: JSONObject) -> Validator | None:
         names = frozenset(arg)
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is dict and not names.issubset(value):
                 missing = [name for name in arg if name not in value]
                 return _Failure(lambda: f"{missing[0]!r} is missing")
@@ -284,10 +295,10 @@ class _Compiler:
 
         return check
 
-    def _k_propertyNames(self, arg, schema):
+    def _k_propertyNames(self, arg: JSON, schema: JSONObject) -> Validator | None:
         sub = self.compile(arg)
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is dict:
                 for key in value:
                     failure = sub(key)
@@ -297,21 +308,22 @@ class _Compiler:
 
         return check
 
-    def _k_oneOf(self, arg, schema):
+    def _k_oneOf(self, arg: JSON, schema: JSONObject) -> Validator | None:
         alternatives = [self.compile(sub) for sub in arg]
         discriminator = _discriminator(arg)
         if discriminator is not None:
             return self._tagged_union(discriminator, alternatives)
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             failures = [alternative(value) for alternative in alternatives]
             passed = failures.count(None)
             if passed == 1:
                 return None
             if passed > 1:
                 return _Failure(lambda: "matches more than one of the allowed forms")
-            # The form it got furthest into is the one it most likely means.
-            deepest = max(failures, key=lambda failure: len(failure.path))
+            # The form it got furthest into is the one it most likely means (all failed).
+            deepest = max((f for f in failures if f is not None),
+                          key=lambda failure: len(failure.path))
             if deepest.path:
                 return deepest
             return _Failure(lambda: f"{_short(value)} matches none of the allowed forms")
@@ -319,13 +331,14 @@ class _Compiler:
         return check
 
     @staticmethod
-    def _tagged_union(discriminator, alternatives):
+    def _tagged_union(discriminator: tuple[str, list[str]],
+                      alternatives: list[Validator]) -> Validator:
         """oneOf whose alternatives each require one property to be a different constant: only
         the alternative a value names can match, so only that one is tried."""
         key, options = discriminator
         by_tag = dict(zip(options, alternatives))
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if type(value) is not dict:
                 return _Failure(lambda: f"{_short(value)} is not of type object")
             tag = value.get(key, _MISSING)
@@ -338,17 +351,17 @@ class _Compiler:
 
         return check
 
-    def _k_anyOf(self, arg, schema):
+    def _k_anyOf(self, arg: JSON, schema: JSONObject) -> Validator | None:
         alternatives = [self.compile(sub) for sub in arg]
 
-        def check(value):
+        def check(value: JSON) -> _Failure | None:
             if any(alternative(value) is None for alternative in alternatives):
                 return None
             return _Failure(lambda: f"{_short(value)} matches none of the allowed forms")
 
         return check
 
-    def _k_ref(self, arg, schema):
+    def _k_ref(self, arg: JSON, schema: JSONObject) -> Validator | None:
         if not arg.startswith("#/"):
             raise ValueError(f"only local $ref is understood, not {arg!r}")
         cell = self.refs.get(arg)
@@ -361,7 +374,9 @@ class _Compiler:
             return cell[0]
         if cell[0] is not None:
             return cell[0]
-        return lambda value: cell[0](value)  # a recursive reference, compiled by now when called
+        # A recursive reference: compiled by the time a value is validated, which mypy cannot
+        # see through the cell.
+        return lambda value: cell[0](value)  # type: ignore[misc]
 
 
 def _always_valid(value: object) -> None:
@@ -371,12 +386,12 @@ def _always_valid(value: object) -> None:
 _MISSING = object()
 
 
-def _discriminator(alternatives: list) -> tuple[str, list] | None:
+def _discriminator(alternatives: list[JSON]) -> tuple[str, list[str]] | None:
     """``(key, values)`` when every alternative requires one shared property to be a distinct
     string ``const``, and fixes its type to object."""
     if not all(isinstance(sub, dict) for sub in alternatives):
         return None
-    shared = None
+    shared: set[str] | None = None
     for sub in alternatives:
         pinned = {name for name, prop in sub.get("properties", {}).items()
                   if isinstance(prop, dict) and "const" in prop and name in sub.get("required", ())}
@@ -395,7 +410,7 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else f"{_kind(value)} {text[:50]}..."
 
 
-def compile_schema(schema: dict) -> Callable[[object], str | None]:
+def compile_schema(schema: JSONObject) -> Callable[[object], str | None]:
     """A validator for ``schema``: None for a valid value, else one problem as text."""
     validate = _Compiler(schema).compile(schema)
 
@@ -406,7 +421,7 @@ def compile_schema(schema: dict) -> Callable[[object], str | None]:
     return problem
 
 
-_manifest_validator = None
+_manifest_validator: Callable[[object], str | None] | None = None
 
 
 def manifest_problem(data: object) -> str | None:

@@ -25,6 +25,10 @@ from __future__ import annotations
 import builtins
 import os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
 __all__ = ["TemplateFailed", "check_template", "evaluate", "hole_target_problem", "put"]
 
 _CALLS = {"int": int, "float": float, "str": str, "bool": bool}
@@ -108,7 +112,7 @@ def _exception_class(name: object) -> type[BaseException] | None:
     return None
 
 
-def evaluate(template: dict) -> object:
+def evaluate(template: dict[str, Any]) -> object:
     """The template's value (it must have passed ``check_template``); ``TemplateFailed`` when
     an exception escapes it."""
     try:
@@ -119,17 +123,19 @@ def evaluate(template: dict) -> object:
         raise TemplateFailed(f"{type(exc).__name__}: {exc}") from None
 
 
-def _value(t: dict) -> object:
+def _value(t: dict[str, Any]) -> object:
     if "const" in t:
         return t["const"]
     if "env" in t:
         return os.environ.get(t["env"])
     if "concat" in t:
         parts = [_value(part) for part in t["concat"]]
+        texts: list[str] = []
         for part in parts:
             if not isinstance(part, str):
                 raise TypeError(f"can only concatenate str (not \"{type(part).__name__}\") to str")
-        return "".join(parts)
+            texts.append(part)
+        return "".join(texts)
     if "format" in t:
         value = _value(t["format"])
         convert = _CONVERSIONS[t.get("conversion", "")]
@@ -161,14 +167,18 @@ def _value(t: dict) -> object:
             if not result:
                 return result
         return result
-    caught = tuple(_exception_class(name) for name in t["except"])
+    # check_template made sure that every name is a built-in exception class.
+    caught = tuple(
+        found for name in t["except"] if (found := _exception_class(name)) is not None
+    )
     try:
         return _value(t["try"])
     except caught:
         return _value(t["fallback"])
 
 
-def hole_target_problem(schema: dict, path: list, template: bool = True) -> str | None:
+def hole_target_problem(schema: dict[str, Any], path: list[object],
+                        template: bool = True) -> str | None:
     """None when ``path`` leads to an existing place in ``schema`` (the placeholder). An empty
     path (the whole schema unknown, frozen as ``{}``) is for a hole only the module can fill."""
     if not path:
@@ -184,10 +194,12 @@ def hole_target_problem(schema: dict, path: list, template: bool = True) -> str 
     return None
 
 
-def put(schema: dict, path: list, value: object) -> dict:
+def put(schema: dict[str, Any], path: list[Any], value: object) -> dict[str, Any]:
     """``schema`` with ``value`` at ``path``, copying only the containers on the path."""
     root = dict(schema)
-    node: object = root
+    # Any: a dict or a list along the path, each indexed by its key (hole_target_problem
+    # checked that the path leads into the schema).
+    node: Any = root
     for key in path[:-1]:
         child = node[key]
         child = dict(child) if isinstance(child, dict) else list(child)

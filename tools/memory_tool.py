@@ -17,6 +17,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 from tools.registry import registry, tool_error
 
@@ -32,7 +33,7 @@ _FILE_LOCK = threading.Lock()
 # --- Availability check ---
 
 
-def check_memory_requirements():
+def check_memory_requirements() -> bool:
     """Always available: the notes are a local file."""
     return True
 
@@ -40,11 +41,11 @@ def check_memory_requirements():
 # --- Helpers ---
 
 
-def _empty_notes():
+def _empty_notes() -> dict[str, Any]:
     return {"entries": [], "next_id": 1}
 
 
-def _is_notes(value):
+def _is_notes(value: object) -> bool:
     return (
         isinstance(value, dict)
         and isinstance(value.get("entries"), list)
@@ -56,7 +57,7 @@ def _is_notes(value):
     )
 
 
-def _load_notes(memory_file):
+def _load_notes(memory_file: Path) -> dict[str, Any] | None:
     """The notes in ``memory_file`` (empty when it does not exist), or None if it is foreign."""
     if not memory_file.exists():
         return _empty_notes()
@@ -64,7 +65,7 @@ def _load_notes(memory_file):
     return notes if _is_notes(notes) else None
 
 
-def _save_notes(memory_file, notes):
+def _save_notes(memory_file: Path, notes: dict[str, Any]) -> None:
     memory_file.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=memory_file.parent, prefix=memory_file.name, suffix=".tmp")
     try:
@@ -77,11 +78,11 @@ def _save_notes(memory_file, notes):
             os.unlink(temp_name)
 
 
-def _find_entry(notes, entry_id):
+def _find_entry(notes: dict[str, Any], entry_id: int) -> dict[str, Any] | None:
     return next((entry for entry in notes["entries"] if entry["id"] == entry_id), None)
 
 
-def _content_problem(content):
+def _content_problem(content: object) -> str | None:
     """Why ``content`` cannot be stored, or None."""
     if not isinstance(content, str) or not content.strip():
         return "content must be a non-empty string"
@@ -90,11 +91,11 @@ def _content_problem(content):
     return None
 
 
-def _is_entry_id(value):
+def _is_entry_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _argument_problem(action, content, entry_id):
+def _argument_problem(action: object, content: object, entry_id: object) -> str | None:
     """Why this combination of arguments cannot be carried out, or None."""
     if action not in ACTIONS:
         return f"action must be one of: {', '.join(ACTIONS)}"
@@ -107,7 +108,7 @@ def _argument_problem(action, content, entry_id):
     return None
 
 
-def _apply_action(notes, action, content, entry_id):
+def _apply_action(notes: dict[str, Any], action: str, content: Any, entry_id: Any) -> str | None:
     """Change ``notes`` in place; the reason it cannot be done, or None."""
     if action == "add":
         duplicate = next((e for e in notes["entries"] if e["content"] == content), None)
@@ -127,7 +128,8 @@ def _apply_action(notes, action, content, entry_id):
     return None
 
 
-def _update_notes(memory_file, action, content, entry_id):
+def _update_notes(memory_file: Path, action: str, content: Any, entry_id: Any,
+                  ) -> tuple[list[dict[str, Any]] | None, str | None]:
     """Carry out ``action`` on the file: (entries after it, None) or (None, why not)."""
     with _FILE_LOCK:
         notes = _load_notes(memory_file)
@@ -144,10 +146,11 @@ def _update_notes(memory_file, action, content, entry_id):
 # --- Handler ---
 
 
-def _handle_memory(args, **kwargs):
-    action = args.get("action")
-    content = args.get("content")
-    entry_id = args.get("entry_id")
+def _handle_memory(args: dict[str, Any], **kwargs: Any) -> str:
+    # As the model sent them: _argument_problem checks them before they are used.
+    action: Any = args.get("action")
+    content: Any = args.get("content")
+    entry_id: Any = args.get("entry_id")
     memory_file = Path(kwargs.get("memory_path") or DEFAULT_MEMORY_PATH)
     problem = _argument_problem(action, content, entry_id)
     if problem:

@@ -7,6 +7,8 @@ at call time; the target's real path must stay inside it.
 
 import json
 import logging
+from pathlib import Path
+from typing import Any
 
 from tools.registry import registry, tool_error
 from tools.workspace_paths import resolve_in_workspace, workspace_relative
@@ -19,7 +21,7 @@ BINARY_SNIFF_BYTES = 8192
 # --- Availability check ---
 
 
-def check_patch_requirements():
+def check_patch_requirements() -> bool:
     """Always available: only the standard library is needed."""
     return True
 
@@ -27,7 +29,7 @@ def check_patch_requirements():
 # --- Helpers ---
 
 
-def _replace_once(target, text, old_string, new_string):
+def _replace_once(target: Path, text: str, old_string: str, new_string: str) -> dict[str, Any]:
     """Write ``text`` with its single ``old_string`` replaced; report where it was."""
     start = text.index(old_string)
     target.write_bytes(text.replace(old_string, new_string, 1).encode("utf-8"))
@@ -41,7 +43,7 @@ def _replace_once(target, text, old_string, new_string):
 # --- Handler ---
 
 
-def _handle_patch(args, **kwargs):
+def _handle_patch(args: dict[str, Any], **kwargs: Any) -> str:
     path_text = args.get("path")
     old_string = args.get("old_string")
     new_string = args.get("new_string")

@@ -9,6 +9,8 @@ the model's context.
 import json
 import logging
 from itertools import islice
+from pathlib import Path
+from typing import Any
 
 from tools.registry import registry, tool_error
 from tools.workspace_paths import resolve_in_workspace, workspace_relative
@@ -25,7 +27,7 @@ BINARY_SNIFF_BYTES = 8192
 # --- Availability check ---
 
 
-def check_read_file_requirements():
+def check_read_file_requirements() -> bool:
     """Always available: only the standard library is needed."""
     return True
 
@@ -33,17 +35,17 @@ def check_read_file_requirements():
 # --- Helpers ---
 
 
-def _looks_binary(target):
+def _looks_binary(target: Path) -> bool:
     with target.open("rb") as stream:
         return b"\0" in stream.read(BINARY_SNIFF_BYTES)
 
 
-def _is_positive_int(value):
+def _is_positive_int(value: object) -> bool:
     # bool is an int subclass; `true` from a model is not a line number.
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _read_line_window(target, offset, limit):
+def _read_line_window(target: Path, offset: int, limit: int) -> dict[str, Any]:
     """Lines ``offset .. offset+limit-1`` (1-based) plus the file's total line count.
 
     Streams the file so memory stays bounded by the window, not by the file size.
@@ -68,7 +70,7 @@ def _read_line_window(target, offset, limit):
 # --- Handler ---
 
 
-def _handle_read_file(args, **kwargs):
+def _handle_read_file(args: dict[str, Any], **kwargs: Any) -> str:
     path_text = args.get("path")
     offset = args.get("offset", DEFAULT_OFFSET)
     limit = args.get("limit", DEFAULT_LIMIT)

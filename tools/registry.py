@@ -26,8 +26,11 @@ import time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable, Iterable
+    import logging
+    from collections.abc import Awaitable, Callable, Coroutine, Iterable
     from pathlib import Path
+    from types import FrameType, ModuleType
+    from typing import Any, TypeGuard
 
     from tools.manifest_loader import ManifestLoad
 
@@ -95,10 +98,10 @@ _LOADER_NAMES = frozenset({
 })
 
 
-def _logger():
+def _logger() -> logging.Logger:
     """The ``tools.registry`` logger, created when something is first logged: importing
     ``logging`` costs ~10 ms at start-up, and a healthy start logs nothing."""
-    logger = globals().get("logger")
+    logger: logging.Logger | None = globals().get("logger")
     if logger is None:
         import logging
 
@@ -106,13 +109,13 @@ def _logger():
     return logger
 
 
-def _importlib():
+def _importlib() -> ModuleType:
     """The ``importlib`` this module imports with (a module attribute callers may patch)."""
-    module = globals().get("importlib")
+    module: ModuleType | None = globals().get("importlib")
     if module is None:
-        import importlib as module
+        import importlib
 
-        globals()["importlib"] = module
+        module = globals()["importlib"] = importlib
     return module
 
 
@@ -149,7 +152,8 @@ def _module_registers_tools(module_path: str | Path) -> bool:
     return module_registers_tools(module_path)
 
 
-def discover_builtin_tools(tools_dir=None, *, use_manifest: bool | None = None) -> list[str]:
+def discover_builtin_tools(tools_dir: str | os.PathLike[str] | None = None, *,
+                           use_manifest: bool | None = None) -> list[str]:
     """Import every tool module of ``tools_dir`` (default: this package) and return their names.
 
     A tool module is a ``*.py`` file that ``hermes_lint.discovery`` recognises (top-level
@@ -210,7 +214,7 @@ def _import_tool_module(module_name: str) -> bool:
     return True
 
 
-def _tools_dir_path(tools_dir) -> str:
+def _tools_dir_path(tools_dir: str | os.PathLike[str] | None) -> str:
     """``tools_dir`` as a path string; None is this package's directory."""
     if tools_dir is None:
         return os.path.dirname(os.path.realpath(__file__))
@@ -241,7 +245,7 @@ class ToolEntry:
         self,
         name: str,
         toolset: str,
-        schema: dict,
+        schema: dict[str, Any],
         handler: Callable[..., object],
         check_fn: Callable[[], object] | None = None,
         requires_env: list[str] | None = None,
@@ -249,7 +253,7 @@ class ToolEntry:
         description: str = "",
         emoji: str = "",
         max_result_size_chars: int | float | None = None,
-        dynamic_schema_overrides: Callable[[], dict] | None = None,
+        dynamic_schema_overrides: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self.name = name
         self.toolset = toolset
@@ -306,7 +310,7 @@ class ToolRegistry:
         self,
         name: str,
         toolset: str,
-        schema: dict,
+        schema: dict[str, Any],
         handler: Callable[..., object],
         check_fn: Callable[[], object] | None = None,
         requires_env: list[str] | None = None,
@@ -314,7 +318,7 @@ class ToolRegistry:
         description: str = "",
         emoji: str = "",
         max_result_size_chars: int | float | None = None,
-        dynamic_schema_overrides: Callable[[], dict] | None = None,
+        dynamic_schema_overrides: Callable[[], dict[str, Any]] | None = None,
         override: bool = False,
     ) -> None:
         """Add a tool, or replace it when the rules allow.
@@ -518,7 +522,7 @@ class ToolRegistry:
         with self._lock:
             return self._toolset_aliases.get(alias)
 
-    def get_schema(self, name: str) -> dict | None:
+    def get_schema(self, name: str) -> dict[str, Any] | None:
         """The tool's schema as registered (not a copy; availability not checked), or None."""
         entry = self.get_entry(name)
         return _definition_schema(entry) if entry is not None else None
@@ -544,7 +548,8 @@ class ToolRegistry:
             return entry.max_result_size_chars
         return default if default is not None else DEFAULT_RESULT_SIZE_CHARS
 
-    def get_definitions(self, tool_names: Iterable[str], quiet: bool = False) -> list[dict]:
+    def get_definitions(self, tool_names: Iterable[str],
+                        quiet: bool = False) -> list[dict[str, Any]]:
         """Provider-ready definitions of the available tools among ``tool_names``.
 
         Sorted by name, each once; unknown names and tools whose check_fn fails are left out
@@ -664,12 +669,12 @@ class ToolRegistry:
             for toolset in sorted({entry.toolset for entry in entries})
         }
 
-    def get_available_toolsets(self) -> dict[str, dict]:
+    def get_available_toolsets(self) -> dict[str, dict[str, Any]]:
         """Per toolset, in registration order: ``{"available", "tools", "description": "",
         "requirements"}`` (requirements: the tools' ``requires_env`` names, first seen first)."""
         entries, _ = self._snapshot_state()
         checked: dict[int, bool] = {}
-        toolsets: dict[str, dict] = {}
+        toolsets: dict[str, dict[str, Any]] = {}
         for entry in entries:
             info = toolsets.get(entry.toolset)
             if info is None:
@@ -685,11 +690,11 @@ class ToolRegistry:
                     info["requirements"].append(variable)
         return toolsets
 
-    def get_toolset_requirements(self) -> dict[str, dict]:
+    def get_toolset_requirements(self) -> dict[str, dict[str, Any]]:
         """Per toolset: ``{"name", "env_vars", "check_fn", "setup_url": None, "tools"}``;
         ``check_fn`` is the first one registered in the toolset (reported, never called)."""
         entries, toolset_checks = self._snapshot_state()
-        result: dict[str, dict] = {}
+        result: dict[str, dict[str, Any]] = {}
         for entry in entries:
             info = result.get(entry.toolset)
             if info is None:
@@ -707,13 +712,15 @@ class ToolRegistry:
                     info["env_vars"].append(variable)
         return result
 
-    def check_tool_availability(self, quiet: bool = False) -> tuple[list[str], list[dict]]:
+    def check_tool_availability(
+        self, quiet: bool = False
+    ) -> tuple[list[str], list[dict[str, Any]]]:
         """``(available toolsets, unavailable)``, both sorted by toolset; each unavailable one is
         ``{"name", "env_vars" (its first tool's requires_env), "tools"}``."""
         entries, _ = self._snapshot_state()
         checked: dict[int, bool] = {}
         available: list[str] = []
-        unavailable: list[dict] = []
+        unavailable: list[dict[str, Any]] = []
         for toolset in sorted({entry.toolset for entry in entries}):
             members = [entry for entry in entries if entry.toolset == toolset]
             if self._toolset_has_exposable_tools(toolset, members, checked):
@@ -728,7 +735,7 @@ class ToolRegistry:
 
     # ----------------------------------------------------------------- dispatch
 
-    def dispatch(self, name: str, args: dict, **kwargs) -> str | dict:
+    def dispatch(self, name: str, args: dict[str, Any], **kwargs: Any) -> str | dict[str, Any]:
         """Run tool ``name`` as ``handler(args, **kwargs)`` and return its result.
 
         Always returns a JSON string, except the multimodal envelope
@@ -745,7 +752,8 @@ class ToolRegistry:
         if entry is None:
             return json.dumps({"error": f"Unknown tool: {name}"})
         try:
-            result = entry.handler(args, **kwargs)
+            # Any: whatever the handler returns is checked below, at run time.
+            result: Any = entry.handler(args, **kwargs)
             if entry.is_async:
                 result = _run_awaitable(result, name)
         except Exception as exc:
@@ -755,7 +763,9 @@ class ToolRegistry:
 
     # ----------------------------------------------------------------- manifest
 
-    def load_manifest(self, path, *, tools_dir=None, fallback: bool = False) -> ManifestLoad:
+    def load_manifest(self, path: str | os.PathLike[str], *,
+                      tools_dir: str | os.PathLike[str] | None = None,
+                      fallback: bool = False) -> ManifestLoad:
         """Fill the table from a manifest written by ``hermes-lint manifest``, importing no
         tool module: see ``tools.manifest_loader.load_manifest``."""
         from tools.manifest_loader import load_manifest
@@ -779,6 +789,7 @@ def _check_fn_cached(fn: Callable[[], object]) -> bool:
 def _caller_module() -> str:
     """The module of the code that called into the registry: the first frame outside the
     runtime's own modules (a subclass or the loader calling ``deregister`` is not the caller)."""
+    frame: FrameType | None
     try:
         frame = sys._getframe(2)
     except ValueError:
@@ -810,7 +821,7 @@ def _defining_module(handler: object) -> str:
     return module if isinstance(module, str) else ""
 
 
-def _definition_schema(entry: ToolEntry) -> dict | None:
+def _definition_schema(entry: ToolEntry) -> dict[str, Any] | None:
     """The schema a definition starts from. A manifest entry may know it only once its module
     is imported (a hole in the frozen schema): its lazy handler says (None: the import failed,
     so the tool has no definition, as with import discovery)."""
@@ -818,7 +829,8 @@ def _definition_schema(entry: ToolEntry) -> dict | None:
     from_manifest = getattr(type(entry.handler), "_manifest_schema", None)
     if from_manifest is None:
         return entry.schema
-    return from_manifest(entry.handler)
+    schema: dict[str, Any] | None = from_manifest(entry.handler)
+    return schema
 
 
 def _check_key(fn: object) -> object:
@@ -855,19 +867,22 @@ class _NotJSON(Exception):
     pass
 
 
-def _copy_schema(schema: dict) -> dict:
+def _copy_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of ``schema``. JSON-shaped data (dicts, lists and scalars, as every manifest
     schema and nearly every registered one is) is copied directly, ~7× faster than
     ``copy.deepcopy``; anything else (a tuple, another object, a cycle) goes to ``deepcopy``."""
     try:
-        return _copy_json(schema)
+        copied: dict[str, Any] = _copy_json(schema)
+        return copied
     except (_NotJSON, RecursionError):
         import copy
 
         return copy.deepcopy(schema)
 
 
-def _copy_json(value: object) -> object:
+def _copy_json(value: Any) -> Any:
+    # Any: the branches dispatch on the exact type() (a dict subclass goes to deepcopy), which
+    # mypy cannot narrow through ``kind``.
     kind = type(value)
     if kind is dict:
         copied = {}
@@ -899,7 +914,7 @@ def _probe(fn: Callable[[], object]) -> tuple[bool, str]:
         return False, f"raised {type(exc).__name__}: {exc}"
 
 
-def _dynamic_overrides(entry: ToolEntry) -> dict:
+def _dynamic_overrides(entry: ToolEntry) -> dict[str, Any]:
     if entry.dynamic_schema_overrides is None:
         return {}
     try:
@@ -915,7 +930,7 @@ def _dynamic_overrides(entry: ToolEntry) -> dict:
     return overrides
 
 
-def _run_awaitable(awaitable: object, tool_name: str) -> object:
+def _run_awaitable(awaitable: Awaitable[object], tool_name: str) -> object:
     """Run an async handler's awaitable to completion from synchronous code.
 
     With no event loop running in this thread, a fresh one (``asyncio.run``). With one running
@@ -933,33 +948,34 @@ def _run_awaitable(awaitable: object, tool_name: str) -> object:
     return _run_in_worker_thread(coroutine, tool_name)
 
 
-async def _as_coroutine(awaitable: object) -> object:
+async def _as_coroutine(awaitable: Awaitable[object]) -> object:
     # asyncio.run() accepts only coroutines; a handler may return any awaitable (a Future,
     # an object with __await__).
     return await awaitable
 
 
-def _run_in_worker_thread(coroutine, tool_name: str) -> object:
+def _run_in_worker_thread(coroutine: Coroutine[object, object, object], tool_name: str) -> object:
     import asyncio
     import threading
 
     outcome: dict[str, object] = {}
+    failure: list[BaseException] = []
 
     def run() -> None:
         try:
             outcome["value"] = asyncio.run(coroutine)
         except BaseException as exc:  # re-raised in the caller's thread below
-            outcome["error"] = exc
+            failure.append(exc)
 
     worker = threading.Thread(target=run, name=f"hermes-tool-{tool_name}", daemon=True)
     worker.start()
     worker.join()
-    if "error" in outcome:
-        raise outcome["error"]
+    if failure:
+        raise failure[0]
     return outcome["value"]
 
 
-def _is_multimodal_envelope(result: object) -> bool:
+def _is_multimodal_envelope(result: object) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(result, dict)
         and result.get("_multimodal") is True
@@ -967,7 +983,7 @@ def _is_multimodal_envelope(result: object) -> bool:
     )
 
 
-def _result_within_contract(name: str, result: object) -> str | dict:
+def _result_within_contract(name: str, result: object) -> str | dict[str, Any]:
     if isinstance(result, str) or _is_multimodal_envelope(result):
         return result
     import json
@@ -1014,6 +1030,7 @@ def tool_result(data: object = None, **fields: object) -> str:
     """
     import json
 
+    payload: object
     if data is None:
         payload = dict(fields)
     elif isinstance(data, dict):

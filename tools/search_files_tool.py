@@ -11,7 +11,9 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from tools.registry import registry, tool_error
 from tools.workspace_paths import resolve_in_workspace
@@ -30,7 +32,7 @@ SKIPPED_DIR_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modul
 # --- Availability check ---
 
 
-def check_search_files_requirements():
+def check_search_files_requirements() -> bool:
     """Always available: only the standard library is needed."""
     return True
 
@@ -38,7 +40,7 @@ def check_search_files_requirements():
 # --- Helpers ---
 
 
-def _walk_files(base, root):
+def _walk_files(base: Path, root: Path) -> Iterator[Path]:
     """Files under ``base`` in sorted order, each a real path inside ``root``."""
     if base.is_file():
         yield base
@@ -54,14 +56,14 @@ def _walk_files(base, root):
                 yield path
 
 
-def _name_matches(path, root, name_glob):
+def _name_matches(path: Path, root: Path, name_glob: str) -> bool:
     # A glob with a slash is matched against the workspace-relative path, else the file name.
     if "/" in name_glob:
         return fnmatch.fnmatch(path.relative_to(root).as_posix(), name_glob)
     return fnmatch.fnmatch(path.name, name_glob)
 
 
-def _matching_lines(path, regex):
+def _matching_lines(path: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
     """(line number, line text) for each line matching ``regex``; nothing for binary files."""
     try:
         if path.stat().st_size > MAX_CONTENT_FILE_BYTES:
@@ -77,7 +79,8 @@ def _matching_lines(path, regex):
             yield line_number, line[:MAX_LINE_CHARS]
 
 
-def _iter_matches(base, root, name_glob, regex):
+def _iter_matches(base: Path, root: Path, name_glob: str | None,
+                  regex: re.Pattern[str] | None) -> Iterator[dict[str, Any]]:
     for path in _walk_files(base, root):
         if name_glob and not _name_matches(path, root, name_glob):
             continue
@@ -89,9 +92,10 @@ def _iter_matches(base, root, name_glob, regex):
             yield {"path": relative, "line": line_number, "text": text}
 
 
-def _search(base, root, name_glob, regex, max_results):
+def _search(base: Path, root: Path, name_glob: str | None, regex: re.Pattern[str] | None,
+            max_results: int) -> dict[str, Any]:
     """At most ``max_results`` matches; ``truncated`` says whether more were left."""
-    matches = []
+    matches: list[dict[str, Any]] = []
     for match in _iter_matches(base, root, name_glob, regex):
         if len(matches) == max_results:
             return {"matches": matches, "count": len(matches), "truncated": True}
@@ -99,11 +103,11 @@ def _search(base, root, name_glob, regex, max_results):
     return {"matches": matches, "count": len(matches), "truncated": False}
 
 
-def _is_optional_text(value):
+def _is_optional_text(value: object) -> bool:
     return value is None or isinstance(value, str)
 
 
-def _is_count(value):
+def _is_count(value: object) -> bool:
     return (
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -114,7 +118,7 @@ def _is_count(value):
 # --- Handler ---
 
 
-def _handle_search_files(args, **kwargs):
+def _handle_search_files(args: dict[str, Any], **kwargs: Any) -> str:
     name_glob = args.get("name_glob")
     content_regex = args.get("content_regex")
     path_text = args.get("path", ".")

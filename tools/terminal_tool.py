@@ -9,6 +9,7 @@ a pipe open and hang the tool. A timed-out command is killed with its whole proc
 
 import json
 import logging
+from typing import Any
 
 from tools.bounded_process import run_bounded
 from tools.registry import registry, tool_error
@@ -22,7 +23,7 @@ MAX_TIMEOUT_SECONDS = 600
 # --- Availability check ---
 
 
-def check_terminal_requirements():
+def check_terminal_requirements() -> bool:
     """Always available: only the standard library is needed."""
     return True
 
@@ -30,12 +31,12 @@ def check_terminal_requirements():
 # --- Helpers ---
 
 
-def _run_shell(command, timeout):
+def _run_shell(command: str, timeout: float) -> dict[str, Any]:
     """Run ``command`` through /bin/sh; exit code, timeout and capped output as a plain dict."""
     return run_bounded(command, timeout, shell=True)
 
 
-def _is_timeout(value):
+def _is_timeout(value: object) -> bool:
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
@@ -46,7 +47,7 @@ def _is_timeout(value):
 # --- Handler ---
 
 
-def _handle_terminal(args, **kwargs):
+def _handle_terminal(args: dict[str, Any], **kwargs: Any) -> str:
     command = args.get("command")
     timeout = args.get("timeout", DEFAULT_TIMEOUT_SECONDS)
     if not isinstance(command, str) or not command.strip():

@@ -11,6 +11,7 @@ import json
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from tools.registry import registry, tool_error
 
@@ -26,19 +27,19 @@ MAX_ITEM_CHARS = 500
 class TodoList:
     """One task's items, in insertion order; ids are never reused within a list."""
 
-    items: list = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
     next_id: int = 1
 
 
 # Handlers may run on several threads at once (parallel tool calls); one lock guards all lists.
 _LISTS_LOCK = threading.Lock()
-_LISTS_BY_TASK = {}
+_LISTS_BY_TASK: dict[str, TodoList] = {}
 
 
 # --- Availability check ---
 
 
-def check_todo_requirements():
+def check_todo_requirements() -> bool:
     """Always available: the lists live in memory."""
     return True
 
@@ -46,22 +47,22 @@ def check_todo_requirements():
 # --- Helpers ---
 
 
-def _find_item(todo_list, item_id):
+def _find_item(todo_list: TodoList, item_id: int) -> dict[str, Any] | None:
     return next((item for item in todo_list.items if item["id"] == item_id), None)
 
 
-def _snapshot(todo_list):
+def _snapshot(todo_list: TodoList) -> dict[str, Any]:
     return {
         "todos": [dict(item) for item in todo_list.items],
         "pending": sum(1 for item in todo_list.items if not item["done"]),
     }
 
 
-def _is_item_id(value):
+def _is_item_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _argument_problem(action, text, item_id):
+def _argument_problem(action: object, text: Any, item_id: object) -> str | None:
     """Why this combination of arguments cannot be carried out, or None."""
     if action not in ACTIONS:
         return f"action must be one of: {', '.join(ACTIONS)}"
@@ -74,7 +75,7 @@ def _argument_problem(action, text, item_id):
     return None
 
 
-def _apply_action(todo_list, action, text, item_id):
+def _apply_action(todo_list: TodoList, action: str, text: str, item_id: int) -> str | None:
     """Change ``todo_list`` in place; the reason it cannot be done, or None."""
     if action == "add":
         todo_list.items.append({"id": todo_list.next_id, "text": text.strip(), "done": False})
@@ -94,10 +95,11 @@ def _apply_action(todo_list, action, text, item_id):
 # --- Handler ---
 
 
-def _handle_todo(args, **kwargs):
-    action = args.get("action")
-    text = args.get("text")
-    item_id = args.get("item_id")
+def _handle_todo(args: dict[str, Any], **kwargs: Any) -> str:
+    # As the model sent them: _argument_problem checks them before they are used.
+    action: Any = args.get("action")
+    text: Any = args.get("text")
+    item_id: Any = args.get("item_id")
     task_key = kwargs.get("task_id") or DEFAULT_TASK_KEY
     problem = _argument_problem(action, text, item_id)
     if problem:

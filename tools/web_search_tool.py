@@ -13,6 +13,7 @@ import logging
 import os
 import urllib.error
 import urllib.request
+from typing import Any
 
 from tools.registry import registry, tool_error
 
@@ -30,7 +31,7 @@ MAX_SNIPPET_CHARS = 1000
 # --- Availability check ---
 
 
-def check_web_search_requirements():
+def check_web_search_requirements() -> bool:
     """Available when the search API key is configured."""
     return bool(os.getenv("WEB_SEARCH_API_KEY"))
 
@@ -38,7 +39,8 @@ def check_web_search_requirements():
 # --- Helpers ---
 
 
-def _search_request(endpoint, api_key, query, max_results):
+def _search_request(endpoint: str, api_key: str, query: str,
+                    max_results: int) -> urllib.request.Request:
     body = json.dumps({"query": query, "max_results": max_results}).encode("utf-8")
     return urllib.request.Request(
         endpoint,
@@ -53,7 +55,7 @@ def _search_request(endpoint, api_key, query, max_results):
     )
 
 
-def _results(payload, max_results):
+def _results(payload: object, max_results: int) -> list[dict[str, str]] | None:
     """Title, url and snippet of each hit, or None when ``payload`` is not a search answer."""
     hits = payload.get("results") if isinstance(payload, dict) else None
     if not isinstance(hits, list):
@@ -69,7 +71,7 @@ def _results(payload, max_results):
     ]
 
 
-def _is_result_count(value):
+def _is_result_count(value: object) -> bool:
     return (
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -80,7 +82,7 @@ def _is_result_count(value):
 # --- Handler ---
 
 
-def _handle_web_search(args, **kwargs):
+def _handle_web_search(args: dict[str, Any], **kwargs: Any) -> str:
     query = args.get("query")
     max_results = args.get("max_results", DEFAULT_MAX_RESULTS)
     if not isinstance(query, str) or not query.strip():

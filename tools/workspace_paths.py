@@ -8,13 +8,13 @@ a link pointing outside the workspace is refused like any other outside path.
 from pathlib import Path
 
 
-def resolve_in_workspace(path_text):
+def resolve_in_workspace(path_text: str) -> Path | None:
     """The real path of ``path_text`` under the cwd, or None when it escapes the cwd."""
     root = Path.cwd().resolve()
     candidate = (root / path_text).resolve()
     return candidate if candidate.is_relative_to(root) else None
 
 
-def workspace_relative(target):
+def workspace_relative(target: Path) -> str:
     """``target`` (inside the workspace) as a '/'-separated path relative to it."""
     return target.relative_to(Path.cwd().resolve()).as_posix()

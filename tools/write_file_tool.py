@@ -7,6 +7,8 @@ The content is written as UTF-8 bytes exactly as given: no newline translation.
 
 import json
 import logging
+from pathlib import Path
+from typing import Any
 
 from tools.registry import registry, tool_error
 from tools.workspace_paths import resolve_in_workspace, workspace_relative
@@ -17,7 +19,7 @@ logger = logging.getLogger(__name__)
 # --- Availability check ---
 
 
-def check_write_file_requirements():
+def check_write_file_requirements() -> bool:
     """Always available: only the standard library is needed."""
     return True
 
@@ -25,7 +27,7 @@ def check_write_file_requirements():
 # --- Helpers ---
 
 
-def _write_text(target, content):
+def _write_text(target: Path, content: str) -> dict[str, Any]:
     """Write ``content`` and describe what happened."""
     created = not target.exists()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -41,7 +43,7 @@ def _write_text(target, content):
 # --- Handler ---
 
 
-def _handle_write_file(args, **kwargs):
+def _handle_write_file(args: dict[str, Any], **kwargs: Any) -> str:
     path_text = args.get("path")
     content = args.get("content")
     if not isinstance(path_text, str) or not path_text:

@@ -4,7 +4,7 @@
 registration's ``HandlerAnalysis``. What it resolves: a named ``def`` handler of the module; a
 lambda (written in place or assigned to a module name), followed into the module function its
 body calls; and, for return values, ``return other_module_function(...)`` followed up to
-``MAX_DEPTH`` calls deep. Anything from another module, an attribute, a decorated function or a
+``CALL_DEPTH`` calls deep (``model.semantic``, shared with every analysis). Anything from another module, an attribute, a decorated function or a
 function defined more than once is *unknown*, and unknown never gives a diagnostic.
 
 Modules, from the bottom up:
@@ -22,6 +22,3 @@ Modules, from the bottom up:
 - ``handlers``: one registration's handler put together from the above;
 - ``schema_properties``: the properties a registration's schema declares, and whether fixed.
 """
-
-# How many calls deep returns, ``args`` and event loops are followed into module functions.
-MAX_DEPTH = 4

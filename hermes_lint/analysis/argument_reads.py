@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions
 from hermes_lint.analysis.scopes import COMPREHENSION_CLASSES, COMPREHENSIONS, FUNCTION_CLASSES, ancestors, bindings, parameter_names
 
@@ -54,7 +54,9 @@ class ArgumentReads(ModuleFunctions):
         if param is None:
             use.all_visible = False
             return
-        if param in fn.bindings and not all(_is_or_empty_dict(v, param) for v in fn.bindings[param] or [None]):
+        # ``bindings[param]`` is None when ``param`` is bound some other way than ``param = value``.
+        assigned: Sequence[Optional[ast.expr]] = (fn.bindings[param] or [None]) if param in fn.bindings else []
+        if param in fn.bindings and not all(_is_or_empty_dict(v, param) for v in assigned):
             # ``args`` rebound (``args = args["inner"]``): later reads are of something else.
             use.all_visible = False
             return
@@ -123,7 +125,7 @@ class ArgumentReads(ModuleFunctions):
     def _follow_args(self, call, position, keyword, fn, depth, stack, use) -> bool:
         callee = self.is_module_call(call, fn)
         facts = self.followable(callee) if callee else None
-        if facts is None or depth >= MAX_DEPTH:
+        if facts is None or depth >= CALL_DEPTH:
             return False
         params = facts.node.args
         positional = [a.arg for a in params.posonlyargs + params.args]
@@ -209,7 +211,7 @@ def _is_logging_call(call: ast.Call) -> bool:
     )
 
 
-def _is_or_empty_dict(node: ast.AST, name: str) -> bool:
+def _is_or_empty_dict(node: Optional[ast.AST], name: str) -> bool:
     """``name or {}`` (the one rebinding of ``args`` that keeps it the same dict)."""
     return (
         isinstance(node, ast.BoolOp)
@@ -231,18 +233,19 @@ def _uses_of(fn: FunctionFacts, param: str) -> Iterator[Tuple[ast.Name, ast.AST,
     shadowing = [
         child for child, _ in fn.pairs
         if child.__class__ in COMPREHENSION_CLASSES
-        and any(isinstance(n, ast.Name) and n.id == param for g in child.generators for n in ast.walk(g.target))
+        and any(isinstance(n, ast.Name) and n.id == param for g in child.generators for n in ast.walk(g.target))  # type: ignore[attr-defined]  # a comprehension, by class
     ]
     name_class = ast.Name
     for child, parent in fn.pairs:
         cls = child.__class__
         if cls is name_class:
-            if child.id == param and isinstance(child.ctx, ast.Load):
-                if shadowing and any(a in shadowing for a in ancestors(child, fn.parents)):
+            name_node: ast.Name = child  # type: ignore[assignment]  # class tested by identity
+            if name_node.id == param and isinstance(name_node.ctx, ast.Load):
+                if shadowing and any(a in shadowing for a in ancestors(name_node, fn.parents)):
                     continue  # ``[args for args in ...]``: another variable
-                yield child, parent, fn.parents.get(id(parent))
+                yield name_node, parent, fn.parents.get(id(parent))
         elif cls in FUNCTION_CLASSES:
-            if param not in parameter_names(child) and param not in bindings(child):
+            if param not in parameter_names(child) and param not in bindings(child):  # type: ignore[arg-type]  # a function, by class
                 yield from _closure_uses(child, param)
 
 

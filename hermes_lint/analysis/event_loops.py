@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
-from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH
 
 if TYPE_CHECKING:
     from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions
@@ -51,7 +51,7 @@ def handler_event_loop_calls(
         seen.add(facts.name)
         for call, text in facts.event_loop_calls:
             found.append((call, text, who))
-        if depth < MAX_DEPTH:
+        if depth < CALL_DEPTH:
             for name in facts.called_functions:
                 callee = analyzer.followable(name)
                 if callee is not None and name not in seen:

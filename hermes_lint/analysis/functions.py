@@ -1,8 +1,8 @@
 """The module's functions, each analysed once on its own into ``FunctionFacts``.
 
-Only a top-level ``def`` that nothing else at module level binds is followed: a function defined
-twice, assigned over, imported over or shadowed by a class is unknown, and so is a decorated one
-when its body is what matters (the decorator may wrap the returns, catch the exceptions or
+Only a function the module's semantic model says certainly runs (``SemanticModel.functions``) is
+followed: a function defined twice, assigned over, imported over, shadowed by a class or rebound
+through ``global`` is unknown, and so is a decorated one when its body is what matters (the decorator may wrap the returns, catch the exceptions or
 change the signature). A function being analysed is unknown to the calls inside it (recursion).
 """
 
@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from hermes_lint.analysis.event_loops import event_loop_call, mentions_event_loops
 from hermes_lint.analysis.raises import certainly_caught
 from hermes_lint.analysis.reachability import completes
 from hermes_lint.analysis.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
+from hermes_lint.model.semantic import CallableNode
 
 _FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
 _YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
@@ -23,7 +24,7 @@ _YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
 
 @dataclass
 class ReturnFact:
-    node: ast.AST  # the ``return`` statement, or a lambda's body
+    node: Union[ast.Return, ast.expr]  # the ``return`` statement, or a lambda's body
     value: Optional[ast.expr]
     in_except: bool  # lexically inside an ``except`` block of the function
     except_names: Tuple[str, ...]  # names bound by the enclosing ``except ... as name`` blocks
@@ -34,7 +35,7 @@ class FunctionFacts:
     """One module function (or a handler lambda) analysed on its own."""
 
     name: str  # "" for a lambda
-    node: ast.AST
+    node: CallableNode
     is_async: bool
     decorated: bool
     is_generator: bool
@@ -59,29 +60,13 @@ class ModuleFunctions:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.imports = ctx.index.imports
-        self.functions = self._unique_functions()
+        self.semantic = ctx.semantic
+        self.functions = ctx.semantic.functions
         self._facts: Dict[str, Optional[FunctionFacts]] = {}
         self._lambda_facts: Dict[int, FunctionFacts] = {}
         # Cheap prefilter: most tool files never start an event loop, so HRM106 need not follow
         # every helper a handler calls.
         self.mentions_event_loops = mentions_event_loops(ctx.text)
-
-    def _unique_functions(self) -> Dict[str, ast.AST]:
-        """Top-level defs whose name nothing else at module level binds (else: unknown)."""
-        index = self.ctx.index
-        direct: Dict[str, List[ast.AST]] = {}
-        for stmt in self.ctx.tree.body:
-            if isinstance(stmt, FUNCTION_NODES):
-                direct.setdefault(stmt.name, []).append(stmt)
-        return {
-            name: nodes[0]
-            for name, nodes in direct.items()
-            if len(nodes) == 1
-            and index.functions.get(name) is nodes[0]
-            and name not in index.assigned
-            and name not in index.imports
-            and name not in index.classes
-        }
 
     def facts(self, name: str) -> Optional[FunctionFacts]:
         if name not in self._facts:
@@ -112,37 +97,25 @@ class ModuleFunctions:
                 return name
         return None
 
-    def _global_name(self, name: str, fn: FunctionFacts) -> bool:
-        """``name`` is the module's (or the builtin) binding, not a local one."""
-        return not fn.is_local(name)
-
     def is_import(self, node: ast.AST, fn: FunctionFacts, *targets: str) -> bool:
         """``node`` names one of ``targets`` ("json.dumps") through this module's imports."""
-        if isinstance(node, ast.Name) and self._global_name(node.id, fn):
-            return self.imports.get(node.id) in targets
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            module = self.imports.get(node.value.id)
-            return self._global_name(node.value.id, fn) and f"{module}.{node.attr}" in targets
-        return False
+        root = node.value if isinstance(node, ast.Attribute) else node
+        return isinstance(root, ast.Name) and not fn.is_local(root.id) and self.semantic.import_target(node) in targets
 
     def is_builtin(self, node: ast.AST, fn: FunctionFacts, names) -> bool:
         return (
             isinstance(node, ast.Name)
             and node.id in names
-            and self._global_name(node.id, fn)
-            and not self.ctx.index.is_bound(node.id)
+            and not fn.is_local(node.id)
+            and self.semantic.is_builtin(node.id)
         )
 
     def is_registry_helper(self, node: ast.AST, fn: FunctionFacts, helper: str) -> bool:
         """``tool_error``/``tool_result`` imported from the tools registry."""
-        if not (isinstance(node, ast.Name) and self._global_name(node.id, fn)):
-            return False
-        target = self.imports.get(node.id, "")
-        module, _, attr = target.rpartition(".")
-        return attr == helper and module.rstrip(".").split(".")[-1] == "registry"
+        return isinstance(node, ast.Name) and not fn.is_local(node.id) and self.semantic.is_registry_helper(node, helper)
 
 
-def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> FunctionFacts:
+def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions) -> FunctionFacts:
     pairs = scope_walk(node)  # one walk (a fresh list), shared by everything below
     # One pass sorts out what the rest looks at: parents, and the few kinds of node tested.
     parents: Dict[int, ast.AST] = {}
@@ -160,7 +133,7 @@ def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> Fun
         elif cls in fact_kinds:
             fact_nodes.append(child)
         elif cls is ast.comprehension:
-            comprehensions.append(child)
+            comprehensions.append(child)  # type: ignore[arg-type]  # class tested by identity
         elif cls in yield_kinds:
             has_yield = True
     is_lambda = isinstance(node, ast.Lambda)
@@ -180,7 +153,7 @@ def analyse_function(node: ast.AST, name: str, analyzer: ModuleFunctions) -> Fun
         pairs=pairs,
         parents=parents,
     )
-    if is_lambda:
+    if isinstance(node, ast.Lambda):
         facts.returns.append(ReturnFact(node.body, node.body, False, ()))
     else:
         if completes(node.body, analyzer, facts):

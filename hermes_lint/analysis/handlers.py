@@ -14,7 +14,7 @@ from hermes_lint.analysis.argument_reads import ArgsUse, ArgumentReads
 from hermes_lint.analysis.event_loops import handler_event_loop_calls
 from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.return_kinds import ReturnKinds, ValueKind
-from hermes_lint.model.extract import REGISTER_PARAMETERS
+from hermes_lint.model.callables import register_argument
 from hermes_lint.model import Registration
 
 
@@ -53,31 +53,8 @@ class HandlerAnalyzer(ReturnKinds, ArgumentReads):
 
     @classmethod
     def of(cls, ctx) -> "HandlerAnalyzer":
-        """The module's analyzer, made on first use (it lives in ``ctx.memo``, cleared per module)."""
-        analyzer = ctx.memo.get(cls)
-        if analyzer is None:
-            analyzer = ctx.memo[cls] = cls(ctx)
-        return analyzer
-
-    def handler_expr(self, call: ast.Call) -> Optional[ast.expr]:
-        for kw in call.keywords:
-            if kw.arg == "handler":
-                return kw.value
-        position = REGISTER_PARAMETERS.index("handler")
-        leading = call.args[: position + 1]
-        if len(leading) > position and not any(isinstance(a, ast.Starred) for a in leading):
-            return leading[position]
-        return None
-
-    def lambda_node(self, expr: Optional[ast.expr]) -> Optional[ast.Lambda]:
-        seen = set()
-        while isinstance(expr, ast.Name) and expr.id not in seen:
-            seen.add(expr.id)
-            values = self.ctx.index.assigned.get(expr.id)
-            if not values or len(values) != 1 or expr.id in self.ctx.index.functions:
-                return None
-            expr = values[0]
-        return expr if isinstance(expr, ast.Lambda) else None
+        """The module's analyzer, made on first use (kept by the module's semantic model)."""
+        return ctx.semantic.analysis(cls, ctx)
 
     def analysis(self, registration: Registration, call: ast.Call) -> HandlerAnalysis:
         if id(call) not in self._analyses:
@@ -109,8 +86,8 @@ class HandlerAnalyzer(ReturnKinds, ArgumentReads):
             if facts.falls_off_line is not None:
                 results.append(ValueKind("other", "None"))
         elif ref.kind == "lambda":
-            entry = self.lambda_node(self.handler_expr(call))
-            if entry is None:
+            entry = self.semantic.callable_node(register_argument(call, "handler"))
+            if not isinstance(entry, ast.Lambda):
                 return self._unknown(registration)
             entry_facts = self.lambda_facts(entry)
             who = "handler lambda"

@@ -79,7 +79,9 @@ def _conditions(node: ast.AST, fn: FunctionFacts) -> Iterator[Tuple[ast.expr, bo
         elif isinstance(parent, (ast.stmt, ast.ExceptHandler, ast.match_case)):
             for field_name in ("body", "orelse", "finalbody"):
                 block = getattr(parent, field_name, None)
-                index = next((i for i, s in enumerate(block) if s is child), None) if isinstance(block, list) else None
+                if not isinstance(block, list):
+                    continue
+                index = next((i for i, s in enumerate(block) if s is child), None)
                 if index is None:
                     continue
                 if isinstance(parent, ast.If):

@@ -41,7 +41,7 @@ def _stmt_completes(stmt: ast.stmt, analyzer: "ModuleFunctions", fn: "FunctionFa
         return False
     if isinstance(stmt, ast.Expr):
         awaited = isinstance(stmt.value, ast.Await)
-        value = stmt.value.value if awaited else stmt.value
+        value = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
         return not isinstance(value, ast.Call) or _call_returns(value, analyzer, fn, awaited)
     if isinstance(stmt, ast.Assert):
         return not (isinstance(stmt.test, ast.Constant) and not stmt.test.value)

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from hermes_lint.analysis import MAX_DEPTH
+from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions, ReturnFact
 from hermes_lint.analysis.narrowing import FALSY, end_ruled_out, narrowed_not_none, ruled_out, says, truthy_arguments
 
@@ -137,7 +137,7 @@ class ReturnKinds(ModuleFunctions):
             callee = self.is_module_call(inner, fn)
             facts = self.followable(callee) if callee else None
             if facts is not None and facts.is_async:
-                return self.function_result(callee, depth + 1, stack, not_none, truthy_arguments(inner, facts))
+                return self.function_result(facts.name, depth + 1, stack, not_none, truthy_arguments(inner, facts))
             return UNKNOWN
         if isinstance(expr, ast.Call):
             return self._call_kind(expr, fn, depth, stack, not_none)
@@ -191,7 +191,7 @@ class ReturnKinds(ModuleFunctions):
             return STRING
         if self.is_builtin(func, fn, _STRING_BUILTINS):
             return STRING
-        if self.is_builtin(func, fn, _OTHER_BUILTINS):
+        if isinstance(func, ast.Name) and self.is_builtin(func, fn, _OTHER_BUILTINS):
             return ValueKind("other", _OTHER_BUILTINS[func.id])
         if isinstance(func, ast.Attribute) and func.attr in _STR_METHODS:
             if self.kind(func.value, fn, depth, stack).kind == "string":
@@ -200,9 +200,9 @@ class ReturnKinds(ModuleFunctions):
         callee = self.is_module_call(call, fn)
         facts = self.followable(callee) if callee else None
         if facts is not None and facts.is_async:
-            return ValueKind("awaitable", detail=callee)
+            return ValueKind("awaitable", detail=facts.name)
         if facts is not None:
-            return self.function_result(callee, depth + 1, stack, not_none, truthy_arguments(call, facts))
+            return self.function_result(facts.name, depth + 1, stack, not_none, truthy_arguments(call, facts))
         return UNKNOWN
 
     def function_result(
@@ -215,7 +215,7 @@ class ReturnKinds(ModuleFunctions):
         the result). ``bound``: parameters the call passes a truthy value, so the paths that
         need them None or falsy (``return None if error is None else ...``) do not run.
         """
-        if depth > MAX_DEPTH or name in stack:
+        if depth > CALL_DEPTH or name in stack:
             return UNKNOWN
         key = (name, depth, not_none, bound)
         if key in self._results:

@@ -7,9 +7,12 @@ targets are bound in the comprehension's scope, not the function's.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from hermes_lint.model.context import CHILD_FIELDS
+
+if TYPE_CHECKING:
+    from hermes_lint.model.semantic import CallableNode
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -44,6 +47,7 @@ def scope_walk(node: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
         parent = todo.pop()
         for name in fields_of[parent.__class__]:
             value = getattr(parent, name, None)
+            children: Sequence[ast.AST]
             if isinstance(value, node_type):
                 children = (value,)
             elif isinstance(value, list):
@@ -85,10 +89,12 @@ def bindings(
             continue
         if isinstance(child, ast.Assign) or (isinstance(child, ast.AnnAssign) and child.value is not None):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            value = child.value
             for target in targets:
                 if isinstance(target, ast.Name):
-                    if result.get(target.id, []) is not None:
-                        result.setdefault(target.id, []).append(child.value)
+                    values = result.setdefault(target.id, [])
+                    if values is not None and value is not None:
+                        values.append(value)
         elif isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
             if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and child in _targets(parent)):
                 other(child.id)
@@ -109,13 +115,13 @@ def bindings(
     return result
 
 
-def parameter_names(fn: ast.AST) -> Set[str]:
+def parameter_names(fn: "CallableNode") -> Set[str]:
     args = fn.args
     every = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
     return {a.arg for a in every if a is not None}
 
 
-def _targets(stmt: ast.AST) -> List[ast.AST]:
+def _targets(stmt: Union[ast.Assign, ast.AnnAssign]) -> List[ast.expr]:
     return stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
 
 

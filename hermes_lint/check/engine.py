@@ -12,16 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
+from hermes_lint.model.semantic import SemanticModel
 from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from hermes_lint.project.toolsets_file import ToolsetsFacts
 
 UNUSED_NOQA = "HRM900"
 PARSE_ERROR = "HRM001"
@@ -94,7 +98,7 @@ def build_module_context(
     from hermes_lint.project.registry_contract import module_contract
 
     if parsed.tree is None:
-        return extract_facts(parsed, None, None), None
+        return extract_facts(parsed, None), None
     index = ModuleIndex(parsed.tree)
     if project is None and config.project_root:
         project = project_modules(config.project_root)
@@ -102,15 +106,15 @@ def build_module_context(
     evaluator = ModuleEvaluator(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
+    semantic = SemanticModel(parsed.tree, parsed.text, index, evaluator)
     contract = module_contract(parsed.tree, index, parsed.path, config, project)
-    facts = extract_facts(parsed, index, evaluator, config.env_readers, contract)
+    facts = extract_facts(parsed, semantic, config.env_readers, contract)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
         lines=parsed.lines,
         tree=parsed.tree,
-        index=index,
-        evaluator=evaluator,
+        semantic=semantic,
         facts=facts,
         config=config,
         contract=contract,
@@ -129,14 +133,15 @@ def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
 def check_module(source: SourceFile, config: Config, project: Optional[Any] = None) -> ModuleResult:
     """Phase 1 for one file: facts, module-rule diagnostics and noqa comments."""
     if source.data is None:
+        unreadable = Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}")
         facts = ModuleFacts(
             path=source.path,
             module=source.path[:-3].replace("/", "."),
             sha256="",
             registers_tools=False,
-            parse_error=Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),
+            parse_error=unreadable,
         )
-        return ModuleResult(facts, (facts.parse_error,), ())
+        return ModuleResult(facts, (unreadable,), ())
     parsed = parse_module(source.path, source.data)
     facts, ctx = build_module_context(parsed, config, project)
     return module_result(parsed, facts, ctx, config)
@@ -144,7 +149,7 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
 
 def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[ModuleContext], config: Config) -> ModuleResult:
     """The module rules selected by ``config`` run over a built context (``build_module_context``);
-    the context's memo is cleared afterwards, so use it for anything else first."""
+    the context's analyses are released afterwards, so use it for anything else first."""
     diagnostics: List[Diagnostic] = []
     if facts.parse_error is not None:
         diagnostics.append(facts.parse_error)
@@ -162,10 +167,10 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
                         )
                     )
         finally:
-            # The memo's analyzers point back at the context: a reference cycle that would keep
-            # the whole syntax tree alive until the cyclic GC finds it (and makes that GC run far
-            # more often). Broken here, everything is freed as soon as this function returns.
-            ctx.memo.clear()
+            # The analyses point back at the context: a reference cycle that would keep the whole
+            # syntax tree alive until the cyclic GC finds it (and makes that GC run far more
+            # often). Broken here, everything is freed as soon as this function returns.
+            ctx.release()
         read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
         if ctx.contract is not None and ctx.contract.source is not None:
             # The contract HRM004/HRM105 judged by: these findings are stale when it changes.
@@ -177,7 +182,9 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
     return ModuleResult(facts, tuple(diagnostics), noqa)
 
 
-def read_toolsets_facts(source: Optional[SourceFile]):
+def read_toolsets_facts(
+    source: Optional[SourceFile],
+) -> Tuple[Optional[ToolsetsFacts], Tuple[Diagnostic, ...]]:
     if source is None:
         return None, ()
     from hermes_lint.project.toolsets_file import read_toolsets
@@ -185,7 +192,7 @@ def read_toolsets_facts(source: Optional[SourceFile]):
     if source.data is None:
         return None, (Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),)
     facts = read_toolsets(source.data, source.path)
-    diagnostics = ()
+    diagnostics: Tuple[Diagnostic, ...] = ()
     if facts.parse_error is not None:
         line, col, message = facts.parse_error
         diagnostics = (Diagnostic(source.path, line, col, PARSE_ERROR, message),)
@@ -197,13 +204,14 @@ def unsuppressed_diagnostics(
 ) -> List[Diagnostic]:
     """Module findings, toolsets.py's parse error and the project rules' findings, before any
     ``# noqa`` (flake8 applies noqa itself, so its plugin stops here)."""
-    toolsets_facts, diagnostics = read_toolsets_facts(sources.toolsets)
-    diagnostics = list(diagnostics)
+    toolsets_facts, toolsets_diagnostics = read_toolsets_facts(sources.toolsets)
+    diagnostics = list(toolsets_diagnostics)
     for result in results:
         diagnostics.extend(result.diagnostics)
     project = ProjectContext(tuple(r.facts for r in results), toolsets_facts, config, root=sources.root)
     for rule_class in selected_rules(config, "project"):
         for finding in rule_class().check(project):
+            assert finding.path is not None, f"{rule_class.code}: a project finding names its file"
             diagnostics.append(
                 Diagnostic(
                     finding.path,

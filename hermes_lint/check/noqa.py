@@ -19,7 +19,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
@@ -109,9 +109,12 @@ def _literal_around(tree: ast.Module, line: int, col: int) -> Optional[ast.expr]
         node = stack.pop()
         end = getattr(node, "end_lineno", None)
         if end is not None:
+            # With an end line, the node has all four positions (typeshed declares them only on
+            # the node classes that always have them).
+            located: Any = node
             first = getattr(node, "decorator_list", None)  # decorators come before the `def`
-            start = first[0] if first else node
-            if here < (start.lineno, start.col_offset - (1 if first else 0)) or here >= (end, node.end_col_offset):
+            start = first[0] if first else located
+            if here < (start.lineno, start.col_offset - (1 if first else 0)) or here >= (end, located.end_col_offset):
                 continue
             if isinstance(node, ast.JoinedStr) or (
                 isinstance(node, ast.Constant) and isinstance(node.value, _STRING_VALUES)
@@ -123,6 +126,8 @@ def _literal_around(tree: ast.Module, line: int, col: int) -> Optional[ast.expr]
 
 def _comments_inside(literal: ast.expr, lines: List[str]) -> Optional[Dict[int, NoqaComment]]:
     """The noqa comments between the pieces of one (implicitly concatenated) string literal."""
+    # A parsed node has its end position (typeshed types it Optional for built trees).
+    assert literal.end_lineno is not None and literal.end_col_offset is not None
     first, last = literal.lineno - 1, literal.end_lineno - 1
     chunk = [line.encode("utf-8") for line in lines[first : last + 1]]
     chunk[-1] = chunk[-1][: literal.end_col_offset]

@@ -17,13 +17,15 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from hermes_lint.config import Config
 from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.regular_files import require_listable
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
+    from concurrent.futures import Future
+
     from hermes_lint.check.cache import ResultCache
     from hermes_lint.check.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
@@ -174,7 +176,7 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[
         # Frozen before forking, the imported toolkit stays out of every collection, in the
         # workers too, whose memory pages then stay shared with this process's.
         _settle()
-        by_path = {}
+        by_path: Dict[str, ModuleResult] = {}
         with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context, initializer=_worker_gc) as pool:
             for results in _share_chunks(pool, jobs - 1, chunks, config):
                 by_path.update((result.facts.path, result) for result in results)
@@ -193,7 +195,7 @@ def _share_chunks(pool, workers: int, chunks: List[List[SourceFile]], config: Co
     from hermes_lint.check.engine import check_module
 
     queue = list(reversed(chunks))  # popped from the end: in the order given
-    running = set()
+    running: Set[Future[List[ModuleResult]]] = set()
     with _gc_threshold():
         while queue or running:
             while queue and len(running) < 2 * workers:
@@ -323,7 +325,7 @@ def _module_results(
             zip(listing.paths, listing.relative, listing.stats, listing.regular)
         ):
             data = None
-            if cache is not None and regular:
+            if cache is not None and regular and stat is not None:  # a regular file has a stat
                 cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), schemas=schemas)
                 if cached is not None:
                     results[position] = cached
@@ -336,14 +338,16 @@ def _module_results(
     with _gc_paused():  # encoding entries: plain data
         for (position, source), result in zip(pending, fresh):
             results[position] = result
-            if cache is not None and source.data is not None and listing.stats[position] is not None:
-                cache.store(source.path, listing.stats[position], result)
+            stat = listing.stats[position]
+            if cache is not None and source.data is not None and stat is not None:
+                cache.store(source.path, stat, result)
         if cache is not None:
             cache.prune(listing.relative)
             cache.save()
         _settle()
     toolsets = read_source(root, config.toolsets_file) if listing.toolsets_stat is not None else None
-    return results, toolsets
+    # Every position is filled by now: from the cache, or by the check.
+    return cast("List[ModuleResult]", results), toolsets
 
 
 def run_project(
@@ -354,7 +358,7 @@ def run_project(
     listing = _Listing(root, config)
     cache = _open_cache(root, config) if use_cache else None
     state = listing.state(config) if cache is not None else None
-    if state is not None:
+    if cache is not None and state is not None:
         reused = cache.project_diagnostics(state)
         if reused is not None:
             return reused
@@ -365,11 +369,11 @@ def run_project(
     schemas = any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
     with _freezing():
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas)
-        watched = _watched(root)
+        watched, touched = _watched(root)
         diagnostics = finish(results, ProjectSources([], toolsets, watched), config)
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
     # name) made the result depend on more than the stats in ``state``: not reusable.
-    if state is not None and not type(watched).touched:
+    if cache is not None and state is not None and not touched():
         listed = set(listing.relative)
         read_modules = {
             path: sha256
@@ -381,11 +385,13 @@ def run_project(
     return diagnostics
 
 
-def _watched(root: Path) -> Path:
+def _watched(root: Path) -> Tuple[Path, Callable[[], bool]]:
     """``root``, as a path that records whether anything used it as a path (opened, listed,
-    joined or stat-ed something under it): ``type(result).touched``."""
+    joined or stat-ed something under it), and the question whether it was."""
 
-    class WatchedRoot(type(root)):  # type: ignore[misc, valid-type]
+    # Its base is the concrete class of ``root`` (PosixPath, WindowsPath), which mypy cannot
+    # follow: a dynamic base class.
+    class WatchedRoot(type(root)):  # type: ignore[misc]
         touched = False
 
         def __fspath__(self) -> str:
@@ -396,7 +402,7 @@ def _watched(root: Path) -> Path:
             type(self).touched = True
             return super().__str__()
 
-    return WatchedRoot(root)
+    return WatchedRoot(root), lambda: WatchedRoot.touched
 
 
 def _read_or_none(path: Path) -> Optional[bytes]:

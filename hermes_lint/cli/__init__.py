@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import click
 
@@ -33,7 +33,7 @@ def resolve_root(root: Optional[str], paths: Sequence[str] = ()) -> Path:
         if not path.is_dir():
             raise UsageError(f"--root {root}: not a directory")
         return path.resolve()
-    roots = {}
+    roots: Dict[Path, str] = {}
     for given in paths:
         start = Path(given)
         if not start.exists():
@@ -159,13 +159,20 @@ class _LazyGroup(click.Group):
         "init": ("hermes_lint.cli.init", "init"),
     }
 
-    def main(self, *args, standalone_mode: bool = True, **kwargs):
+    def main(
+        self,
+        args: Optional[Sequence[str]] = None,
+        prog_name: Optional[str] = None,
+        complete_var: Optional[str] = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         """Click's, except that a usage error is the one line every other error is (click's own
         report is four: usage, a hint, a blank line, the error)."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # bare `hermes-lint`: the help is the message
                 exc.show()

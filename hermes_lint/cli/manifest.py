@@ -76,19 +76,20 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             write_stdout(format_text(generated.problems))
             click.echo(_refusal(shown, generated, "checked"), err=True)
             return EXIT_FINDINGS
+        data, text = generated.produced()
         try:
             current = read_current(target)
         except OSError as exc:
             raise UsageError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
         if is_fresh(current, generated):
             if check_only:
-                click.echo(f"{shown} is up to date ({summary(generated.data)})", err=True)
+                click.echo(f"{shown} is up to date ({summary(data)})", err=True)
             return EXIT_CLEAN
         if check_only:
             write_stdout(format_text([stale_diagnostic(shown)]))
         if show_diff:
-            write_stdout(diff(current, generated.text, shown))
-            write_stdout(_labelled_changes(current, generated.data, shown))
+            write_stdout(diff(current, text, shown))
+            write_stdout(_labelled_changes(current, data, shown))
         return EXIT_FINDINGS
 
     run_guarded(debug, action)
@@ -116,11 +117,12 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     generated = generate_for_root(root, config)
     if not generated.ok:
         return WriteOutcome(False, _refusal(shown, generated, "written"), list(generated.problems))
+    data, text = generated.produced()
     if is_fresh(read_current(target), generated):
-        return WriteOutcome(False, f"{shown} is up to date ({summary(generated.data)})", [])
-    write_atomic(target, generated.text)
+        return WriteOutcome(False, f"{shown} is up to date ({summary(data)})", [])
+    write_atomic(target, text)
     skipped = [f"{d.path}: left out: {d.code} {d.message} (runtime discovery skips it too)" for d in generated.skipped]
-    lines = [*skipped, *import_lines(generated.data), f"wrote {shown} ({summary(generated.data)})"]
+    lines = [*skipped, *import_lines(data), f"wrote {shown} ({summary(data)})"]
     return WriteOutcome(True, "\n".join(lines), [])
 
 

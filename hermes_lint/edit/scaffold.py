@@ -22,6 +22,7 @@ import keyword
 import os
 import re
 import string
+import sys
 import textwrap
 import unicodedata
 from dataclasses import dataclass
@@ -35,7 +36,10 @@ from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool, string_literal
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 TOOLSET_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -443,7 +447,8 @@ def write_plan(plan: Plan) -> List[str]:
         except OSError as exc:
             raise ScaffoldError(f"cannot create {relative_tool}: {exc.strerror or exc}; nothing was written") from None
         done = [f"created {relative_tool}"]
-    if plan.toolsets_new != plan.toolsets_old:
+    # toolsets_new is None only with a toolsets_error, refused above.
+    if plan.toolsets_new is not None and plan.toolsets_new != plan.toolsets_old:
         try:
             _ensure_unchanged(plan)
             write_atomic(plan.toolsets_path, plan.toolsets_new)

@@ -218,6 +218,7 @@ class _ListEdits:
 
     def add(self, target: cst.List, tool: str, label: str) -> str:
         current = self.replacements.get(id(target), target)
+        assert isinstance(current, cst.List)  # a list's replacement is the list edited
         if any(_string_value(element.value) == tool for element in current.elements):
             return f'"{tool}" is already listed in {label}'
         self.replace(target, append_element(current, cst.Element(_quoted(current, tool))))
@@ -286,12 +287,19 @@ def new_element_indent(node: Container) -> Optional[str]:
         if isinstance(open_ws, cst.ParenthesizedWhitespace):
             return open_ws.last_line.value + INDENT
         return None
-    before_last = open_ws if len(elements) == 1 else elements[-2].comma.whitespace_after
+    before_last = open_ws if len(elements) == 1 else _comma_of(elements[-2]).whitespace_after
     if isinstance(close_ws, cst.ParenthesizedWhitespace):
         if isinstance(before_last, cst.ParenthesizedWhitespace):
             return before_last.last_line.value
         return close_ws.last_line.value + INDENT
     return None
+
+
+def _comma_of(element: Union[cst.BaseElement, cst.BaseDictElement]) -> cst.Comma:
+    """The comma after an element that is not the last: libcst requires one there."""
+    comma = element.comma
+    assert isinstance(comma, cst.Comma)
+    return comma
 
 
 def append_element(node: Container, element) -> Container:
@@ -302,7 +310,7 @@ def append_element(node: Container, element) -> Container:
     """
     opening, closing = _brackets(node)
     open_ws, close_ws = opening.whitespace_after, closing.whitespace_before
-    elements = list(node.elements)
+    elements: List[Union[cst.BaseElement, cst.BaseDictElement]] = list(node.elements)
     indent = new_element_indent(node)
     if not elements:
         if indent is None:
@@ -317,11 +325,12 @@ def append_element(node: Container, element) -> Container:
         )
     last = elements[-1]
     has_trailing_comma = isinstance(last.comma, cst.Comma)
-    last_comma = last.comma if has_trailing_comma else cst.Comma()
+    last_comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma()
     if indent is not None:
         # Closing bracket on its own line: the new element is a new line right after the last
         # one; a comment on the last element's line stays there, and comment lines before the
         # closing bracket stay before it.
+        assert isinstance(close_ws, cst.ParenthesizedWhitespace)  # what gave an indent
         after_last = cst.ParenthesizedWhitespace(
             first_line=close_ws.first_line,
             empty_lines=[],
@@ -333,7 +342,8 @@ def append_element(node: Container, element) -> Container:
         elements.append(element.with_changes(comma=new_comma))
         return _rebuild(node, open_ws, elements, close_ws.with_changes(first_line=cst.TrailingWhitespace()))
     # Closing bracket on the last element's line: same separator as between the others.
-    before_last = open_ws if len(elements) == 1 else elements[-2].comma.whitespace_after
+    before_last = open_ws if len(elements) == 1 else _comma_of(elements[-2]).whitespace_after
+    separator: cst.BaseParenthesizableWhitespace
     if len(elements) == 1:
         separator = cst.SimpleWhitespace(" ")
     elif isinstance(before_last, cst.ParenthesizedWhitespace):
@@ -362,15 +372,15 @@ def _new_toolset_element(
         multiline = base is not None
     base = base or ""
     inner = base + INDENT
-    if multiline and entry_model is not None:
-        inner = entry_model.lbrace.whitespace_after.last_line.value
+    if entry_model is not None and isinstance(entry_model.lbrace.whitespace_after, cst.ParenthesizedWhitespace):
+        inner = entry_model.lbrace.whitespace_after.last_line.value  # multiline, from the model
     tools_indent = inner + INDENT
     if tools_model is None:
         tools_multiline = multiline
     else:
         tools_open = tools_model.lbracket.whitespace_after
         tools_multiline = isinstance(tools_open, cst.ParenthesizedWhitespace)
-        if tools_multiline:
+        if isinstance(tools_open, cst.ParenthesizedWhitespace):
             tools_indent = tools_open.last_line.value
 
     def q(text: str) -> str:

@@ -43,7 +43,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hermes_lint import __version__
-from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.callables import register_argument
 from hermes_lint.model.check_forms import classify_check
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext
@@ -92,6 +92,12 @@ class Generated:
     def ok(self) -> bool:
         return not self.problems
 
+    def produced(self) -> Tuple[dict, bytes]:
+        """``data`` and ``text`` of a manifest that was generated (``ok``)."""
+        if self.data is None or self.text is None:
+            raise ValueError("no manifest was generated: " + "; ".join(d.message for d in self.problems))
+        return self.data, self.text
+
 
 def render(data: dict) -> bytes:
     """The manifest's canonical bytes."""
@@ -135,7 +141,7 @@ def generate(sources, config: Config) -> Generated:
         parsed = parse_module(source.path, source.data)
         source_hashes[source.path] = parsed.sha256
         facts, ctx = build_module_context(parsed, config, project)
-        try:  # freeze first: module_result clears the context's memo
+        try:  # freeze first: module_result releases the context's analyses
             if facts.parse_error is not None:
                 skipped.append(facts.parse_error)
             if ctx is None or not facts.registers_tools:
@@ -238,7 +244,7 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
     if not _exact_json(schema):
         raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN)")
 
-    dynamic = _has_dynamic_overrides(call)
+    dynamic = registration.has_dynamic_schema_overrides
     description = values["description"] or schema.get("description", "") or ""
     needs_import = dynamic or check["kind"] == "import" or any("reason" in hole for hole in holes)
     tool = {
@@ -375,7 +381,7 @@ def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
     would fail or surprise at import, so such a module is import-only rather than guessed.
     """
     node = register_argument(call, "handler")
-    target = callable_node(ctx, node)
+    target = ctx.semantic.callable_node(node)
     if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {"module": module, "qualname": target.name}
     if isinstance(target, ast.Lambda):
@@ -385,11 +391,6 @@ def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ctx.index.functions:
         return "via import"  # made by a factory of the module (`_make_handler(core)`) when it is imported
     raise _ImportOnly("the handler is not a function, lambda or bound name of the module (HRM202)")
-
-
-def _has_dynamic_overrides(call: ast.Call) -> bool:
-    node = register_argument(call, "dynamic_schema_overrides")
-    return node is not None and not (isinstance(node, ast.Constant) and node.value is None)
 
 
 def _schema_is_sound(schema: Any) -> bool:
@@ -443,7 +444,7 @@ def _resolved_toolsets(sources, source_hashes: Dict[str, str], tools: Dict[str, 
                                  f"cannot be read: {sources.toolsets.read_error}; its hash cannot be recorded")]
     source_hashes[sources.toolsets.path] = hashlib.sha256(sources.toolsets.data).hexdigest()
     facts, diagnostics = read_toolsets_facts(sources.toolsets)
-    if diagnostics:
+    if diagnostics or facts is None:  # facts is None only for a file that cannot be read
         return None, list(diagnostics)
     table = _toolsets_table(facts)
     if table is None:

@@ -34,13 +34,12 @@ import re
 from dataclasses import dataclass
 from typing import FrozenSet, Optional, Tuple, Union
 
-from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.extract import source_segment
+from hermes_lint.model.semantic import CALL_DEPTH, CallableNode
 
-# How deep `return _other_check()` chains are followed.
-MAX_CALL_DEPTH = 4
 # `module` checks name a top-level package only: find_spec("a.b") imports `a` to search it,
 # and the manifest must never make the runtime import anything by itself.
 _TOP_LEVEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -71,7 +70,7 @@ def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
     node = register_argument(call, "check_fn")
     if node is None or (isinstance(node, ast.Constant) and node.value is None):
         return dict(ALWAYS)
-    target = callable_node(ctx, node)
+    target = ctx.semantic.callable_node(node)
     function = target.name if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     try:
         if target is None:
@@ -104,8 +103,8 @@ class _Classifier:
 
     # --- callables -------------------------------------------------------------------------
 
-    def callable_form(self, fn: ast.AST, depth: int, seen: Tuple[int, ...]) -> _Form:
-        if depth > MAX_CALL_DEPTH or id(fn) in seen:
+    def callable_form(self, fn: CallableNode, depth: int, seen: Tuple[int, ...]) -> _Form:
+        if depth > CALL_DEPTH or id(fn) in seen:
             raise _NotDeclarative("check_fn calls too deep a chain of functions")
         seen = seen + (id(fn),)
         if _has_parameters(fn.args):
@@ -131,7 +130,8 @@ class _Classifier:
         if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
             return self._conjunction([self.truth(v, depth, seen) for v in node.values])
         if isinstance(node, ast.Call):
-            if self._is_builtin_call(node, "bool") and len(node.args) == 1 and not node.keywords:
+            is_bool = isinstance(node.func, ast.Name) and node.func.id == "bool" and self.ctx.semantic.is_builtin("bool")
+            if is_bool and len(node.args) == 1 and not node.keywords:
                 return self.truth(node.args[0], depth, seen)
             module = self._find_spec_name(node)
             if module is not None:
@@ -140,7 +140,7 @@ class _Classifier:
             if name is not None:
                 return _Env(nonempty=frozenset([name]))
             if isinstance(node.func, ast.Name) and not node.args and not node.keywords:
-                target = callable_node(self.ctx, node.func)
+                target = self.ctx.semantic.callable_node(node.func)
                 if target is not None:
                     return self.callable_form(target, depth + 1, seen)
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
@@ -161,7 +161,7 @@ class _Classifier:
                     return _Env(present=frozenset([name]))
         access = self.env.access(node)
         if access is not None and access.kind == "contains" and not access.negated:
-            if self._binds_only_by_import(_root_name(right)):
+            if self.ctx.semantic.binds_only_by_import(_root_name(right)):
                 name = self._constant_str(access.name_node)
                 if name is not None:
                     return _Env(present=frozenset([name]))
@@ -192,7 +192,7 @@ class _Classifier:
         default = access.default
         if default is not None and not (isinstance(default, ast.Constant) and default.value in (None, "")):
             return None
-        if not self._binds_only_by_import(_root_name(call.func)):
+        if not self.ctx.semantic.binds_only_by_import(_root_name(call.func)):
             return None
         return self._constant_str(access.name_node)
 
@@ -200,41 +200,13 @@ class _Classifier:
         """pkg of ``importlib.util.find_spec("pkg")`` (however importlib was imported)."""
         if len(call.args) != 1 or call.keywords or not self._is_find_spec(call.func):
             return None
-        if not self._binds_only_by_import(_root_name(call.func)):
+        if not self.ctx.semantic.binds_only_by_import(_root_name(call.func)):
             return None
         name = self._constant_str(call.args[0])
         return name if name is not None and _TOP_LEVEL_NAME.match(name) else None
 
     def _is_find_spec(self, func: ast.expr) -> bool:
-        imports = self.ctx.index.imports
-        if isinstance(func, ast.Name):
-            return imports.get(func.id) == "importlib.util.find_spec"
-        if not (isinstance(func, ast.Attribute) and func.attr == "find_spec"):
-            return False
-        owner = func.value
-        if isinstance(owner, ast.Name):
-            return imports.get(owner.id) == "importlib.util"
-        return (
-            isinstance(owner, ast.Attribute)
-            and owner.attr == "util"
-            and isinstance(owner.value, ast.Name)
-            and imports.get(owner.value.id) == "importlib"
-        )
-
-    def _is_builtin_call(self, call: ast.Call, name: str) -> bool:
-        return isinstance(call.func, ast.Name) and call.func.id == name and not self.ctx.index.is_bound(name)
-
-    def _binds_only_by_import(self, name: Optional[str]) -> bool:
-        """``name`` is bound by an import and by nothing else (so ``os`` really is ``os``)."""
-        index = self.ctx.index
-        return (
-            name is not None
-            and name in index.imports
-            and not index.has_star_import
-            and name not in index.assigned
-            and name not in index.functions
-            and name not in index.classes
-        )
+        return self.ctx.semantic.import_target(func) == "importlib.util.find_spec"
 
     def _constant_str(self, node: ast.expr) -> Optional[str]:
         value = self.ctx.evaluator.evaluate(node)
@@ -255,7 +227,7 @@ def _root_name(node: ast.expr) -> Optional[str]:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _source(ctx: ModuleContext, node: ast.AST) -> str:
+def _source(ctx: ModuleContext, node: ast.expr) -> str:
     text = source_segment(ctx.lines, node)
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."

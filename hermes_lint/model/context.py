@@ -6,10 +6,13 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from hermes_lint.config import Config
 from hermes_lint.model import Location, ModuleFacts, Registration
+
+if TYPE_CHECKING:
+    from hermes_lint.model.semantic import SemanticModel
 
 
 def char_col(lines: List[str], line: int, byte_col: int) -> int:
@@ -107,6 +110,8 @@ class ModuleIndex:
         self.imports: Dict[str, str] = {}  # local name -> "module" or "module.attr"
         self.assigned: Dict[str, List[ast.AST]] = {}  # name -> assigned value nodes (top level)
         self.has_star_import = False
+        # The module's plugin register calls (``project.plugin_tools.plugin_calls``), once found.
+        self.plugin_calls: Optional[Any] = None
         self.bound_anywhere: set = set()  # every name bound anywhere at module level
         for stmt in tree.body:
             self._index_statement(stmt)
@@ -177,47 +182,46 @@ class ModuleIndex:
 
 @dataclass
 class ModuleContext:
-    """One tool module for module rules: its text, AST, index, evaluator and extracted facts."""
+    """One tool module for module rules: its text, syntax tree, semantic model and extracted facts."""
 
     path: str
     text: str
     lines: List[str]
     tree: ast.Module
-    index: ModuleIndex
-    evaluator: Any  # hermes_lint.evaluate.ModuleEvaluator
+    semantic: "SemanticModel"
     facts: ModuleFacts
     config: Config
-    # Per-run memo shared by rules (e.g. handler analysis computed once for HRM101-HRM108).
-    memo: Dict[Any, Any] = field(default_factory=dict)
     # The contract of the registry this module registers with (``registry_contract``);
     # None: the built-in one.
     contract: Optional[Any] = None
+    # Computed once per module run on first use, by the accessors that own them.
+    subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    texts_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
+
+    @property
+    def index(self) -> ModuleIndex:
+        return self.semantic.index
+
+    @property
+    def evaluator(self) -> Any:  # hermes_lint.evaluate.ModuleEvaluator
+        return self.semantic.evaluator
+
+    def release(self) -> None:
+        """Drop what the rules computed (see ``SemanticModel.release``)."""
+        self.semantic.release()
+        self.subschemas_by_registration.clear()
+        self.texts_by_registration.clear()
 
     def loc(self, node: ast.AST) -> Location:
-        return Location(node.lineno, char_col(self.lines, node.lineno, node.col_offset))
+        # Every node a rule locates is an expression, statement, argument or keyword: all have
+        # a position, which the AST base class does not declare.
+        line: int = node.lineno  # type: ignore[attr-defined]
+        return Location(line, char_col(self.lines, line, node.col_offset))  # type: ignore[attr-defined]
 
     def registration_calls(self) -> List[Tuple[Registration, ast.Call]]:
-        """Each extracted registration with its call node, in source order (a plugin's
-        registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
-        key = "registration_calls"
-        if key not in self.memo:
-            # By location, once: a search per registration would be quadratic in the number
-            # of registrations (generated modules hold thousands).
-            calls: Dict[Location, ast.Call] = {}
-            for stmt in self.tree.body:
-                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-                    calls.setdefault(self.loc(stmt.value), stmt.value)
-            pairs = [
-                (registration, calls[registration.location])
-                for registration in self.facts.registrations
-                if not registration.plugin and registration.location in calls
-            ]
-            from hermes_lint.project.plugin_tools import plugin_calls
-
-            plugin = [registration for registration in self.facts.registrations if registration.plugin]
-            pairs.extend(zip(plugin, plugin_calls(self.tree, self.index).read))
-            self.memo[key] = pairs
-        return self.memo[key]
+        """Each extracted registration with the call it was read from, in source order (a
+        plugin's registrations last, each with its own call: loops unrolled, see ``plugin_tools``)."""
+        return self.semantic.registration_calls
 
 
 @dataclass
@@ -227,10 +231,14 @@ class ProjectContext:
     modules: Tuple[ModuleFacts, ...]
     toolsets: Optional[Any]  # hermes_lint.project.toolsets_file.ToolsetsFacts, None without toolsets.py
     config: Config
-    memo: Dict[Any, Any] = field(default_factory=dict)
     # The project directory on disk, when there is one (rules that look past the facts, such as
     # HRM403 searching other .py files for a tool name, stay as they were without it).
     root: Optional[Path] = None
+    # Computed once per project run on first use, by the accessors that own them
+    # (``project.index.registered``, ``rules.providers.tool_requests``).
+    registered_cache: Optional[List[Any]] = field(default=None, repr=False)
+    tool_requests_cache: Optional[List[Any]] = field(default=None, repr=False)
+    subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
 
     def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
         return [(module, reg) for module in self.modules for reg in module.registrations]

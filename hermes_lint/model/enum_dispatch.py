@@ -16,7 +16,7 @@ property it reads and which values lead to a branch that certainly returns or ra
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, Optional, Set, Tuple, Union
 
 from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.reachability import exits
@@ -32,7 +32,7 @@ def dispatch_coverage(fn: FunctionFacts) -> Optional[Tuple[str, Set[str]]]:
     found: Optional[str] = None
     covered: Set[str] = set()
     for stmt in node.body:
-        branch = stmt
+        branch: Optional[ast.stmt] = stmt
         while isinstance(branch, ast.If):
             tested = _tested_values(branch.test, args, variables)
             if tested is None:
@@ -47,21 +47,21 @@ def dispatch_coverage(fn: FunctionFacts) -> Optional[Tuple[str, Set[str]]]:
     return (found, covered) if found is not None else None
 
 
-def _argument_variables(node: ast.AST, args: str) -> Dict[str, str]:
+def _argument_variables(node: Union[ast.FunctionDef, ast.AsyncFunctionDef], args: str) -> Dict[str, str]:
     """Locals assigned exactly once, at the top level, from ``args.get("k")`` or ``args["k"]``."""
     assigned: Dict[str, list] = {}
     for child in ast.walk(node):
         if isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
             for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        assigned.setdefault(name.id, []).append(child)
+                for bound in ast.walk(target):
+                    if isinstance(bound, ast.Name):
+                        assigned.setdefault(bound.id, []).append(child)
         elif isinstance(child, (ast.For, ast.With, ast.comprehension)):
-            for name in ast.walk(getattr(child, "target", child)):
-                if isinstance(name, ast.Name):
-                    assigned.setdefault(name.id, []).append(None)
-    variables = {}
+            for bound in ast.walk(getattr(child, "target", child)):
+                if isinstance(bound, ast.Name):
+                    assigned.setdefault(bound.id, []).append(None)
+    variables: Dict[str, str] = {}
     for stmt in node.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
@@ -99,9 +99,10 @@ def _tested_values(test: ast.AST, args: str, variables: Dict[str, str]) -> Optio
     """``x == "a"``, ``"a" == x``, ``x in ("a", "b")``, and ``or`` of them, on one argument."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
         parts = [_tested_values(value, args, variables) for value in test.values]
-        if any(part is None for part in parts) or len({part[0] for part in parts}) != 1:
+        tested = [part for part in parts if part is not None]
+        if len(tested) != len(parts) or len({part[0] for part in tested}) != 1:
             return None
-        return parts[0][0], set().union(*(part[1] for part in parts))
+        return tested[0][0], {value for part in tested for value in part[1]}
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     left, op, right = test.left, test.ops[0], test.comparators[0]
@@ -113,8 +114,12 @@ def _tested_values(test: ast.AST, args: str, variables: Dict[str, str]) -> Optio
         return None
     if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
         key = _subject_key(left, args, variables)
-        values = [element.value for element in right.elts if isinstance(element, ast.Constant)]
-        if key is not None and len(values) == len(right.elts) and all(isinstance(v, str) for v in values):
+        values = [
+            element.value
+            for element in right.elts
+            if isinstance(element, ast.Constant) and isinstance(element.value, str)
+        ]
+        if key is not None and len(values) == len(right.elts):
             return key, set(values)
     return None
 

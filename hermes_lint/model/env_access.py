@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterator, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import EnvRead, Location
@@ -143,7 +143,7 @@ def _reads_its_argument(function: ast.AST, spellings: EnvSpellings) -> bool:
     if not params or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return False
     first = params[0].arg
-    stack = [] if isinstance(body[0].value, ast.Lambda) else [body[0].value]
+    stack: List[ast.AST] = [] if isinstance(body[0].value, ast.Lambda) else [body[0].value]
     while stack:  # the returned expression, not a lambda in it (that reads later, when called)
         node = stack.pop()
         found = spellings.access(node)
@@ -169,12 +169,12 @@ class EnvAccessIndex:
         self.access = self.spellings.access
         # Reads extract.py could name, by location: an access elsewhere has no constant name.
         self.named: Dict[Location, EnvRead] = {read.location: read for read in ctx.facts.env_reads}
+        self._unnamed_access: Optional[bool] = None  # has_unnamed_access, once computed
 
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAccessIndex":
-        if "env_access_index" not in ctx.memo:
-            ctx.memo["env_access_index"] = cls(ctx)
-        return ctx.memo["env_access_index"]
+        """The module's index, made on first use (kept by the module's semantic model)."""
+        return ctx.semantic.analysis(cls, ctx)
 
     def read_of(self, access: EnvAccess) -> Optional[EnvRead]:
         """The ``EnvRead`` fact of ``access`` when its variable has a constant name."""
@@ -200,8 +200,8 @@ class EnvAccessIndex:
         ``os.getenv(name)``, ``os.environ.copy()``, ``dict(os.environ)``, writes...: any of them
         may concern any variable.
         """
-        if "env_unnamed_access" in self.ctx.memo:
-            return self.ctx.memo["env_unnamed_access"]
+        if self._unnamed_access is not None:
+            return self._unnamed_access
         # The nodes that name the environment (``os.environ``, ``os.getenv``...): without one,
         # nothing touches it; only when there are some must the named reads be told apart.
         # Statement by statement (order does not matter here): extraction already walked each
@@ -217,14 +217,14 @@ class EnvAccessIndex:
                 continue  # a reader's read of its parameter: its calls name the variables
             for node in walk(stmt):
                 cls = node.__class__
-                if cls is ast.Name:
-                    if node.id in names:
+                if cls is ast.Name:  # by identity (hot loop): mypy cannot narrow on it
+                    if node.id in names:  # type: ignore[attr-defined]
                         references.append(node)
-                elif cls is ast.Attribute and node.attr in _ENVIRONMENT_ATTRIBUTES:
+                elif cls is ast.Attribute and node.attr in _ENVIRONMENT_ATTRIBUTES:  # type: ignore[attr-defined]
                     if self.is_environ(node) or self.is_getenv(node):
                         references.append(node)
         if not references:
-            self.ctx.memo["env_unnamed_access"] = False
+            self._unnamed_access = False
             return False
         covered = set()
         for access in (found for stmt in self.ctx.tree.body for found in self.accesses(stmt)):
@@ -236,5 +236,5 @@ class EnvAccessIndex:
                 if isinstance(access.node, ast.Call) and isinstance(access.node.func, ast.Attribute):
                     covered.add(id(access.node.func.value))  # os.environ in os.environ.get
         result = any(id(node) not in covered for node in references)
-        self.ctx.memo["env_unnamed_access"] = result
+        self._unnamed_access = result
         return result

@@ -18,17 +18,14 @@ that does not also test the variable some optional way.
 from __future__ import annotations
 
 import ast
-import builtins
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from hermes_lint.model.callables import plain_functions
 from hermes_lint.model.context import ModuleContext, walk
+from hermes_lint.model.semantic import CALL_DEPTH, TRY_NODES, CallableNode, SemanticModel
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model import EnvRead, Location, Unresolved
 
-MAX_CALL_DEPTH = 3
-MAX_HANDLER_DEPTH = 4
 MAX_PATHS = 64
 MAX_STEPS = 4000
 MAX_UNROLL = 32
@@ -52,7 +49,6 @@ _CONCRETE = (str, int, float, bool, type(None), tuple, list, dict)
 _STR_METHODS = frozenset(
     {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "startswith", "endswith", "split", "title"}
 )
-_BUILTINS = frozenset(dir(builtins))
 
 
 def truth(value: Any) -> Optional[bool]:
@@ -83,27 +79,8 @@ class _Raise(Exception):
 
 
 class _Frame:
-    def __init__(self, local_names: Set[str]):
+    def __init__(self, local_names: FrozenSet[str]):
         self.local_names = local_names
-
-
-def _local_names(node: ast.AST) -> Set[str]:
-    names: Set[str] = set()
-    args = node.args
-    for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
-        names.add(arg.arg)
-    body = node.body if isinstance(node.body, list) else [node.body]
-    for stmt in body:
-        for child in walk(stmt):
-            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-                names.add(child.id)
-            elif isinstance(child, (ast.Import, ast.ImportFrom)):
-                names.update((a.asname or a.name).split(".")[0] for a in child.names)
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(child.name)
-            elif isinstance(child, ast.ExceptHandler) and child.name:
-                names.add(child.name)
-    return names
 
 
 class _Run:
@@ -120,9 +97,9 @@ class _Run:
     # --- functions ---------------------------------------------------------------------
 
     def outcomes(
-        self, fn: ast.AST, args: List[Any], kwargs: Dict[str, Any], depth: int
+        self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int
     ) -> List[Tuple[str, Any]]:
-        frame = _Frame(self.analysis.local_names(fn))
+        frame = _Frame(self.ctx.semantic.local_names(fn))
         state: Dict[str, Any] = {}
         spec = fn.args
         positional = spec.posonlyargs + spec.args
@@ -154,23 +131,15 @@ class _Run:
             results.append(("return", None) if kind == "next" else (kind, value))
         return results
 
-    def call(self, fn: ast.AST, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
-        if depth >= MAX_CALL_DEPTH:
+    def call(self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
+        if depth >= CALL_DEPTH:
             return UNKNOWN
         results = self.outcomes(fn, args, kwargs, depth + 1)
         if all(kind == "raise" for kind, _ in results):
             raise _Raise()
         if any(kind == "raise" for kind, _ in results):
             return UNKNOWN
-        values = [value for _, value in results]
-        if all(_concrete(v) for v in values) and all(v == values[0] for v in values):
-            return values[0]
-        truths = {truth(v) for v in values}
-        if truths == {True}:
-            return TRUTHY
-        if truths == {False}:
-            return FALSY
-        return UNKNOWN
+        return _join(value for _, value in results)
 
     # --- statements --------------------------------------------------------------------
 
@@ -312,7 +281,7 @@ class _Run:
         if isinstance(node, ast.Name):
             if node.id in state:
                 return state[node.id]
-            if node.id in frame.local_names or node.id in plain_functions(self.ctx):
+            if node.id in frame.local_names or node.id in self.ctx.semantic.functions:
                 return UNKNOWN
             value = self.ctx.evaluator.evaluate(node)
             return UNKNOWN if isinstance(value, Unresolved) or not _concrete(value) else value
@@ -428,7 +397,7 @@ class _Run:
     def _call(self, node: ast.Call, state, frame, depth) -> Any:
         func = node.func
         if isinstance(func, ast.Name) and func.id not in state and func.id not in frame.local_names:
-            functions = plain_functions(self.ctx)
+            functions = self.ctx.semantic.functions
             if func.id in functions:
                 args = [
                     self.expr(a, state, frame, depth) for a in node.args if not isinstance(a, ast.Starred)
@@ -437,7 +406,7 @@ class _Run:
                 if len(args) != len(node.args) or len(kwargs) != len(node.keywords):
                     return UNKNOWN
                 return self.call(functions[func.id], args, kwargs, depth)
-            if func.id in _BUILTINS and not self.ctx.index.is_bound(func.id) and not node.keywords:
+            if self.ctx.semantic.is_builtin(func.id) and not node.keywords:
                 return self._builtin(func.id, node.args, state, frame, depth)
         if isinstance(func, ast.Attribute) and func.attr in _STR_METHODS:
             receiver = self.expr(func.value, state, frame, depth)
@@ -465,14 +434,10 @@ class _Run:
 
     def _is_error_result(self, node: ast.Call) -> bool:
         """``tool_error(...)`` of the registry, or ``json.dumps({"error": ...})``."""
-        func = node.func
-        imports = self.ctx.index.imports
-        if isinstance(func, ast.Name) and imports.get(func.id, "").endswith("registry.tool_error"):
+        semantic = self.ctx.semantic
+        if semantic.is_registry_helper(node.func, "tool_error"):
             return True
-        is_dumps = (isinstance(func, ast.Attribute) and func.attr == "dumps" and isinstance(func.value, ast.Name)
-                    and imports.get(func.value.id) == "json") or (
-                    isinstance(func, ast.Name) and imports.get(func.id) == "json.dumps")
-        if not is_dumps or not node.args or not isinstance(node.args[0], ast.Dict):
+        if semantic.import_target(node.func) != "json.dumps" or not node.args or not isinstance(node.args[0], ast.Dict):
             return False
         return any(isinstance(key, ast.Constant) and key.value == "error" for key in node.args[0].keys)
 
@@ -560,39 +525,34 @@ class EnvAnalysis:
     def __init__(self, ctx: ModuleContext):
         self.ctx = ctx
         self.env = EnvAccessIndex.of(ctx)
+        # Per function (by id; the semantic model keeps the nodes alive), computed once.
+        self._required_by_check: Dict[int, Dict[str, Location]] = {}
+        self._required_by_handler: Dict[int, Dict[str, Location]] = {}
+        self._mentions: Dict[Tuple[int, ...], Set[str]] = {}
 
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAnalysis":
-        if "env_analysis" not in ctx.memo:
-            ctx.memo["env_analysis"] = cls(ctx)
-        return ctx.memo["env_analysis"]
-
-    def local_names(self, fn: ast.AST) -> Set[str]:
-        """``_local_names(fn)``, once per function (every abstract run of a check asks again)."""
-        key = ("env_local_names", id(fn))
-        if key not in self.ctx.memo:
-            self.ctx.memo[key] = (fn, _local_names(fn))
-        return self.ctx.memo[key][1]
+        """The module's analysis, made on first use (kept by the module's semantic model)."""
+        return ctx.semantic.analysis(cls, ctx)
 
     # --- check_fn ----------------------------------------------------------------------
 
-    def _run(self, fn: ast.AST, unset: Optional[str]):
+    def _run(self, fn: CallableNode, unset: Optional[str]):
         run = _Run(self, unset)
         try:
             return run.outcomes(fn, [], {}, 0), run.reads
         except (_GiveUp, RecursionError):
             return None, run.reads
 
-    def required_by_check(self, fn: ast.AST) -> Dict[str, Location]:
+    def required_by_check(self, fn: CallableNode) -> Dict[str, Location]:
         """Variables without which ``fn`` certainly fails, each with the location of its read."""
-        key = ("required_by_check", id(fn))
-        if key in self.ctx.memo:
-            return self.ctx.memo[key]
+        if id(fn) in self._required_by_check:
+            return self._required_by_check[id(fn)]
         required: Dict[str, Location] = {}
         base, reads = self._run(fn, None)
         # A check that fails whatever the environment says nothing about any one variable.
         if base is not None and not _all_falsy(base):
-            queue, tested = list(reads), set()
+            queue, tested = list(reads), set()  # type: Tuple[List[str], Set[str]]
             while queue and len(tested) < 16:
                 name = queue.pop(0)
                 if name in tested:
@@ -602,16 +562,15 @@ class EnvAnalysis:
                 if outcomes is not None and _all_falsy(outcomes):
                     required[name] = reads.get(name) or unset_reads[name]
                 queue.extend(n for n in unset_reads if n not in tested)
-        self.ctx.memo[key] = required
+        self._required_by_check[id(fn)] = required
         return required
 
-    def required_by_handler(self, fn: ast.AST) -> Dict[str, Location]:
+    def required_by_handler(self, fn: CallableNode) -> Dict[str, Location]:
         """Variables without which every path of the handler ``fn`` returns an error result
         (``tool_error``, ``{"error": ...}``) or raises, each with the location of its read. A
         handler that can succeed with nothing set, or fails whatever is set, requires none."""
-        key = ("required_by_handler", id(fn))
-        if key in self.ctx.memo:
-            return self.ctx.memo[key]
+        if id(fn) in self._required_by_handler:
+            return self._required_by_handler[id(fn)]
         required: Dict[str, Location] = {}
         base, reads = self._run(fn, None)
         if base is not None and not _all_failed(base):
@@ -619,10 +578,10 @@ class EnvAnalysis:
                 outcomes, unset_reads = self._run(fn, name)
                 if outcomes is not None and _all_failed(outcomes):
                     required[name] = reads.get(name) or unset_reads[name]
-        self.ctx.memo[key] = required
+        self._required_by_handler[id(fn)] = required
         return required
 
-    def check_is_closed(self, fn: ast.AST) -> bool:
+    def check_is_closed(self, fn: CallableNode) -> bool:
         """True when everything ``fn`` calls is visible here or in the standard library.
 
         A check that calls a helper of another module may test variables this module never
@@ -630,11 +589,13 @@ class EnvAnalysis:
         """
         if self.ctx.index.has_star_import:
             return False
-        functions = plain_functions(self.ctx)
-        todo, seen = [(fn, 0)], {id(fn)}
+        semantic = self.ctx.semantic
+        functions = semantic.functions
+        todo: List[Tuple[CallableNode, int]] = [(fn, 0)]
+        seen = {id(fn)}
         while todo:
             node, depth = todo.pop()
-            local = self.local_names(node)
+            local = semantic.local_names(node)
             for call in (n for n in self.ctx.index.walk(node) if isinstance(n, ast.Call)):
                 func = call.func
                 while isinstance(func, ast.Attribute):
@@ -647,7 +608,7 @@ class EnvAnalysis:
                 if name in local:
                     return False  # calls something it was given or computed
                 if name in functions and call.func is func:
-                    if depth >= MAX_CALL_DEPTH:
+                    if depth >= CALL_DEPTH:
                         return False
                     if id(functions[name]) not in seen:
                         seen.add(id(functions[name]))
@@ -657,7 +618,7 @@ class EnvAnalysis:
                     if not self._is_stdlib(name):
                         return False
                     continue
-                if name in _BUILTINS and not self.ctx.index.is_bound(name):
+                if semantic.is_builtin(name):
                     continue
                 if call.func is not func and self._stdlib_object(name):
                     continue  # logger.debug(...), _DEFAULTS.get(...)
@@ -687,7 +648,7 @@ class EnvAnalysis:
 
     # --- handler -----------------------------------------------------------------------
 
-    def handler_required_reads(self, fn: ast.AST) -> List[EnvRead]:
+    def handler_required_reads(self, fn: CallableNode) -> List[EnvRead]:
         """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded.
 
         Guarded means inside a ``try`` that catches ``KeyError`` (handlers commonly wrap their
@@ -699,12 +660,12 @@ class EnvAnalysis:
             # Only a named ``os.environ[...]`` read (an EnvRead with ``required``) can be found
             # below: no node but that subscript itself starts where its read is located.
             return []
-        functions = plain_functions(self.ctx)
-        reached: Dict[int, Tuple[ast.AST, bool]] = {id(fn): (fn, False)}
-        todo = [(fn, False, 0)]
+        functions = self.ctx.semantic.functions
+        reached: Dict[int, Tuple[CallableNode, bool]] = {id(fn): (fn, False)}
+        todo: List[Tuple[CallableNode, bool, int]] = [(fn, False, 0)]
         while todo:
             node, guarded, depth = todo.pop()
-            if depth >= MAX_HANDLER_DEPTH:
+            if depth >= CALL_DEPTH:
                 continue
             for call, call_guarded in _walk_guarded(node, guarded):
                 if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
@@ -718,11 +679,11 @@ class EnvAnalysis:
                     todo.append((target, call_guarded, depth + 1))
         optional = set()
         found: List[EnvRead] = []
-        for node, guarded in reached.values():
-            for child, child_guarded in _walk_guarded(node, guarded):
+        for function, guarded in reached.values():
+            for child, child_guarded in _walk_guarded(function, guarded):
                 access = self.env.access(child)
                 read = self.env.read_of(access) if access is not None else None
-                if read is None:
+                if access is None or read is None:
                     continue
                 if access.kind != "subscript":
                     optional.add(read.name)
@@ -735,8 +696,8 @@ class EnvAnalysis:
     def mentioned_elsewhere(self, name: str, excluded: List[ast.AST]) -> bool:
         """Whether the string ``name`` occurs in the module outside the ``excluded`` nodes
         (the ``requires_env=`` arguments) and outside constants used only by them."""
-        key = ("mentions", tuple(id(n) for n in excluded))
-        if key not in self.ctx.memo:
+        key = tuple(id(n) for n in excluded)
+        if key not in self._mentions:
             inside = {id(n) for root in excluded for n in walk(root)}
             used_elsewhere = {
                 n.id
@@ -749,12 +710,12 @@ class EnvAnalysis:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     if all(isinstance(t, ast.Name) and t.id not in used_elsewhere for t in targets):
                         skipped.update(id(n) for n in walk(stmt.value))
-            self.ctx.memo[key] = {
+            self._mentions[key] = {
                 n.value
                 for n in self.ctx.index.nodes()
                 if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped
             }
-        return name in self.ctx.memo[key]
+        return name in self._mentions[key]
 
 
 def _all_failed(outcomes: List[Tuple[str, Any]]) -> bool:
@@ -764,9 +725,6 @@ def _all_failed(outcomes: List[Tuple[str, Any]]) -> bool:
 
 def _all_falsy(outcomes: List[Tuple[str, Any]]) -> bool:
     return bool(outcomes) and all(kind == "raise" or truth(value) is False for kind, value in outcomes)
-
-
-_TRY_NODES = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
 
 
 def _walk_guarded(node: ast.AST, guarded: bool) -> List[Tuple[ast.AST, bool]]:
@@ -784,8 +742,8 @@ def _walk_guarded(node: ast.AST, guarded: bool) -> List[Tuple[ast.AST, bool]]:
     while stack:
         current, is_guarded = pop()
         append((current, is_guarded))
-        if isinstance(current, _TRY_NODES):
-            inner = is_guarded or any(_catches_key_error(h) for h in current.handlers)
+        if isinstance(current, TRY_NODES):
+            inner = is_guarded or any(SemanticModel.handler_catches(h, "KeyError") for h in current.handlers)
             # Pushed in reverse so that they come off the stack in source order.
             for part in reversed(current.handlers + current.orelse + current.finalbody):
                 push((part, is_guarded))
@@ -802,11 +760,3 @@ def _walk_guarded(node: ast.AST, guarded: bool) -> List[Tuple[ast.AST, bool]]:
         for child in reversed(children):
             push((child, is_guarded))
     return found
-
-
-def _catches_key_error(handler: ast.ExceptHandler) -> bool:
-    if handler.type is None:
-        return True
-    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    names = {t.id if isinstance(t, ast.Name) else getattr(t, "attr", None) for t in types}
-    return bool(names & {"KeyError", "LookupError", "Exception", "BaseException"})

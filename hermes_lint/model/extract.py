@@ -12,9 +12,9 @@ import io
 import tokenize
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
-from hermes_lint.model.context import ModuleIndex, char_col
+from hermes_lint.model.context import char_col
 from hermes_lint.model.env_access import EnvSpellings, environment_readers
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
@@ -31,6 +31,9 @@ from hermes_lint.model import (
     Registration,
     Unresolved,
 )
+
+if TYPE_CHECKING:
+    from hermes_lint.model.semantic import SemanticModel
 
 # ToolRegistry.register's parameters, in order: positional arguments map onto these (the
 # built-in contract; a project's own registry module may say otherwise: ``registry_contract``).
@@ -141,14 +144,18 @@ def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]
                 return 1, 1, "file is too deeply nested to compile"
             except ValueError as exc:
                 return 1, 1, f"cannot be compiled: {exc}"
-            if is_future:
+            if is_future and isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     feature = getattr(__future__, alias.name, None)
                     flags |= getattr(feature, "compiler_flag", 0)
     return None
 
 
-def source_segment(lines: List[str], node: ast.AST) -> str:
+# The nodes that carry a source position (ast.AST itself declares none).
+Positioned = Union[ast.expr, ast.stmt, ast.keyword, ast.arg]
+
+
+def source_segment(lines: List[str], node: Positioned) -> str:
     """The source text of ``node`` from already-split lines.
 
     ``ast.get_source_segment`` re-splits the whole file on every call, which profiling showed
@@ -175,32 +182,38 @@ class _Extractor:
     def __init__(
         self,
         parsed: ParsedModule,
-        index: ModuleIndex,
-        evaluator: Any,
+        semantic: "SemanticModel",
         env_readers: Tuple[str, ...] = (),
         contract: RegistryContract = BUILTIN,
     ):
+        if parsed.tree is None:
+            raise ValueError(f"{parsed.path} did not parse: it has no facts to extract")
         self.parsed = parsed
         self.env_readers = env_readers  # the ``env-readers`` setting
         self.positional = contract.positional
-        self.tree = parsed.tree
-        self.index = index
-        self.evaluator = evaluator
+        self.tree: ast.Module = parsed.tree
+        self.semantic = semantic
+        self.index = semantic.index
+        self.evaluator = semantic.evaluator
         self.registry_aliases = self._registry_aliases()
 
-    def loc(self, node: ast.AST) -> Location:
+    def loc(self, node: Positioned) -> Location:
         return Location(node.lineno, char_col(self.parsed.lines, node.lineno, node.col_offset))
 
     # --- registrations -------------------------------------------------------------------
 
     def registrations(self, discovered: bool) -> Tuple[Registration, ...]:
-        top_level = tuple(
-            self.registration(stmt.value)
+        calls = [
+            (self.registration(stmt.value), stmt.value)
             for stmt in self.tree.body
-            if discovered and isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
-        )
-        plugin = plugin_calls(self.tree, self.index).read
-        return top_level + tuple(replace(self.registration(call), plugin=True) for call in plugin)
+            if discovered
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and is_registry_register_call(stmt.value)
+        ]
+        calls += [(replace(self.registration(call), plugin=True), call) for call in plugin_calls(self.tree, self.index).read]
+        self.semantic.registration_calls = calls  # rules follow a registration into its call
+        return tuple(registration for registration, _ in calls)
 
     def registration(self, call: ast.Call) -> Registration:
         arguments: Dict[str, ast.expr] = {}
@@ -238,6 +251,9 @@ class _Extractor:
             for name in VALUE_PARAMETERS
             if name in arguments
         )
+        overrides = arguments.get("dynamic_schema_overrides")
+        if isinstance(overrides, ast.Constant) and overrides.value is None:
+            overrides = None  # `dynamic_schema_overrides=None` is no overrides function
         return Registration(
             location=self.loc(call),
             end_line=getattr(call, "end_lineno", call.lineno) or call.lineno,
@@ -251,17 +267,18 @@ class _Extractor:
             schema_locations=schema_locations,
             positional_args=len(call.args),
             has_star_args=has_star,
-            override_keys=None if has_star else self.override_keys(arguments.get("dynamic_schema_overrides")),
+            override_keys=None if has_star else self.override_keys(overrides),
+            has_dynamic_schema_overrides=overrides is not None,
         )
 
     def override_keys(self, node: Optional[ast.expr]) -> Optional[Tuple[str, ...]]:
         """See ``Registration.override_keys``."""
-        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        if node is None:
             return ()
         if isinstance(node, ast.Lambda):
             return _returned_keys([node.body])
-        if isinstance(node, ast.Name) and node.id in self.index.functions and node.id not in self.index.assigned:
-            function = self.index.functions[node.id]
+        function = self.semantic.functions.get(node.id) if isinstance(node, ast.Name) else None
+        if function is not None:
             returns = [stmt.value for stmt in _own_returns(function)]
             return _returned_keys(returns)
         return None
@@ -378,7 +395,8 @@ class _Extractor:
         for kind, label in block.items():
             if isinstance(stmt, kind):
                 return f"it is inside {label}"
-        if getattr(ast, "TryStar", None) and isinstance(stmt, ast.TryStar):
+        try_star = getattr(ast, "TryStar", None)  # Python 3.11+
+        if try_star is not None and isinstance(stmt, try_star):
             return "it is inside a `try` block"
         return "its result is used in an expression or assignment"
 
@@ -449,7 +467,7 @@ class _Extractor:
             if function is not None and function in spellings.reader_names:
                 continue  # a reader reads its parameter: the calls of it name the variables
             for child in self.index.walk(stmt):
-                if child.__class__ not in _ENV_READ_CLASSES:
+                if child.__class__ not in _ENV_READ_CLASSES or not isinstance(child, ast.expr):
                     continue  # the only kinds an access can be, in one set lookup
                 access = spellings.access(child)
                 if access is None:
@@ -475,8 +493,7 @@ def _repr_key(item: Tuple[Any, Any]) -> str:
 
 def extract_facts(
     parsed: ParsedModule,
-    index: Optional[ModuleIndex],
-    evaluator: Any,
+    semantic: Optional["SemanticModel"],
     env_readers: Tuple[str, ...] = (),
     contract: RegistryContract = BUILTIN,
 ) -> ModuleFacts:
@@ -486,6 +503,7 @@ def extract_facts(
 
     name = module_name(parsed.path)
     if parsed.tree is None:
+        assert parsed.error is not None  # a module without a tree has the reason
         line, col, message = parsed.error
         return ModuleFacts(
             path=parsed.path,
@@ -494,7 +512,8 @@ def extract_facts(
             registers_tools=False,
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
-    extractor = _Extractor(parsed, index, evaluator, env_readers, contract)
+    assert semantic is not None  # a module that parsed has its semantic model
+    extractor = _Extractor(parsed, semantic, env_readers, contract)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
         path=parsed.path,
@@ -504,7 +523,7 @@ def extract_facts(
         registrations=extractor.registrations(discovered),
         misplaced_calls=extractor.misplaced_calls(discovered),
         unread_register_calls=extractor.unread_register_calls(discovered)
-        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, index).unread),
+        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, semantic.index).unread),
         env_reads=extractor.env_reads(),
     )
 

@@ -30,7 +30,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Optional, Tuple
+from typing import Any, Iterable, Optional, Tuple
 
 from hermes_lint.model.schema_walk import JSON_TYPES, NotJson, json_value
 
@@ -79,6 +79,7 @@ def _too_deep(schema: Any) -> Optional[SchemaProblem]:
     stack = [(schema, 1)]
     while stack:
         value, depth = stack.pop()
+        values: Iterable[Any]
         if isinstance(value, dict):
             values = value.values()
         elif isinstance(value, (list, tuple)):

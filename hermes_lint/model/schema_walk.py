@@ -201,12 +201,14 @@ def _is_ancestor(value: Any, node: Optional[SubSchema]) -> bool:
 
 
 def schema_nodes(ctx: Any, registration: Registration) -> Tuple[SubSchema, ...]:
-    """``subschemas`` of a registration's parameters, computed once per module run (``ctx.memo``)."""
-    key = ("schema_walk", id(registration))
-    if key not in ctx.memo:
+    """``subschemas`` of a registration's parameters, computed once per module run."""
+    found = ctx.subschemas_by_registration.get(id(registration))
+    if found is None:
         parameters = parameters_of(registration.schema)
-        ctx.memo[key] = tuple(subschemas(parameters)) if parameters is not None else ()
-    return ctx.memo[key]
+        found = ctx.subschemas_by_registration[id(registration)] = (
+            tuple(subschemas(parameters)) if parameters is not None else ()
+        )
+    return found
 
 
 # --- JSON values ---------------------------------------------------------------------------

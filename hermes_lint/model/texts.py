@@ -30,10 +30,10 @@ def model_texts(registration: Registration, ctx: Any) -> Tuple[ModelText, ...]:
     """The tool's name and description(s) and every parameter's name and description.
 
     Computed once per registration and module run (HRM701 and HRM702 both read them)."""
-    key = ("model_texts", id(registration))
-    if key not in ctx.memo:
-        ctx.memo[key] = tuple(_model_texts(registration, ctx))
-    return ctx.memo[key]
+    found = ctx.texts_by_registration.get(id(registration))
+    if found is None:
+        found = ctx.texts_by_registration[id(registration)] = tuple(_model_texts(registration, ctx))
+    return found
 
 
 def _model_texts(registration: Registration, ctx: Any) -> Iterator[ModelText]:

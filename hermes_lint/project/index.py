@@ -53,15 +53,15 @@ def keyword_value_location(registration: Registration, keyword: str) -> Location
 def registered(ctx: ProjectContext) -> List[Registered]:
     """Registrations with a constant name in the runtime's order: tool modules in path then
     source order, then plugins."""
-    if "registered" not in ctx.memo:
+    if ctx.registered_cache is None:
         found = [
             Registered(module, reg, reg.name, keyword_value_location(reg, "name"))
             for module, reg in ctx.registrations()
             if isinstance(reg.name, str)
         ]
         # Plugins are loaded after the built-in tools are discovered: their registrations come later.
-        ctx.memo["registered"] = sorted(found, key=lambda r: (r.registration.plugin, r.module.path, r.location))
-    return ctx.memo["registered"]
+        ctx.registered_cache = sorted(found, key=lambda r: (r.registration.plugin, r.module.path, r.location))
+    return ctx.registered_cache
 
 
 def every_registration_known(ctx: ProjectContext) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import copy
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 # PluginContext.register_tool's parameters, in order (Hermes's plugin API).
 PLUGIN_PARAMETERS = (
@@ -82,11 +82,9 @@ def _mentions_register_tool(path: Path) -> bool:
 
 def plugin_calls(tree: ast.Module, index) -> PluginCalls:
     """The plugin register calls of a module (computed once per ``ModuleIndex``)."""
-    cached = getattr(index, "_plugin_calls", None)
-    if cached is None:
-        cached = _plugin_calls(tree, index)
-        index._plugin_calls = cached
-    return cached
+    if index.plugin_calls is None:
+        index.plugin_calls = _plugin_calls(tree, index)
+    return index.plugin_calls
 
 
 def _plugin_calls(tree: ast.Module, index) -> PluginCalls:
@@ -117,7 +115,7 @@ def _plugin_calls(tree: ast.Module, index) -> PluginCalls:
 
 
 class _Reader:
-    def __init__(self, hook: ast.AST, receiver: str, index):
+    def __init__(self, hook: Union[ast.FunctionDef, ast.AsyncFunctionDef], receiver: str, index):
         self.receiver = receiver
         self.index = index
         self.local = {a.arg for a in ast.walk(hook.args) if isinstance(a, ast.arg)}
@@ -128,14 +126,15 @@ class _Reader:
 
     def statements(self, body: Sequence[ast.stmt], bindings: Dict[str, ast.expr]) -> None:
         for stmt in body:
-            if isinstance(stmt, ast.Expr) and self._is_register(stmt.value):
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and self._is_register(stmt.value):
                 self._emit(stmt.value, bindings)
             elif isinstance(stmt, ast.For):
                 rows = self._rows(stmt.iter)
                 bound = [_bind(stmt.target, row) for row in rows or ()]
-                if rows is None or any(b is None for b in bound):
+                read = [b for b in bound if b is not None]
+                if rows is None or len(read) != len(bound):
                     continue  # every row or none: a half-read table would hide its other tools
-                for row_bindings in bound:
+                for row_bindings in read:
                     self.statements(stmt.body, {**bindings, **row_bindings})
             elif isinstance(stmt, (ast.If, ast.With, ast.Try)) or stmt.__class__.__name__ == "TryStar":
                 for field in ("body", "orelse", "finalbody"):

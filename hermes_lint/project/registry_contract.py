@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 # ToolRegistry.register's parameters, in order: positional arguments map onto these.
 BUILTIN_PARAMETERS = (
@@ -187,11 +187,11 @@ def _has_register(cls: ast.ClassDef) -> bool:
     return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "register" for s in cls.body)
 
 
-def _is_static(function: ast.AST) -> bool:
+def _is_static(function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
 
 
-def _runs_coroutines(methods: Dict[str, ast.AST]) -> Optional[str]:
+def _runs_coroutines(methods: Mapping[str, ast.AST]) -> Optional[str]:
     """Why ``register``/``dispatch`` (and the methods they call on ``self``) run a coroutine
     whatever the caller passed as ``is_async``, or None."""
     register = methods["register"]
@@ -218,7 +218,7 @@ def _runs_coroutines(methods: Dict[str, ast.AST]) -> Optional[str]:
     return None
 
 
-def _called_methods(method: ast.AST, methods: Dict[str, ast.AST]) -> list:
+def _called_methods(method: ast.AST, methods: Mapping[str, ast.AST]) -> list:
     found = []
     for node in ast.walk(method):
         if (
@@ -246,7 +246,7 @@ def _coroutine_call(node: ast.AST) -> Optional[str]:
 def _coroutine_test(function: ast.AST) -> Optional[Tuple[str, int]]:
     for node in ast.walk(function):
         found = _coroutine_call(node)
-        if found:
+        if found and isinstance(node, ast.Call):  # only a call is one
             return found, node.lineno
     return None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 from hermes_lint.evaluate import ModuleEvaluator, split_source_lines
 from hermes_lint.model.extract import parse_module
@@ -69,7 +69,9 @@ class ToolsetsFacts:
         """
         if self.toolsets is None:
             return ()
-        listed = [(tool, toolset.name, where) for toolset in self.toolsets for tool, where in toolset.tools]
+        listed: List[Tuple[str, Optional[str], Location]] = [
+            (tool, toolset.name, where) for toolset in self.toolsets for tool, where in toolset.tools
+        ]
         seen = {(tool, where) for tool, _, where in listed}
         listed.extend((tool, None, where) for tool, where in self.core_tools or () if (tool, where) not in seen)
         return tuple(listed)

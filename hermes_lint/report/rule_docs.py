@@ -11,10 +11,10 @@ import re
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Dict, List, Type
+from typing import Dict, List, Tuple, Type, Union
 
 from hermes_lint.rules import all_rules
-from hermes_lint.rules.base import EXAMPLE_PATH, Invalid, Rule
+from hermes_lint.rules.base import EXAMPLE_PATH, Invalid, Rule, Valid
 
 DOCS_DIR = Path("docs") / "rules"
 
@@ -57,12 +57,15 @@ def render_rule_page(rule: Type[Rule]) -> str:
         lines += _autofixed(first)
     if notes:
         lines += ["## Notes", "", "\n\n".join(notes), ""]
-    options = sorted({key for ex in (*rule.invalid, *rule.valid_examples()) for key in ex.options} & set(OPTION_DOCS))
+    examples: List[Union[Invalid, Valid]] = [*rule.invalid, *rule.valid_examples()]
+    options = sorted({key for ex in examples for key in ex.options} & set(OPTION_DOCS))
     if options:
         lines += ["## Options", ""] + [f"- `{key}`: {OPTION_DOCS[key]}" for key in options] + [""]
     if rule.sources:
         lines += ["## Sources", ""] + [f"- {source}" for source in rule.sources] + [""]
-    more = [("Invalid", number, example) for number, example in enumerate(rule.invalid) if example is not first]
+    more: List[Tuple[str, int, Union[Invalid, Valid]]] = [
+        ("Invalid", number, example) for number, example in enumerate(rule.invalid) if example is not first
+    ]
     more += [("Valid", number, example) for number, example in enumerate(rule.valid_examples())]
     if more:
         lines += ["## More examples", ""]

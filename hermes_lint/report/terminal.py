@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.model import Diagnostic
@@ -19,11 +19,11 @@ if TYPE_CHECKING:  # pragma: no cover
 _BOLD, _RED, _CYAN, _DIM, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[2m", "\x1b[0m"
 
 
-def use_colour(stream: TextIO, environ: Optional[Dict[str, str]] = None) -> bool:
-    environ = os.environ if environ is None else environ
-    if environ.get("NO_COLOR"):
+def use_colour(stream: TextIO, environ: Optional[Mapping[str, str]] = None) -> bool:
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    if env.get("NO_COLOR"):
         return False
-    if environ.get("FORCE_COLOR"):
+    if env.get("FORCE_COLOR"):
         return True
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
@@ -85,7 +85,7 @@ class Progress:
     """``checking N files… 2.5 s`` on stderr, redrawn in place, for runs that take longer than
     ``delay`` seconds and only when stderr is a terminal; erased when the run ends."""
 
-    def __init__(self, total: int, stream: TextIO = None, delay: float = 1.0, interval: float = 0.25):
+    def __init__(self, total: int, stream: Optional[TextIO] = None, delay: float = 1.0, interval: float = 0.25):
         self.stream = sys.stderr if stream is None else stream
         self.total = total
         self.delay, self.interval = delay, interval

@@ -152,7 +152,11 @@ class Rule:
         parts = [f"{cls.code}: {cls.summary}", "", cls.rationale()]
         if cls.sources:
             parts += ["", "Sources:"] + [f"  - {s}" for s in cls.sources]
-        for title, examples in (("Valid", cls.valid_examples()), ("Invalid", cls.invalid)):
+        groups: Tuple[Tuple[str, Sequence[Union[Valid, Invalid]]], ...] = (
+            ("Valid", cls.valid_examples()),
+            ("Invalid", cls.invalid),
+        )
+        for title, examples in groups:
             for number, example in enumerate(examples):
                 parts += ["", f"{title} example {number}:"]
                 if isinstance(example, Invalid):

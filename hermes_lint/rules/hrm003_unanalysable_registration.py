@@ -104,8 +104,8 @@ class UnanalysableRegistration(Rule):
                 ("tool name", registration.name, "name"),
                 ("toolset", registration.toolset, "toolset"),
             ):
-                if isinstance(value, Unresolved) and registration.keyword(keyword) is not None:
-                    where = registration.keyword(keyword).value_location
+                if isinstance(value, Unresolved) and (given := registration.keyword(keyword)) is not None:
+                    where = given.value_location
                     yield Finding(
                         where,
                         f"{what} cannot be determined statically ({value.reason}); the manifest "

@@ -183,6 +183,20 @@ class HandlerReturnsNonString(Rule):
 
         registry.register(name="b", toolset="s", schema={}, handler=_handle)
         """,
+        # a handler some function rebinds through `global`: which one runs is decided at run time
+        """
+        import json
+        from tools.registry import registry
+
+        def handle(args, **kw):
+            return {"draft": True}
+
+        def enable():
+            global handle
+            handle = lambda args, **kw: json.dumps({"ok": True})
+
+        registry.register(name="c", toolset="s", schema={}, handler=handle)
+        """,
     ]
     invalid = [
         # one enum value has no branch: the message names it

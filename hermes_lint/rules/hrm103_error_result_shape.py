@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, Mapping, Optional, Tuple
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.functions import FunctionFacts, ReturnFact
@@ -238,7 +238,7 @@ def _returned_dict(value: ast.AST, analyzer: HandlerAnalyzer, fn: FunctionFacts)
 _FAILURE_TEXT = {"success": "False", "ok": "False", "status": '"error"'}
 
 
-def _failure_flag(payload: ast.Dict, keys: Dict[str, ast.AST]) -> Optional[str]:
+def _failure_flag(payload: ast.Dict, keys: Mapping[str, ast.expr]) -> Optional[str]:
     """The key of a literal failure flag (``"status": "error"``, ``"success": False``...), if any."""
     for key, expected in _FAILURE_FLAGS.items():
         if key in keys:
@@ -248,7 +248,7 @@ def _failure_flag(payload: ast.Dict, keys: Dict[str, ast.AST]) -> Optional[str]:
     return None
 
 
-def _looks_like_failure(payload: ast.Dict, keys: Dict[str, ast.AST], except_names: Tuple[str, ...]) -> bool:
+def _looks_like_failure(payload: ast.Dict, keys: Mapping[str, ast.expr], except_names: Tuple[str, ...]) -> bool:
     """A ``message`` that reports the caught exception, or a payload flagged as a failure."""
     if _failure_flag(payload, keys) is not None:
         return True

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List
+from typing import Iterator, List, Union
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
@@ -104,14 +104,15 @@ class HandlerSignature(Rule):
         seen = set()
         for analysis in analyses(ctx):
             entry = analysis.entry
-            if entry is None or id(entry) in seen:
+            # The def or the lambda the registry calls.
+            if not isinstance(entry, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or id(entry) in seen:
                 continue
             seen.add(id(entry))
             for problem in _signature_problems(entry):
                 yield Finding(ctx.loc(entry), f"{analysis.entry_label} {problem}")
 
 
-def _signature_problems(entry: ast.AST) -> List[str]:
+def _signature_problems(entry: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]) -> List[str]:
     """Why ``entry(args, **kwargs)`` cannot work, for a def or a lambda (each completes "handler X ...")."""
     params = entry.args
     positional = params.posonlyargs + params.args

@@ -269,7 +269,12 @@ class AsyncHandlerFlag(Rule):
         handler = source.node_at(path, diagnostic.line, diagnostic.col, cst.BaseExpression)
         arg = source.parent(path, handler) if handler is not None else None
         call = source.parent(path, arg) if isinstance(arg, cst.Arg) else None
-        if not isinstance(call, cst.Call) or arg.keyword is None or arg.keyword.value != "handler":
+        if (
+            not isinstance(call, cst.Call)
+            or not isinstance(arg, cst.Arg)  # it is, when call is
+            or arg.keyword is None
+            or arg.keyword.value != "handler"
+        ):
             return None
         if call_keyword(call, "is_async") is not None or any(a.star for a in call.args):
             return None
@@ -282,7 +287,12 @@ class AsyncHandlerFlag(Rule):
         for analysis in analyses(ctx):
             registration = analysis.registration
             flag = registration.value("is_async", contract.is_async_default)
-            if not analysis.known or isinstance(flag, Unresolved) or not isinstance(flag, bool):
+            if (
+                not analysis.known
+                or registration.handler is None  # never, when the analysis is known
+                or isinstance(flag, Unresolved)
+                or not isinstance(flag, bool)
+            ):
                 continue
             if flag and registration.keyword("is_async") is None and not analysis.entry_is_async:
                 continue  # True by the registry's default, not by this call: nothing written to fix

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Union
 
 from hermes_lint.model.context import ModuleContext, child_nodes
 from hermes_lint.analysis.handlers import analyses
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -148,7 +149,8 @@ class ArgsSplattedIntoFixedSignature(Rule):
         seen = set()
         for analysis in analyses(ctx):
             entry = analysis.entry
-            if entry is None or id(entry) in seen:
+            # The def or the lambda the registry calls.
+            if not isinstance(entry, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or id(entry) in seen:
                 continue
             seen.add(id(entry))
             positional = entry.args.posonlyargs + entry.args.args
@@ -161,11 +163,11 @@ class ArgsSplattedIntoFixedSignature(Rule):
             local = {n.id for n in body if n.__class__ is ast.Name and not isinstance(n.ctx, ast.Load)}
             local.update(a.arg for a in ast.walk(entry.args) if isinstance(a, ast.arg))
             for node in body:
-                if node.__class__ is not ast.Call or node.func.__class__ is not ast.Name:
+                if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
                     continue
                 splat = _splat_of(node, param)
                 callee = _fixed_module_function(ctx, node.func.id) if splat and node.func.id not in local else None
-                if callee is None:
+                if callee is None or splat is None:
                     continue
                 first = _first_parameter(callee)
                 example = f'{callee.name}({first}={param}.get("{first}"), ...)' if first else f"{callee.name}()"
@@ -177,10 +179,10 @@ class ArgsSplattedIntoFixedSignature(Rule):
                 )
 
 
-def _own_scope(entry: ast.AST) -> List[ast.AST]:
+def _own_scope(entry: Union[FunctionNode, ast.Lambda]) -> List[ast.AST]:
     """Nodes of the handler's own scope (nested functions, lambdas and classes left out)."""
     found: List[ast.AST] = []
-    stack = [entry.body] if isinstance(entry, ast.Lambda) else list(entry.body)
+    stack: List[ast.AST] = [entry.body] if isinstance(entry, ast.Lambda) else list(entry.body)
     while stack:
         node = stack.pop()
         found.append(node)
@@ -228,18 +230,21 @@ def _splat_of(call: ast.Call, param: str) -> Optional[ast.keyword]:
     return None
 
 
-def _fixed_module_function(ctx: ModuleContext, name: str) -> Optional[ast.AST]:
+def _fixed_module_function(ctx: ModuleContext, name: str) -> Optional[FunctionNode]:
     """The module's one undecorated ``def name`` without ``**kwargs``; None when unsure."""
     index = ctx.index
     node = index.functions.get(name)
     if node is None or name in index.assigned or name in index.imports or name in index.classes:
         return None
     defs = [s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
-    if defs != [node] or node.decorator_list or node.args.kwarg is not None:
+    if defs != [node]:
         return None  # defined twice, or conditionally: which one runs is not known
-    return node
+    function = defs[0]  # node itself
+    if function.decorator_list or function.args.kwarg is not None:
+        return None
+    return function
 
 
-def _first_parameter(node: ast.AST) -> Optional[str]:
+def _first_parameter(node: FunctionNode) -> Optional[str]:
     names = [a.arg for a in node.args.args + node.args.kwonlyargs]  # positional-only: never by keyword
     return names[0] if names else None

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import ast
 import difflib
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Union
 
-from hermes_lint.model.callables import plain_functions, register_argument
+from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.extract import source_segment
@@ -178,7 +178,7 @@ class CheckFnNotCallable(Rule):
         func = node.func
         callee = source_segment(ctx.lines, func) or "..."
         shown = f"{callee}({'...' if node.args or node.keywords else ''})"
-        function = plain_functions(ctx).get(func.id) if isinstance(func, ast.Name) else None
+        function = ctx.semantic.functions.get(func.id) if isinstance(func, ast.Name) else None
         if function is not None and _returns_plain_values(function):
             if not node.args and not node.keywords:
                 return (
@@ -195,7 +195,7 @@ class CheckFnNotCallable(Rule):
         )
 
 
-def _returns_plain_values(function: ast.AST) -> bool:
+def _returns_plain_values(function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
     """Every ``return`` gives a bool/str/number/None and nothing callable is defined inside."""
     if function.decorator_list or isinstance(function, ast.AsyncFunctionDef):
         return False

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from hermes_lint.model.callables import callable_node, register_argument
+from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_requirements import EnvAnalysis
@@ -388,8 +388,9 @@ class RequiresEnvMismatch(Rule):
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analysis = EnvAnalysis.of(ctx)
         pairs = [(reg, call) for reg, call in ctx.registration_calls() if not reg.has_star_args]
-        listed_nodes = [register_argument(call, "requires_env") for _, call in pairs]
-        listed_nodes = [node for node in listed_nodes if node is not None]
+        listed_nodes: List[ast.AST] = [
+            node for _, call in pairs if (node := register_argument(call, "requires_env")) is not None
+        ]
         read_names = {read.name for read in ctx.facts.env_reads}
         grouped: Dict[Tuple[Location, str], List[str]] = {}
         for registration, call in pairs:
@@ -400,7 +401,7 @@ class RequiresEnvMismatch(Rule):
                 continue  # computed at run time (Unresolved) or malformed: nothing to compare with
             names = set(listed or ())
             tool = tool_label(registration)
-            check = callable_node(ctx, register_argument(call, "check_fn"))
+            check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
             reported = set()
             if check is not None:
                 who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
@@ -409,7 +410,7 @@ class RequiresEnvMismatch(Rule):
                         reported.add(name)
                         message = f"`{name}` is required by {who} but not listed in `requires_env` of "
                         grouped.setdefault((where, message + TOOLS), []).append(tool)
-            handler = callable_node(ctx, register_argument(call, "handler"))
+            handler = ctx.semantic.callable_node(register_argument(call, "handler"))
             if handler is not None:
                 for read in analysis.handler_required_reads(handler):
                     if read.name not in names and read.name not in reported:

@@ -239,6 +239,6 @@ class ContradictoryBounds(Rule):
             for node in schema_nodes(ctx, registration):
                 for path, message in list(_numeric_range(node)) + list(_size_ranges(node)):
                     yield Finding(locate(registration, path, ctx), message)
-                message = _default_outside(node)
-                if message is not None:
-                    yield Finding(locate(registration, node.path + ("default",), ctx), message)
+                outside = _default_outside(node)
+                if outside is not None:
+                    yield Finding(locate(registration, node.path + ("default",), ctx), outside)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Invalid, Rule
@@ -152,7 +152,7 @@ class RequiredWithDefault(Rule):
 
         path = diagnostic.path
         key = source.node_at(path, diagnostic.line, diagnostic.col, cst.SimpleString)
-        chain = []  # DictElements from the "default" entry outwards
+        chain: List[cst.DictElement] = []  # from the "default" entry outwards
         node = key
         while node is not None and len(chain) < 3:
             node = source.parent(path, node)
@@ -170,7 +170,7 @@ class RequiredWithDefault(Rule):
             if isinstance(element, cst.DictElement) and string_value(element.key) == "required":
                 if isinstance(element.value, cst.List):
                     for item in element.value.elements:
-                        if string_value(item.value) == prop:
+                        if isinstance(item, cst.Element) and string_value(item.value) == prop:
                             edit = remove_element(source, path, item)
                             return [edit] if edit is not None else None
         return None

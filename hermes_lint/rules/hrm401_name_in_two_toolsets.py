@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Dict, Iterator, List
 
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.project.index import is_mcp, registered
+from hermes_lint.project.index import Registered, is_mcp, registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 
@@ -86,7 +86,7 @@ class NameInTwoToolsets(Rule):
     ]
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
-        seen = {}
+        seen: Dict[str, List[Registered]] = {}
         for entry in registered(ctx):
             earlier = seen.setdefault(entry.name, [])
             toolset = entry.toolset

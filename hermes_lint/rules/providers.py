@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from hermes_lint.model import Location, ModuleFacts, Registration
+from hermes_lint.model.context import ModuleContext
 from hermes_lint.rules.base import Finding, Rule
 from hermes_lint.model.schema_walk import (
     JsonPath,
@@ -500,7 +501,7 @@ def _refs_in(value: Any) -> Iterator[Tuple[str, str]]:
             ref = item.get("$ref")
             match = _DEF_REF.match(ref) if isinstance(ref, str) else None
             if match:
-                yield match.groups()
+                yield match.group(1), match.group(2)
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
@@ -563,7 +564,7 @@ _TOOL_CHECKS: Dict[str, Callable] = {"name_pattern": _check_name_pattern, "name_
 # --------------------------------------------------------------------------- the engine
 
 
-def _reached(node: SubSchema, reach: Optional[FrozenSet[str]]) -> bool:
+def _reached(node: Optional[SubSchema], reach: Optional[FrozenSet[str]]) -> bool:
     while reach is not None and node is not None:
         if node.via not in reach:
             return False
@@ -599,7 +600,7 @@ def _location(registration: Registration, path: Optional[JsonPath], ctx: Any) ->
         keyword = registration.keyword("name")
         return keyword.value_location if keyword is not None else registration.location
     # A module context also locates positional arguments; project rules have facts only.
-    return locate(registration, path, ctx if hasattr(ctx, "registration_calls") else None)
+    return locate(registration, path, ctx if isinstance(ctx, ModuleContext) else None)
 
 
 def _kept(violation: Violation, config: Any, path: str) -> bool:
@@ -672,8 +673,8 @@ class ToolRequest(NamedTuple):
 
 
 def tool_requests(ctx: Any) -> List[ToolRequest]:
-    if "tool_requests" in ctx.memo:
-        return ctx.memo["tool_requests"]
+    if ctx.tool_requests_cache is not None:
+        return ctx.tool_requests_cache
     from hermes_lint.project.index import readable_toolsets, toolsets_path
 
     by_name: Dict[str, Tuple[ModuleFacts, Registration]] = {}
@@ -688,6 +689,7 @@ def tool_requests(ctx: Any) -> List[ToolRequest]:
         )
 
         table = toolsets_table(toolsets)
+        assert table is not None  # readable_toolsets: toolsets.py was read statically
         registered = None
         if toolsets.merges_registry:
             registered = registered_by_toolset(
@@ -711,7 +713,7 @@ def tool_requests(ctx: Any) -> List[ToolRequest]:
             requests.append(
                 ToolRequest(f"toolset `{name}`", module.path, first.location, tuple(r for _, r in members))
             )
-    ctx.memo["tool_requests"] = requests
+    ctx.tool_requests_cache = requests
     return requests
 
 
@@ -725,6 +727,7 @@ def optional_parameter_count(registration: Registration, ctx: Any) -> int:
     """Properties, at any depth, that their object does not list in ``required``."""
     count = 0
     for node in _property_nodes(registration, ctx):
+        assert node.parent is not None  # a property is in an object
         required = node.parent.schema.get("required", [])
         if isinstance(required, list) and is_json(required) and node.path[-1] not in required:
             count += 1

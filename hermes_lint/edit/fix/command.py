@@ -9,7 +9,7 @@ import difflib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from hermes_lint.config import Config
 from hermes_lint.edit.fix.edits import Fix
@@ -38,7 +38,7 @@ def fix_project(
     *,
     unsafe: bool,
     wanted: Optional[Callable[[Diagnostic], bool]] = None,
-    jobs: int = 1,
+    jobs: Optional[int] = 1,
     use_cache: bool = False,
 ) -> FixReport:
     """The project's fixed files (in memory) and what remains; nothing is written."""
@@ -222,13 +222,13 @@ class NoqaReport:
     skipped: List[str]
 
 
-def _lines_without_comment_room(text: str) -> set:
+def _lines_without_comment_room(text: str) -> Set[int]:
     """Lines whose end is inside a string token (a multi-line string) or a backslash
     continuation: a comment appended there would change the code."""
     import io
     import tokenize
 
-    closed = set()
+    closed: Set[int] = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.start[0] != token.end[0] and token.type != tokenize.NL and token.type != tokenize.NEWLINE:
             closed.update(range(token.start[0], token.end[0]))

@@ -128,7 +128,7 @@ def choose_fixes(fixes: Sequence[Fix], texts) -> List[Tuple[Fix, int]]:
             index = indexes[edit.path]
             spans.append((edit.path, index.offset(*edit.start), index.offset(*edit.end)))
         else:
-            if spans and not any(_overlaps(span, taken.get(path, ())) for path, *span in spans):
+            if spans and not any(_overlaps((start, end), taken.get(path, ())) for path, start, end in spans):
                 for path, start, end in spans:
                     taken.setdefault(path, []).append((start, end))
                 chosen[key] = [fix, 1]

@@ -8,7 +8,7 @@ file as it was. The loop is bounded: fixes that undo each other cannot run forev
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from hermes_lint.config import Config
 from hermes_lint.check.engine import ModuleResult, ProjectSources, SourceFile, finish
@@ -16,10 +16,13 @@ from hermes_lint.edit.fix.edits import SAFE, Fix, apply_edits, choose_fixes
 from hermes_lint.edit.fix.source import FixSource, Texts, decode_fixable
 from hermes_lint.model import Diagnostic
 
+if TYPE_CHECKING:
+    from hermes_lint.rules.base import Rule
+
 MAX_PASSES = 100  # as ruff; a project needing more passes than this has fixes that fight
 
 
-def fixable_rules() -> Dict[str, type]:
+def fixable_rules() -> Dict[str, Type[Rule]]:
     from hermes_lint.rules import all_rules
 
     return {rule.code: rule for rule in all_rules() if rule.fix_applicability is not None}
@@ -34,7 +37,8 @@ def fixes_for(
     found = []
     for diagnostic in diagnostics:
         rule = rules.get(diagnostic.code)
-        if rule is None or (rule.fix_applicability != SAFE and not unsafe):
+        applicability = rule.fix_applicability if rule is not None else None
+        if rule is None or applicability is None or (applicability != SAFE and not unsafe):
             continue
         if diagnostic.path not in source.texts:
             continue  # unreadable, not UTF-8, or a syntax error: never touched
@@ -43,7 +47,7 @@ def fixes_for(
         except Exception:  # a shape the fix did not foresee: no fix, and the report still prints
             edits = None
         if edits and all(edit.path in source.texts for edit in edits):
-            found.append((diagnostic, Fix(rule.fix_applicability, rule.fix_title, tuple(edits))))
+            found.append((diagnostic, Fix(applicability, rule.fix_title, tuple(edits))))
     return found
 
 
@@ -59,7 +63,7 @@ class _Checker:
     """The per-file phase remembered by (path, bytes): a pass re-checks only the files it
     changed; the first checks them all, across ``jobs`` processes (``runner.check_modules``)."""
 
-    def __init__(self, config: Config, jobs: int):
+    def __init__(self, config: Config, jobs: Optional[int]):
         self.config = config
         self.jobs = jobs
         self.memo: Dict[Tuple[str, Optional[bytes]], ModuleResult] = {}
@@ -80,7 +84,7 @@ def fix_sources(
     *,
     unsafe: bool = False,
     wanted: Optional[Callable[[Diagnostic], bool]] = None,
-    jobs: int = 1,
+    jobs: Optional[int] = 1,
     known: Sequence[ModuleResult] = (),
 ) -> FixOutcome:
     """Apply fixes to ``sources`` until none applies; ``wanted``: which diagnostics to fix (all
@@ -125,7 +129,7 @@ def _state(texts: Dict[str, str]) -> int:
     return hash(tuple(sorted(texts.items())))
 
 
-def _apply(chosen: Sequence[Fix], texts: Dict[str, str]) -> Dict[str, str]:
+def _apply(chosen: Sequence[Fix], texts: Union[Texts, Mapping[str, str]]) -> Dict[str, str]:
     by_path: Dict[str, list] = {}
     for fix in chosen:
         for edit in fix.edits:

@@ -112,9 +112,9 @@ class FixSource:
 
     def statement(self, path: str, line: int) -> Optional[ParsedSource]:
         """The top-level statement holding ``line``, parsed with positions and parents."""
-        for parsed in self._statements.get(path, ()):
-            if parsed.first_line <= line <= parsed.last_line:
-                return parsed
+        for known in self._statements.get(path, ()):
+            if known.first_line <= line <= known.last_line:
+                return known
         tree = self.tree(path)
         span = _statement_span(tree, line) if tree is not None else None
         if span is None:
@@ -127,7 +127,10 @@ class FixSource:
             self._statements.setdefault(path, []).append(parsed)
         return parsed
 
-    def nodes_at(self, path: str, line: int, col: int, kind: Type[N] = cst.CSTNode) -> List[N]:
+    # mypy cannot type a default for a TypeVar'd parameter (python/mypy#3737): CSTNode is N's bound.
+    def nodes_at(
+        self, path: str, line: int, col: int, kind: Type[N] = cst.CSTNode  # type: ignore[assignment]
+    ) -> List[N]:
         """Nodes of ``kind`` starting at the 1-based ``(line, col)``, outermost first."""
         parsed = self.statement(path, line)
         if parsed is None:

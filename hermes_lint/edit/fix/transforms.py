@@ -116,6 +116,8 @@ def module_import(source: FixSource, path: str, module_name: str) -> Tuple[Optio
     first import (after the docstring and ``__future__`` imports); (None, ()) when the name is
     bound to something else at module level."""
     tree = source.tree(path)
+    if tree is None:  # not a file fixes may edit
+        return None, ()
     anchor: Optional[int] = None
     fallback: Optional[int] = None
     for index, stmt in enumerate(tree.body):
