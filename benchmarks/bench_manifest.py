@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -101,18 +102,22 @@ def run_once(mode: str, directory: Path, cold: bool, flags=()):
     command = [sys.executable, *flags, "-c", "pass"] if mode == "floor" else [
         sys.executable, *flags, "-c", RUN, mode, str(directory / "tools")
     ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     completed = subprocess.run(command, cwd=runtime, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # processes run one at a time: this one's
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if completed.returncode != 0:
         raise SystemExit(f"{mode} run failed:\n{completed.stderr}")
     counts = tuple(int(x) for x in completed.stdout.split()) if mode != "floor" else (0, 0)
-    return elapsed, counts
+    return elapsed, cpu, counts
 
 
 def measure(directory: Path, repeat: int, cold: bool, flags=()) -> dict:
     modes = ["floor", "import", "manifest"]
     times = {mode: [] for mode in modes}
+    cpu_times = {mode: [] for mode in modes}
     counts = {}
     if cold:
         remove_bytecode(directory)
@@ -122,11 +127,13 @@ def measure(directory: Path, repeat: int, cold: bool, flags=()) -> dict:
     for round_number in range(repeat):
         shift = round_number % len(modes)
         for mode in modes[shift:] + modes[:shift]:  # alternate, and rotate who goes first
-            elapsed, counts[mode] = run_once(mode, directory, cold, flags)
+            elapsed, cpu, counts[mode] = run_once(mode, directory, cold, flags)
             times[mode].append(elapsed)
+            cpu_times[mode].append(cpu)
     if cold and any(directory.rglob("__pycache__")):
         raise SystemExit("a cold run wrote bytecode")
-    return {"medians": {mode: statistics.median(values) for mode, values in times.items()}, "counts": counts}
+    return {"medians": {mode: statistics.median(values) for mode, values in times.items()},
+            "cpu": {mode: statistics.median(values) for mode, values in cpu_times.items()}, "counts": counts}
 
 
 def report(count: int, label: str, result: dict) -> None:
@@ -143,6 +150,11 @@ def report(count: int, label: str, result: dict) -> None:
           f"{imported_by_manifest} modules imported) | "
           f"above the floor: import/manifest = {above_import / max(above_manifest, 1e-9):5.1f}x; "
           f"total: {medians['import'] / medians['manifest']:4.2f}x  [{definitions} definitions]")
+    cpu = result["cpu"]
+    cpu_import, cpu_manifest = cpu["import"] - cpu["floor"], cpu["manifest"] - cpu["floor"]
+    print(f"{'':<13} CPU   floor {cpu['floor'] * 1000:7.1f} ms | import discovery {cpu['import'] * 1000:7.1f} ms "
+          f"(+{cpu_import * 1000:6.1f}) | manifest {cpu['manifest'] * 1000:7.1f} ms (+{cpu_manifest * 1000:6.1f}) | "
+          f"above the floor: import/manifest = {cpu_import / max(cpu_manifest, 1e-9):5.1f}x")
 
 
 def main() -> None:
@@ -154,7 +166,7 @@ def main() -> None:
                         "a lot at start-up in some environments), as in a bare container")
     options = parser.parse_args()
     flags = ("-S",) if options.no_site else ()
-    print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs; "
+    print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}; "
           f"medians of {options.repeat} runs of each process{'; python -S' if flags else ''}")
     for count in options.sizes:
         with tempfile.TemporaryDirectory(prefix=f"bench-manifest-{count}-") as tmp:

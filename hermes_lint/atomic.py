@@ -79,28 +79,26 @@ def _write_temp(target: Path, data: bytes, mode: Optional[int]) -> Path:
         break
     else:  # pragma: no cover - 100 collisions of 48 random bits
         raise FileExistsError(errno.EEXIST, "no free temporary name", str(target.parent))
+    _fill(fd, temp, data, mode)
+    return temp
+
+
+def _create_exclusive(target: Path, data: bytes) -> None:
+    _fill(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _NEW_FILE_MODE), target, data, None)
+
+
+def _fill(fd: int, path: Path, data: bytes, mode: Optional[int]) -> None:
+    """Write ``data`` to the file just created at ``path`` (open as ``fd``), fsync it and set
+    its ``mode``; on any failure the file is removed."""
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
-            os.chmod(temp, mode)
+            os.chmod(path, mode)
     except BaseException:
-        _unlink_quietly(temp)
-        raise
-    return temp
-
-
-def _create_exclusive(target: Path, data: bytes) -> None:
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _NEW_FILE_MODE)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        _unlink_quietly(target)
+        _unlink_quietly(path)
         raise
 
 

@@ -146,6 +146,7 @@ def project_snapshot(root: Path, use_cache: bool = True) -> ProjectSnapshot:
         config,
         use_cache=use_cache,
         check=lambda sources, cfg: [module_result(source, cfg, fingerprint) for source in sources],
+        project_rules_only=True,  # the snapshot's facts feed the project rules, nothing else
     )
     results = {result.facts.path: result for result in ordered}
     snapshot = ProjectSnapshot(_run, root, config, fingerprint, results, toolsets)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,24 @@ def test_noqa_benchmark_finds_the_same_comments_both_ways():
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "results differ in 0 (must be 0)" in completed.stdout
+
+
+@pytest.mark.slow  # a dozen hermes-lint processes
+def test_edit_benchmark_times_every_row_and_states_the_target(tmp_path):
+    """A baseline toolkit (here the same package) runs on its own copy of the project, and
+    every row passes (the project stays clean after each edit)."""
+    import hermes_lint
+
+    baseline = tmp_path / "baseline"
+    shutil.copytree(Path(hermes_lint.__file__).parent, baseline / "hermes_lint",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_edit.py"), "--tools", "6", "--rounds", "1", "--baseline", str(baseline)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = [line.split("  ")[1].strip() for line in completed.stdout.splitlines()[2:8]]
+    assert rows == ["warm", "one file edited", "that file alone, cold", "import the checker", "python -c pass",
+                    "check_module, in process"]
+    assert completed.stdout.count("edited - warm <= 3x that file alone, cold") == 4  # wall, cpu; both toolkits
+    assert completed.stdout.count("edited - warm <= 3x check_module of that file in process") == 1

@@ -173,11 +173,39 @@ def test_a_corrupt_cache_is_ignored_not_trusted(tmp_path):
     data = json.loads(index.read_text())
     for entry in data["files"].values():
         # Tamper with the payload: claim the file is clean.
-        entry["result"] = entry["result"].replace("HRM004", "HRM999")
+        entry["project"] = entry["project"].replace("HRM004", "HRM999")
     index.write_text(json.dumps(data))
     assert run_project(root, CONFIG, use_cache=True) == expected
     index.write_text("{not json")
     assert run_project(root, CONFIG, use_cache=True) == expected
+
+
+def test_a_damaged_module_file_is_a_miss(tmp_path):
+    """The full facts (read by the manifest, the flake8 plugin, schema-reading project rules)
+    are checked against the hash that names their file."""
+    from hermes_lint.check.cache import MODULES_DIR_NAME
+    from hermes_lint.check.runner import module_results
+
+    root = make_corpus(tmp_path, 3)
+    expected, _ = module_results(root, CONFIG)
+    assert module_results(root, CONFIG, use_cache=True)[0] == expected
+    files = sorted((root / CACHE_DIR_NAME / MODULES_DIR_NAME).glob("*.json"))
+    assert len(files) == 4  # one per tool module, the unparsable one included
+    for path in files:
+        path.write_text(path.read_text().replace("HRM004", "HRM999"))
+    checked = []
+    real = runner.check_modules
+
+    def counting(sources, config, jobs):
+        checked.extend(source.path for source in sources)
+        return real(sources, config, jobs)
+
+    runner.check_modules, saved = counting, runner.check_modules
+    try:
+        assert module_results(root, CONFIG, use_cache=True)[0] == expected
+    finally:
+        runner.check_modules = saved
+    assert len(checked) == 3  # the three files whose facts held HRM004; zzz_tool's are intact
 
 
 def test_a_cache_entry_naming_a_foreign_class_is_rejected(tmp_path):
@@ -187,11 +215,13 @@ def test_a_cache_entry_naming_a_foreign_class_is_rejected(tmp_path):
     data = json.loads(index.read_text())
     import hashlib
 
+    import zlib
+
     for entry in data["files"].values():
         payload = json.dumps({"$c": "Popen", "f": [["touch", str(tmp_path / "pwned")]]})
-        entry["result"] = payload
+        entry["project"] = payload
         # A valid checksum: only the allow-list of classes stands between the entry and Popen.
-        entry["check"] = hashlib.sha256(f"{payload}\0{entry['schemas']}".encode()).hexdigest()
+        entry["check"] = zlib.crc32(f"{payload}\0{entry['full']}".encode())
     index.write_text(json.dumps(data))
     assert run_project(root, CONFIG, use_cache=True) == expected
     assert not (tmp_path / "pwned").exists()
@@ -294,3 +324,112 @@ def test_the_cache_is_used_and_keyed_on_what_results_depend_on(tmp_path, monkeyp
     monkeypatch.setattr(cache, "_toolkit_fingerprint", lambda: "hermes_lint/rules/hrm004.py:1:2")
     run_project(root, CONFIG, use_cache=True)
     assert sorted(checked) == ["tools/echo_tool.py", "tools/other_tool.py"]
+
+
+def _registration(path: Path) -> tuple:
+    import re
+
+    text = path.read_text()
+    return re.search(r'    name="([^"]+)",\n    toolset="([^"]+)",', text).groups()
+
+
+def _check_output(root: Path, *args: str) -> tuple:
+    result = run(["check", *args], root)
+    return result.exit_code, result.stdout
+
+
+def test_after_each_edit_a_warm_check_prints_what_a_cold_one_does(tmp_path):
+    """One file edited in a generated project: the project phase runs from the other modules'
+    compact index entries (and toolsets.py's cached facts), and must print the same bytes as
+    ``--no-cache``, as edits create and remove cross-module duplicates (HRM401, HRM402), make a
+    name unreadable (HRM003) and change toolsets.py."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from gen_corpus import generate
+
+    root = tmp_path / "project"
+    generate(12, root, 3)
+    tools = sorted((root / "tools").glob("*_tool.py"))
+    first = tools[2]
+    first_name, first_toolset = _registration(first)
+    # The generator spreads tools over toolsets: two in toolsets other than the first's.
+    second, third = [path for path in tools[3:] if _registration(path)[1] != first_toolset][:2]
+    second_name, second_toolset = _registration(second)
+    third_name, third_toolset = _registration(third)
+    originals = {path: path.read_text() for path in (first, second, third, root / "toolsets.py")}
+
+    def same_as_cold(expected_codes: set) -> None:
+        warm = _check_output(root)
+        assert warm == _check_output(root, "--no-cache")
+        codes = {line.split()[1] for line in warm[1].splitlines() if line.startswith("tools/")}
+        assert {code for code in codes if code.startswith("HRM4")} == expected_codes  # HRM303 beside them
+
+    same_as_cold(set())  # fills the cache
+    # HRM401: the second module registers the first's name under its own toolset.
+    second.write_text(originals[second].replace(f'name="{second_name}"', f'name="{first_name}"'))
+    same_as_cold({"HRM401"})
+    # HRM402: the third registers it under the first's toolset (the second's clash stays).
+    third.write_text(
+        originals[third]
+        .replace(f'name="{third_name}"', f'name="{first_name}"')
+        .replace(f'toolset="{third_toolset}"', f'toolset="{first_toolset}"')
+    )
+    same_as_cold({"HRM401", "HRM402"})
+    # Both duplicates removed again, one edit at a time.
+    second.write_text(originals[second])
+    same_as_cold({"HRM402"})
+    third.write_text(originals[third])
+    same_as_cold(set())
+    # A name no longer readable statically: HRM003 from the project phase.
+    first.write_text(originals[first].replace(f'name="{first_name}"', "name=NAME_SET_AT_RUN_TIME"))
+    warm = _check_output(root)
+    assert warm == _check_output(root, "--no-cache") and "HRM003" in warm[1]
+    first.write_text(originals[first])
+    same_as_cold(set())
+    # toolsets.py edited (its facts come from the cache while its bytes are unchanged).
+    toolsets = root / "toolsets.py"
+    toolsets.write_text(originals[toolsets].replace(f'"{first_name}"', '"ghost_tool"', 1))
+    warm = _check_output(root)
+    assert warm == _check_output(root, "--no-cache") and "HRM403" in warm[1] and "HRM404" in warm[1]
+    toolsets.write_text(originals[toolsets])
+    same_as_cold(set())
+
+
+def test_a_project_record_gives_back_the_project_view_of_the_facts(tmp_path):
+    """The index keeps what project rules read in a compact form: decoded, it is exactly
+    ``project_view`` of the facts, on modules with every kind of registration fact."""
+    from hermes_lint.check import cache
+
+    fixtures = sorted((Path(__file__).parent / "fixtures").rglob("*_tool.py"))
+    assert len(fixtures) > 10
+    seen_unresolved = False
+    for path in fixtures:
+        source = engine.SourceFile(f"tools/{path.name}", path.read_bytes())
+        result = engine.check_module(source, CONFIG)
+        facts = result.facts
+        text = cache._project_record(facts, result.diagnostics, result.noqa)
+        decoded = cache._from_project_record(text, facts.path, facts.sha256, facts.read_modules)
+        assert decoded == (cache.project_view(facts), result.diagnostics, result.noqa), path
+        seen_unresolved |= any(not isinstance(r.name, str) for r in facts.registrations)
+    broken = engine.check_module(engine.SourceFile("tools/x_tool.py", b"def broken(:\n"), CONFIG)
+    text = cache._project_record(broken.facts, broken.diagnostics, broken.noqa)
+    assert cache._from_project_record(text, "tools/x_tool.py", broken.facts.sha256, ()) == (
+        broken.facts, broken.diagnostics, broken.noqa
+    )
+
+
+def test_after_an_edit_the_project_phase_reads_no_module_file(tmp_path):
+    """Without a schema-reading project rule, the other modules come from the index alone:
+    their module files (full facts) may be gone, and only the edited module's is written."""
+    from hermes_lint.check.cache import MODULES_DIR_NAME
+
+    root = make_corpus(tmp_path, 4)
+    run_project(root, CONFIG, use_cache=True)
+    modules = root / CACHE_DIR_NAME / MODULES_DIR_NAME
+    for path in modules.iterdir():
+        path.unlink()
+    target = root / "tools" / "t001_tool.py"
+    target.write_text(target.read_text() + "# edited\n")
+    assert run_project(root, CONFIG, use_cache=True) == run_project(root, CONFIG)
+    assert len(list(modules.glob("*.json"))) == 1

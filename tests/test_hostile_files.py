@@ -272,6 +272,34 @@ def test_a_symlinked_cache_directory_is_not_used(tmp_path):
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_linked_modules_directory_is_neither_read_nor_written_through(tmp_path):
+    """``modules/`` (the full facts) arriving as a link to another directory: not used."""
+    from hermes_lint.check.cache import MODULES_DIR_NAME
+    from hermes_lint.check.runner import module_results
+
+    root = make_project(tmp_path / "project", {"echo_tool.py": GOOD_TOOL.replace("check_fn=", "check_func=")})
+    expected, _ = module_results(root, Config())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / CACHE_DIR_NAME).mkdir()
+    (root / CACHE_DIR_NAME / MODULES_DIR_NAME).symlink_to(elsewhere)
+    assert module_results(root, Config(), use_cache=True)[0] == expected
+    assert module_results(root, Config(), use_cache=True)[0] == expected
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_module_file_replaced_by_a_fifo_is_a_miss(tmp_path, deadline):
+    from hermes_lint.check.cache import MODULES_DIR_NAME
+    from hermes_lint.check.runner import module_results
+
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL.replace("check_fn=", "check_func=")})
+    expected, _ = module_results(root, Config(), use_cache=True)
+    (path,) = (root / CACHE_DIR_NAME / MODULES_DIR_NAME).glob("*.json")
+    path.unlink()
+    os.mkfifo(path)
+    assert module_results(root, Config(), use_cache=True)[0] == expected
+
+
 def test_a_deeply_nested_cache_file_is_a_miss(tmp_path):
     root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL.replace("check_fn=", "check_func=")})
     expected = run_project(root, Config(), use_cache=True)

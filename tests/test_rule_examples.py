@@ -84,8 +84,9 @@ def _project_cases():
 
 @pytest.mark.parametrize("rule, example", list(_project_cases()))
 def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, example):
-    """After an edit, the other modules' facts come from the cache without their schemas
-    unless the rule says it needs them (``Rule.needs_schemas``): the findings must not change."""
+    """After an edit, the other modules' facts come from the cache's compact entries
+    (``cache.project_view``: no schemas, handlers, environment reads) unless the rule says it
+    needs schemas (``Rule.needs_schemas``): the findings must not change."""
     import json
 
     from hermes_lint.check import cache
@@ -99,11 +100,14 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
     loaded = rule.needs_schemas(config)
     decoded = []
     for result in results:
-        facts, schemas = cache._split_schemas(result.facts)
-        facts, schemas = cache.loads(json.dumps(cache.encode((facts, schemas))))
-        decoded.append(ModuleResult(cache._with_schemas(facts, schemas if loaded else None), result.diagnostics, result.noqa))
         if loaded:
-            assert decoded[-1].facts == result.facts
+            facts, diagnostics, noqa = cache.loads(json.dumps(cache.encode((result.facts, result.diagnostics, result.noqa))))
+            assert facts == result.facts
+        else:
+            facts = result.facts
+            text = cache._project_record(facts, result.diagnostics, result.noqa)
+            facts, diagnostics, noqa = cache._from_project_record(text, facts.path, facts.sha256, facts.read_modules)
+        decoded.append(ModuleResult(facts, diagnostics, noqa))
     assert finish(decoded, sources, config) == finish(results, sources, config)
 
 

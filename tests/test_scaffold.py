@@ -413,6 +413,12 @@ def test_core_needs_a_core_list():
         add_tool(b'TOOLSETS = {"demo": {"tools": []}}\n', "weather", "demo", core=True)
 
 
+def test_core_list_must_be_a_list_literal():
+    with pytest.raises(ToolsetsEditError) as caught:
+        add_tool(b'TOOLSETS = {"demo": {"tools": []}}\n_HERMES_CORE_TOOLS = ("a",)\n', "weather", "demo", core=True)
+    assert str(caught.value) == "_HERMES_CORE_TOOLS is not a list literal (it is `(\"a\",)`)"
+
+
 # --------------------------------------------------------------------- the command
 
 

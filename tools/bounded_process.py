@@ -35,6 +35,12 @@ def read_capped(stream: IO[bytes], limit: int = MAX_OUTPUT_BYTES) -> tuple[str, 
     return text, True
 
 
+def is_timeout(value: object, maximum: float) -> bool:
+    """``value`` is a number of seconds (not a bool) from 1 to ``maximum``: what a tool that runs
+    a bounded process accepts as its ``timeout`` argument."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 1 <= value <= maximum
+
+
 def _kill_process_group(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tools.bounded_process import run_bounded
+from tools.bounded_process import is_timeout, run_bounded
 from tools.registry import registry, tool_error
 
 logger = logging.getLogger(__name__)
@@ -42,14 +42,6 @@ def _run_python(code: str, timeout: float) -> dict[str, Any]:
         return run_bounded([sys.executable, "-u", str(script)], timeout)
 
 
-def _is_timeout(value: object) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and 1 <= value <= MAX_TIMEOUT_SECONDS
-    )
-
-
 # --- Handler ---
 
 
@@ -58,7 +50,7 @@ def _handle_execute_code(args: dict[str, Any], **kwargs: Any) -> str:
     timeout = args.get("timeout", DEFAULT_TIMEOUT_SECONDS)
     if not isinstance(code, str) or not code.strip():
         return tool_error("code must be a non-empty string")
-    if not _is_timeout(timeout):
+    if not is_timeout(timeout, MAX_TIMEOUT_SECONDS):
         return tool_error(f"timeout must be between 1 and {MAX_TIMEOUT_SECONDS} seconds")
     try:
         return json.dumps(_run_python(code, timeout), ensure_ascii=False)

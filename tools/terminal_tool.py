@@ -11,7 +11,7 @@ import json
 import logging
 from typing import Any
 
-from tools.bounded_process import run_bounded
+from tools.bounded_process import is_timeout, run_bounded
 from tools.registry import registry, tool_error
 
 logger = logging.getLogger(__name__)
@@ -36,14 +36,6 @@ def _run_shell(command: str, timeout: float) -> dict[str, Any]:
     return run_bounded(command, timeout, shell=True)
 
 
-def _is_timeout(value: object) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and 1 <= value <= MAX_TIMEOUT_SECONDS
-    )
-
-
 # --- Handler ---
 
 
@@ -52,7 +44,7 @@ def _handle_terminal(args: dict[str, Any], **kwargs: Any) -> str:
     timeout = args.get("timeout", DEFAULT_TIMEOUT_SECONDS)
     if not isinstance(command, str) or not command.strip():
         return tool_error("command must be a non-empty string")
-    if not _is_timeout(timeout):
+    if not is_timeout(timeout, MAX_TIMEOUT_SECONDS):
         return tool_error(f"timeout must be between 1 and {MAX_TIMEOUT_SECONDS} seconds")
     try:
         return json.dumps(_run_shell(command, timeout), ensure_ascii=False)

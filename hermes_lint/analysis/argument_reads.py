@@ -107,17 +107,8 @@ class ArgumentReads(ModuleFunctions):
         return False
 
     def _read(self, key_node: ast.AST, at: ast.AST, fn: FunctionFacts, use: ArgsUse, membership: bool = False) -> bool:
-        key = None
-        if isinstance(key_node, ast.Constant):
-            key = key_node.value
-        elif isinstance(key_node, ast.Name) and key_node.id in self._keys and not _rebinds_anywhere(fn, key_node.id):
-            key = self._keys[key_node.id]
-        elif isinstance(key_node, ast.Name) and not fn.is_local(key_node.id):
-            try:  # a module constant: KEY = "city"
-                key = self.ctx.evaluator.evaluate(key_node)
-            except Exception:  # the evaluator is best effort; a key it cannot give is unknown
-                key = None
-        if not isinstance(key, str):
+        key = self._constant_string(key_node, fn)
+        if key is None:
             return False
         use.reads.append(ArgRead(key, at, fn.name, _or_alternates(at, fn), membership))
         return True
@@ -160,16 +151,26 @@ class ArgumentReads(ModuleFunctions):
         given.extend((kw.arg, kw.value) for kw in call.keywords if kw.arg is not None)
         found: Dict[str, str] = {}
         for name, node in given:
-            value = None
-            if isinstance(node, ast.Constant):
-                value = node.value
-            elif isinstance(node, ast.Name) and node.id in self._keys and not _rebinds_anywhere(caller, node.id):
-                value = self._keys[node.id]
-            elif isinstance(node, ast.Name) and not caller.is_local(node.id):
-                value = self.ctx.evaluator.evaluate(node)
-            if isinstance(value, str):
+            value = self._constant_string(node, caller)
+            if value is not None:
                 found[name] = value
         return found
+
+    def _constant_string(self, node: ast.AST, fn: FunctionFacts) -> Optional[str]:
+        """The string ``node`` certainly is inside ``fn``: a literal, a parameter given a
+        constant by the caller being followed (``self._keys``) and never rebound, or a module
+        constant (``KEY = "city"``); else None."""
+        value = None
+        if isinstance(node, ast.Constant):
+            value = node.value
+        elif isinstance(node, ast.Name) and node.id in self._keys and not _rebinds_anywhere(fn, node.id):
+            value = self._keys[node.id]
+        elif isinstance(node, ast.Name) and not fn.is_local(node.id):
+            try:
+                value = self.ctx.evaluator.evaluate(node)
+            except Exception:  # the evaluator is best effort; a value it cannot give is unknown
+                value = None
+        return value if isinstance(value, str) else None
 
 
 def _rebinds_anywhere(fn: FunctionFacts, name: str) -> bool:
@@ -177,7 +178,7 @@ def _rebinds_anywhere(fn: FunctionFacts, name: str) -> bool:
     return name in fn.bindings
 
 
-def _constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
+def constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
     """(dict name, key) of ``d.get("k", ...)`` or ``d["k"]``."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         receiver, key = node.func.value, node.args[0] if node.args else None
@@ -193,10 +194,10 @@ def _constant_read(node: ast.AST) -> Optional[Tuple[str, str]]:
 def _or_alternates(read: ast.AST, fn: FunctionFacts) -> Tuple[str, ...]:
     """Keys the other operands of the ``or`` around ``read`` read from the same dict (its aliases)."""
     chain = fn.parents.get(id(read))
-    this = _constant_read(read)
+    this = constant_read(read)
     if this is None or not (isinstance(chain, ast.BoolOp) and isinstance(chain.op, ast.Or)):
         return ()
-    others = (_constant_read(v) for v in chain.values if v is not read)
+    others = (constant_read(v) for v in chain.values if v is not read)
     return tuple(other[1] for other in others if other is not None and other[0] == this[0])
 
 

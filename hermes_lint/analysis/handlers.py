@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from hermes_lint.analysis.argument_reads import ArgsUse, ArgumentReads
 from hermes_lint.analysis.event_loops import handler_event_loop_calls
@@ -16,6 +16,9 @@ from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.return_kinds import ReturnKinds, ValueKind
 from hermes_lint.model.callables import register_argument
 from hermes_lint.model import Registration
+
+if TYPE_CHECKING:
+    from hermes_lint.model.semantic import CallableNode
 
 
 @dataclass
@@ -136,4 +139,18 @@ def unique_primaries(ctx) -> List[PrimaryFunction]:
             if id(primary.facts.node) not in seen:
                 seen.add(id(primary.facts.node))
                 found.append(primary)
+    return found
+
+
+def unique_entries(ctx) -> List[Tuple[HandlerAnalysis, "CallableNode"]]:
+    """Each def or lambda a registry calls as a handler, once, with the analysis of the first
+    registration that names it (one handler may serve several tools)."""
+    seen: Set[int] = set()
+    found = []
+    for analysis in analyses(ctx):
+        entry = analysis.entry
+        if not isinstance(entry, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or id(entry) in seen:
+            continue
+        seen.add(id(entry))
+        found.append((analysis, entry))
     return found

@@ -5,13 +5,20 @@ git). An entry is reused when the file's stat (size, mtime, ctime, inode) matche
 that, when its content hash does; the whole cache is keyed on the toolkit version and the configuration.
 Beside it, a small file holds the last run's final diagnostics with the stat of every input
 (``runner.run_project``): when nothing changed they are reused as they are, without loading the
-index (which grows with the project: ~5 KB per tool module).
+index.
+
+An index entry holds what the project phase reads of the module (``project_view``: its
+registrations' names, toolsets, locations and the few other facts project rules use, without
+schemas, handlers or environment reads) with its module diagnostics and ``# noqa`` comments:
+~0.6 KB with the entry's stat and hashes. The full facts (~3-5 KB, schemas included) are in a
+file of their own under ``modules/``, named by the hash of its content, read only by what needs
+them (the manifest, the flake8 plugin's snapshot, a project rule that reads schemas). So after
+one file is edited, ``check`` rewrites the small index and writes one module file, and its
+project phase decodes the compact entries.
 
 Entries are JSON, decoded only into the toolkit's own data classes (an allow-list): a cache
 directory that arrives with a repository is data, never code, so it is never unpickled. A
-corrupt or tampered entry is dropped and the file is checked afresh. An entry keeps the
-registrations' schemas (most of a module's facts) apart from the rest, so that the project phase
-after an edit decodes only what its rules read (``Rule.needs_schemas``).
+corrupt or tampered entry is dropped and the file is checked afresh.
 
 Encoding: a dataclass is ``{"$c": name, "f": [fields]}``, a tuple ``{"$t": [...]}`` (a tuple of
 ``(path, Location)`` pairs, as ``schema_locations``, ``{"$L": [[*path, line, col], ...]}``), a set
@@ -34,8 +41,9 @@ from hermes_lint import __version__, model
 from hermes_lint.regular_files import read_regular_file
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
-INDEX_NAME = "results-v3.json"
-_OLD_INDEX_NAMES = ("results-v2.json",)  # removed when the index is written
+INDEX_NAME = "results-v4.json"
+_OLD_INDEX_NAMES = ("results-v2.json", "results-v3.json")  # removed when the index is written
+MODULES_DIR_NAME = "modules"  # the full facts of each module: ``ResultCache.lookup(full=True)``
 PROJECT_NAME = "project-v2.json"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -163,35 +171,105 @@ def _toolkit_fingerprint() -> str:
     return "\n".join(sorted(parts))
 
 
-# What a registration's ``schema`` is when its facts were decoded without schemas.
+# What a registration's ``schema`` is in a project view (``project_view``).
 SCHEMA_NOT_LOADED = model.Unresolved("schema not loaded from the cache (the project rules run need none)")
 
-
-def _split_schemas(facts: model.ModuleFacts) -> Tuple[model.ModuleFacts, Tuple]:
-    """(the facts without each registration's schema and schema locations, those per registration).
-
-    They are most of a module's facts and only some rules read them, so an entry keeps them
-    apart: a project phase whose rules need no schema decodes the rest only."""
-    if not facts.registrations:
-        return facts, ()
-    schemas = tuple((r.schema, r.schema_locations) for r in facts.registrations)
-    slim = tuple(dataclasses.replace(r, schema=None, schema_locations=()) for r in facts.registrations)
-    return dataclasses.replace(facts, registrations=slim), schemas
+# What the project rules (scope "project", ``project/index.py``) read of a registration's
+# keywords and values: where the name and the toolset are written, and ``override=``.
+_PROJECT_KEYWORDS = frozenset({"name", "toolset"})
+_PROJECT_VALUES = frozenset({"override"})
 
 
-def _with_schemas(facts: model.ModuleFacts, schemas: Optional[Tuple]) -> model.ModuleFacts:
-    """``_split_schemas`` undone; with ``schemas`` None, the schemas say ``SCHEMA_NOT_LOADED``."""
-    if not facts.registrations:
+def project_view(facts: model.ModuleFacts) -> model.ModuleFacts:
+    """The facts of a module as far as the project rules read them: every registration's name,
+    toolset, locations, ``plugin``, ``has_star_args`` and ``override=``, the misplaced and
+    unread register calls, the parse error. Without schemas (``SCHEMA_NOT_LOADED``), handlers,
+    other keywords and environment reads: a tenth of the facts' bulk. A project rule that
+    reads schemas says so (``Rule.needs_schemas``) and gets the full facts."""
+    if not (facts.registrations or facts.env_reads or facts.extra):
         return facts
-    if schemas is None:
-        schemas = ((SCHEMA_NOT_LOADED, ()),) * len(facts.registrations)
-    elif not isinstance(schemas, tuple) or len(schemas) != len(facts.registrations):
-        raise ValueError("schemas do not match the registrations")
     registrations = tuple(
-        dataclasses.replace(r, schema=schema, schema_locations=locations)
-        for r, (schema, locations) in zip(facts.registrations, schemas)
+        dataclasses.replace(
+            r,
+            schema=SCHEMA_NOT_LOADED,
+            schema_locations=(),
+            handler=None,
+            check_fn=None,
+            keywords=tuple(k for k in r.keywords if k.name in _PROJECT_KEYWORDS),
+            values=tuple(item for item in r.values if item[0] in _PROJECT_VALUES),
+            override_keys=(),
+        )
+        for r in facts.registrations
     )
-    return dataclasses.replace(facts, registrations=registrations)
+    return dataclasses.replace(facts, registrations=registrations, env_reads=(), extra=())
+
+
+# An index entry's ``project``: the module's ``project_view``, module diagnostics and noqa
+# comments, as JSON lists rather than tagged objects (decoding a thousand entries is then the C
+# parser's work, not a Python hook per object): ``[module, registers_tools, [registration,
+# ...], rest]``, a registration ``[line, col, end_line, name, toolset, [[keyword, line, col,
+# value line, value col], ...], [[value name, value], ...], positional_args, has_star_args,
+# plugin]`` (name, toolset and values ``encode``d), ``rest`` the ``encode``d (misplaced calls,
+# parse error, unread register calls, diagnostics, noqa), or 0 when all are empty.
+
+
+def _project_record(facts: model.ModuleFacts, diagnostics: Tuple, noqa: Tuple) -> str:
+    _allow()
+    view = project_view(facts)
+    registrations = [
+        [
+            r.location.line,
+            r.location.col,
+            r.end_line,
+            _encode(r.name),
+            _encode(r.toolset),
+            [[k.name, k.location.line, k.location.col, k.value_location.line, k.value_location.col] for k in r.keywords],
+            [[key, _encode(value)] for key, value in r.values],
+            r.positional_args,
+            r.has_star_args,
+            r.plugin,
+        ]
+        for r in view.registrations
+    ]
+    rest_values = (view.misplaced_calls, view.parse_error, view.unread_register_calls, tuple(diagnostics), tuple(noqa))
+    rest = _encode(rest_values) if any(rest_values) else 0
+    return json.dumps([view.module, view.registers_tools, registrations, rest], separators=(",", ":"))
+
+
+def _from_project_record(text: str, path: str, sha256: str, read_modules: Tuple) -> Tuple:
+    """(project-view facts, diagnostics, noqa) of ``_project_record``'s text."""
+    _allow()
+    module, registers_tools, encoded, rest = _DECODER.decode(text)
+    Location, Keyword = model.Location, model.Keyword
+    registrations = tuple(
+        model.Registration(
+            Location(line, col),
+            end_line,
+            name,
+            toolset,
+            SCHEMA_NOT_LOADED,
+            None,
+            None,
+            tuple(Keyword(k, Location(kl, kc), Location(vl, vc)) for k, kl, kc, vl, vc in keywords),
+            tuple((key, value) for key, value in values),
+            (),
+            positional_args,
+            has_star_args,
+            (),
+            plugin,
+        )
+        for line, col, end_line, name, toolset, keywords, values, positional_args, has_star_args, plugin in encoded
+    )
+    misplaced, parse_error, unread, diagnostics, noqa = rest if rest != 0 else ((), None, (), (), ())
+    if not (isinstance(module, str) and type(registers_tools) is bool):
+        raise ValueError("not a project record")
+    facts = model.ModuleFacts(
+        path, module, sha256, registers_tools, registrations, misplaced, (), parse_error, (), unread, read_modules
+    )
+    return facts, diagnostics, noqa
+
+
+_DECODER = json.JSONDecoder(object_hook=_object_hook)
 
 
 class ResultCache:
@@ -207,6 +285,8 @@ class ResultCache:
         self.changed = False
         self.root = root
         self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
+        self._new_modules: Dict[str, str] = {}  # module files to write: name -> text
+        self._toolsets: Optional[Dict[str, Any]] = None  # toolsets.py's sha256 and facts
 
     @property
     def key(self) -> str:
@@ -227,14 +307,45 @@ class ResultCache:
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
             return {}  # another version or configuration: start afresh
+        if isinstance(data.get("toolsets"), dict):
+            self._toolsets = data["toolsets"]
         return data["files"]
 
+    def toolsets_facts(self, data: bytes, read):
+        """``read(data)``'s result (the ``ToolsetsFacts`` of toolsets.py's bytes), from the index
+        while the bytes are those it was computed from."""
+        from hermes_lint.project.toolsets_file import ToolsetDef, ToolsetsFacts
+
+        _allow()
+        _CLASSES.update(ToolsetDef=ToolsetDef, ToolsetsFacts=ToolsetsFacts)  # only here: they import the evaluator
+        sha256 = _sha256(data)
+        if self._entries is None:  # the index holds the last toolsets.py's facts too
+            self._entries = self._load()
+        entry = self._toolsets
+        if isinstance(entry, dict) and entry.get("sha256") == sha256 and isinstance(entry.get("facts"), str):
+            try:
+                facts = _DECODER.decode(entry["facts"])
+                if type(facts) is ToolsetsFacts:
+                    return facts
+            except Exception:  # corrupt or tampered: read the file again
+                pass
+        facts = read(data)
+        try:
+            text = json.dumps(_encode(facts), separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):  # a value the cache does not keep
+            self._toolsets = None
+        else:
+            self._toolsets = {"sha256": sha256, "facts": text}
+        if entry != self._toolsets:
+            self.changed = True
+        return facts
+
     def lookup(
-        self, path: str, stat: Tuple[int, ...], read_bytes, *, schemas: bool = True
+        self, path: str, stat: Tuple[int, ...], read_bytes, *, full: bool = True
     ) -> Tuple[Optional[Any], Optional[bytes]]:
         """(cached ModuleResult or None, the file's bytes if they had to be read).
 
-        ``schemas=False``: the facts come without their schemas (``SCHEMA_NOT_LOADED``)."""
+        ``full=False``: the facts are the module's ``project_view``, read from the index alone."""
         entry = self.entries.get(path)
         data = None
         if not isinstance(entry, dict):
@@ -248,15 +359,21 @@ class ResultCache:
         try:
             from hermes_lint.check.engine import ModuleResult
 
-            payload, schema_payload = entry["result"], entry["schemas"]
-            if _sha256(f"{payload}\0{schema_payload}".encode()) != entry.get("check"):
+            _allow()
+            record, name, sha256 = entry["project"], entry["full"], entry["sha256"]
+            if not (isinstance(record, str) and isinstance(name, str) and isinstance(sha256, str)):
+                raise ValueError("not an entry")
+            if zlib.crc32(f"{record}\0{name}".encode()) != entry.get("check"):
                 raise ValueError("checksum mismatch")
-            facts, diagnostics, noqa = loads(payload)
-            if not isinstance(facts, model.ModuleFacts):
-                raise ValueError("not module facts")
-            facts = _with_schemas(facts, loads(schema_payload) if schemas else None)
+            if full:
+                facts, diagnostics, noqa = _DECODER.decode(self._read_module(name))
+            else:
+                read_modules = tuple(tuple(item) for item in entry.get("read_modules", ()))
+                facts, diagnostics, noqa = _from_project_record(record, path, sha256, read_modules)
+            if not isinstance(facts, model.ModuleFacts) or facts.path != path:
+                raise ValueError("not this module's facts")
             result = ModuleResult(facts, tuple(diagnostics), tuple(noqa))
-        except Exception:  # corrupt or tampered: discard, never trust
+        except Exception:  # missing, corrupt or tampered: discard, never trust
             self.entries.pop(path, None)
             self.changed = True
             return None, data
@@ -288,15 +405,17 @@ class ResultCache:
         return True
 
     def store(self, path: str, stat: Tuple[int, ...], result: Any) -> None:
-        facts, schemas = _split_schemas(result.facts)
-        payload = json.dumps(encode((facts, result.diagnostics, result.noqa)), separators=(",", ":"))
-        schema_payload = json.dumps(encode(schemas), separators=(",", ":"))
+        _allow()
+        record = _project_record(result.facts, result.diagnostics, result.noqa)
+        text = json.dumps(_encode((result.facts, result.diagnostics, result.noqa)), separators=(",", ":"))
+        name = _sha256(text.encode())
+        self._new_modules[name] = text
         self.entries[path] = {
             "stat": list(stat),
             "sha256": result.facts.sha256,
-            "check": _sha256(f"{payload}\0{schema_payload}".encode()),
-            "result": payload,
-            "schemas": schema_payload,
+            "check": zlib.crc32(f"{record}\0{name}".encode()),
+            "project": record,
+            "full": name,
             "read_modules": [list(item) for item in result.facts.read_modules],
         }
         self.changed = True
@@ -307,15 +426,54 @@ class ResultCache:
             self.changed = True
 
     def save(self) -> None:
+        """The new module files, then the index naming them; then module files no entry names."""
         if not self.changed:
             return
-        text = json.dumps({"key": self.key, "files": self.entries}, separators=(",", ":"))
+        live = {entry.get("full") for entry in self.entries.values() if isinstance(entry, dict)}
+        new = [(name, text) for name, text in self._new_modules.items() if name in live]
+        directory = self._modules_directory() if new else None
+        if directory is not None:
+            for name, text in new:
+                self._write_module(directory, name, text)
+        self._new_modules.clear()
+        index = {"key": self.key, "files": self.entries}
+        if self._toolsets is not None:
+            index["toolsets"] = self._toolsets
+        text = json.dumps(index, separators=(",", ":"))
         self._write(INDEX_NAME, text)
         for old in _OLD_INDEX_NAMES:  # an earlier version's index: megabytes nothing reads
             try:
                 (self.directory / old).unlink()
             except OSError:
                 pass
+        self._remove_unnamed_modules(live)
+
+    def _remove_unnamed_modules(self, live) -> None:
+        """Module files that no entry of the index names any more (an edited or removed tool
+        module's earlier facts). One written in the last minute is left: another run's index,
+        about to be written, may name it."""
+        import time
+
+        directory = self.directory / MODULES_DIR_NAME
+        if not self._usable(directory):
+            return
+        cutoff = time.time() - 60
+        try:
+            with os.scandir(directory) as found:
+                for item in found:
+                    if item.name.endswith(".json") and item.name[:-5] not in live:
+                        old = cutoff
+                    elif item.name.endswith(".tmp"):  # left by a killed run
+                        old = cutoff - _ABANDONED_AFTER_SECONDS
+                    else:
+                        continue
+                    try:
+                        if item.is_symlink() or item.stat(follow_symlinks=False).st_mtime < old:
+                            os.unlink(item.path)
+                    except OSError:
+                        pass
+        except OSError:
+            pass
 
     # --- the whole project's diagnostics -------------------------------------------------
 
@@ -364,10 +522,11 @@ class ResultCache:
     # with O_EXCL | O_NOFOLLOW under fresh random names and renamed into place (a rename
     # replaces a link, never what it points to).
 
-    def _usable(self) -> bool:
-        """The cache directory is absent or a real directory (not a symbolic link to one)."""
+    def _usable(self, directory: Optional[Path] = None) -> bool:
+        """The cache directory (or ``directory`` in it) is absent or a real directory (not a
+        symbolic link to one)."""
         try:
-            mode = os.lstat(self.directory).st_mode
+            mode = os.lstat(self.directory if directory is None else directory).st_mode
         except FileNotFoundError:
             return True
         except OSError:
@@ -379,15 +538,57 @@ class ResultCache:
             raise OSError(f"{self.directory}: not a directory")
         return read_regular_file(self.directory / name, MAX_CACHE_BYTES).decode("utf-8")
 
-    def _write(self, name: str, text: str) -> None:
-        if not self._usable():
-            return
+    def _read_module(self, name: str) -> str:
+        """The text of the module file ``name`` (the sha256 of that text, checked)."""
+        if len(name) != 64 or not all(c in "0123456789abcdef" for c in name):
+            raise ValueError("not a module file name")
+        directory = self.directory / MODULES_DIR_NAME
+        if not (self._usable() and self._usable(directory)):
+            raise OSError(f"{directory}: not a directory")
+        text = read_regular_file(directory / f"{name}.json", MAX_CACHE_BYTES).decode("utf-8")
+        if _sha256(text.encode()) != name:
+            raise ValueError("module file damaged")
+        return text
+
+    def _modules_directory(self) -> Optional[Path]:
+        """The directory of module files, made if missing; None when it cannot be used."""
+        directory = self.directory / MODULES_DIR_NAME
         try:
-            self.directory.mkdir(exist_ok=True)
-            if not self._usable():  # replaced by a link since the check above
+            if not (self._prepare() and self._usable(directory)):
+                return None
+            directory.mkdir(exist_ok=True)
+        except OSError:
+            return None
+        return directory if self._usable(directory) else None  # not replaced by a link meanwhile
+
+    def _write_module(self, directory: Path, name: str, text: str) -> None:
+        """The module file ``name`` (the sha256 of ``text``), created as the index is."""
+        temporary = directory / f".{name}.{os.urandom(8).hex()}.tmp"
+        try:
+            try:
+                _create(temporary, text)
+                os.replace(temporary, directory / f"{name}.json")
+            except BaseException:
+                _unlink_quietly(temporary)  # a full disk must not collect half-written files
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self) -> bool:
+        """The cache directory, tagged and ignored by git: False when it is not usable."""
+        if not self._usable():
+            return False
+        self.directory.mkdir(exist_ok=True)
+        if not self._usable():  # replaced by a link since the check above
+            return False
+        _create_if_missing(self.directory / "CACHEDIR.TAG", CACHEDIR_TAG)
+        _create_if_missing(self.directory / ".gitignore", "*\n")
+        return True
+
+    def _write(self, name: str, text: str) -> None:
+        try:
+            if not self._prepare():
                 return
-            _create_if_missing(self.directory / "CACHEDIR.TAG", CACHEDIR_TAG)
-            _create_if_missing(self.directory / ".gitignore", "*\n")
             temporary = self.directory / f".{name}.{os.urandom(8).hex()}.tmp"
             try:
                 _create(temporary, text)
@@ -400,7 +601,7 @@ class ResultCache:
             pass  # a read-only checkout still gets its diagnostics; only the speed-up is lost
 
 
-# Far above the index of any real project (~5 KB per tool module), so that a file that fills
+# Far above the index of any real project (~0.6 KB per tool module), so that a file that fills
 # memory is a miss, never a hang.
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)

@@ -25,6 +25,7 @@ from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
 
 if TYPE_CHECKING:
+    from hermes_lint.check.cache import ResultCache
     from hermes_lint.project.toolsets_file import ToolsetsFacts
 
 UNUSED_NOQA = "HRM900"
@@ -183,15 +184,20 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
 
 
 def read_toolsets_facts(
-    source: Optional[SourceFile],
+    source: Optional[SourceFile], cache: Optional[ResultCache] = None
 ) -> Tuple[Optional[ToolsetsFacts], Tuple[Diagnostic, ...]]:
+    """(toolsets.py's facts, its parse error as diagnostics); ``cache``: a ``ResultCache`` that
+    may hold the facts of these bytes."""
     if source is None:
         return None, ()
     from hermes_lint.project.toolsets_file import read_toolsets
 
     if source.data is None:
         return None, (Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}"),)
-    facts = read_toolsets(source.data, source.path)
+    if cache is not None:
+        facts = cache.toolsets_facts(source.data, lambda data: read_toolsets(data, source.path))
+    else:
+        facts = read_toolsets(source.data, source.path)
     diagnostics: Tuple[Diagnostic, ...] = ()
     if facts.parse_error is not None:
         line, col, message = facts.parse_error
@@ -200,11 +206,11 @@ def read_toolsets_facts(
 
 
 def unsuppressed_diagnostics(
-    results: Sequence[ModuleResult], sources: ProjectSources, config: Config
+    results: Sequence[ModuleResult], sources: ProjectSources, config: Config, cache: Optional[ResultCache] = None
 ) -> List[Diagnostic]:
     """Module findings, toolsets.py's parse error and the project rules' findings, before any
     ``# noqa`` (flake8 applies noqa itself, so its plugin stops here)."""
-    toolsets_facts, toolsets_diagnostics = read_toolsets_facts(sources.toolsets)
+    toolsets_facts, toolsets_diagnostics = read_toolsets_facts(sources.toolsets, cache)
     diagnostics = list(toolsets_diagnostics)
     for result in results:
         diagnostics.extend(result.diagnostics)
@@ -228,9 +234,11 @@ def finish(
     results: Sequence[ModuleResult],
     sources: ProjectSources,
     config: Config,
+    cache: Optional[ResultCache] = None,
 ) -> List[Diagnostic]:
-    """Phase 2: project rules, then suppression, selection and HRM900."""
-    diagnostics = unsuppressed_diagnostics(results, sources, config)
+    """Phase 2: project rules, then suppression, selection and HRM900. ``cache``: a
+    ``ResultCache`` that may hold toolsets.py's facts."""
+    diagnostics = unsuppressed_diagnostics(results, sources, config, cache)
     noqa_by_path: Dict[str, Dict[int, NoqaComment]] = {
         r.facts.path: {c.line: c for c in r.noqa} for r in results
     }

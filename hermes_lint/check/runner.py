@@ -290,13 +290,22 @@ def module_results(
     jobs: Optional[int] = 1,
     use_cache: bool = False,
     check=None,
+    project_rules_only: bool = False,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
     """The per-file phase for every tool module (from the cache where unchanged), in path
     order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
-    plugin memoises per file across a run)."""
+    plugin memoises per file across a run). ``project_rules_only``: the facts are read by the
+    project rules alone, so cached ones may be their ``cache.project_view`` (as in ``run_project``)."""
     cache = _open_cache(root, config) if use_cache else None
+    schemas = not project_rules_only or _project_rules_need_schemas(config)
     with _freezing():
-        return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=True)
+        return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=schemas)
+
+
+def _project_rules_need_schemas(config: Config) -> bool:
+    from hermes_lint.check.engine import selected_rules
+
+    return any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
 
 
 def _open_cache(root: Path, config: Config) -> "ResultCache":
@@ -314,8 +323,10 @@ def _module_results(
     check,
     *,
     schemas: bool,
+    save: bool = True,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
-    """``schemas=False``: facts from the cache may come without schemas (``cache.lookup``)."""
+    """``schemas=False``: facts from the cache may be their ``cache.project_view``, without
+    schemas. ``save=False``: the cache is left for the caller to save."""
     from hermes_lint.check.engine import SourceFile, read_source
 
     results: List[Optional[ModuleResult]] = [None] * len(listing.paths)
@@ -326,7 +337,7 @@ def _module_results(
         ):
             data = None
             if cache is not None and regular and stat is not None:  # a regular file has a stat
-                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), schemas=schemas)
+                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), full=schemas)
                 if cached is not None:
                     results[position] = cached
                     continue
@@ -343,7 +354,8 @@ def _module_results(
                 cache.store(source.path, stat, result)
         if cache is not None:
             cache.prune(listing.relative)
-            cache.save()
+            if save:
+                cache.save()
         _settle()
     toolsets = read_source(root, config.toolsets_file) if listing.toolsets_stat is not None else None
     # Every position is filled by now: from the cache, or by the check.
@@ -362,15 +374,18 @@ def run_project(
         reused = cache.project_diagnostics(state)
         if reused is not None:
             return reused
-    from hermes_lint.check.engine import ProjectSources, finish, selected_rules
+    from hermes_lint.check.engine import ProjectSources, finish
 
-    # The project phase is all that reads the cached modules' facts here: their schemas are
-    # decoded only for a project rule that reads them.
-    schemas = any(rule.needs_schemas(config) for rule in selected_rules(config, "project"))
+    # The project phase is all that reads the cached modules' facts here: their full facts
+    # (schemas included) are read only for a project rule that reads schemas; else the compact
+    # entries of the index are enough (``cache.project_view``).
+    schemas = _project_rules_need_schemas(config)
     with _freezing():
-        results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas)
+        results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched, touched = _watched(root)
-        diagnostics = finish(results, ProjectSources([], toolsets, watched), config)
+        diagnostics = finish(results, ProjectSources([], toolsets, watched), config, cache)
+        if cache is not None:
+            cache.save()  # the modules checked afresh, and toolsets.py's facts
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
     # name) made the result depend on more than the stats in ``state``: not reusable.
     if cache is not None and state is not None and not touched():

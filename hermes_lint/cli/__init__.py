@@ -339,7 +339,7 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use
     )
     if not (is_toolsets or is_tool):
         return []  # not a file hermes-lint checks
-    results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache)
+    results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
     if is_toolsets:
         toolsets = own
     else:

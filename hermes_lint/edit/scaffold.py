@@ -33,7 +33,9 @@ from hermes_lint.atomic import write_atomic, write_new
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import Config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
-from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool, string_literal
+from hermes_lint.edit.literals import string_literal
+from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
+from hermes_lint.project.index import MCP_TOOLSET_PREFIX, is_mcp
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -44,8 +46,6 @@ if TYPE_CHECKING:
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 TOOLSET_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 ENV_VAR_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# The runtime treats these toolsets as MCP servers' (a re-registration replaces silently).
-MCP_TOOLSET_PREFIX = "mcp-"
 DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
 TEMPLATE_SUFFIX = ".py.tmpl"
 # Generated lines stay within this width where the generator chooses the line breaks.
@@ -137,7 +137,7 @@ def validate_toolset(toolset: str) -> None:
             f"invalid toolset name {toolset!r}: use 1-64 letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
         )
-    if toolset.startswith(MCP_TOOLSET_PREFIX):
+    if is_mcp(toolset):
         raise ScaffoldError(
             f"invalid toolset name {toolset!r}: toolsets starting with '{MCP_TOOLSET_PREFIX}' "
             "belong to MCP servers"

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Type, TypeVar, Union
 
 import libcst as cst
+
+from hermes_lint.edit.literals import string_literal, string_value
 
 TOOLSETS_NAME = "TOOLSETS"
 CORE_TOOLS_NAME = "_HERMES_CORE_TOOLS"
@@ -25,6 +27,7 @@ CORE_TOOLS_NAME = "_HERMES_CORE_TOOLS"
 INDENT = "    "
 
 Container = Union[cst.List, cst.Dict]
+_Literal = TypeVar("_Literal", cst.Dict, cst.List)
 
 
 class ToolsetsEditError(Exception):
@@ -35,13 +38,6 @@ class ToolsetsEditError(Exception):
 class ToolsetsEdit:
     source: bytes  # the new file; equal to the old one when nothing had to change
     changes: Tuple[str, ...]  # what was done, one line each, for the user
-
-
-def string_literal(text: str, quote: str = '"') -> str:
-    """``text`` as a Python string literal in ``quote`` (control characters other than newline and
-    tab must have been rejected by the caller)."""
-    body = text.replace("\\", "\\\\").replace(quote, "\\" + quote)
-    return quote + body.replace("\n", "\\n").replace("\t", "\\t") + quote
 
 
 def add_tool(
@@ -77,13 +73,7 @@ def _add_tool(
     module = _parse(source)
     lists = _ListEdits()
     changes: List[str] = []
-    toolsets = _assigned_value(module, TOOLSETS_NAME)
-    if toolsets is None:
-        raise ToolsetsEditError(f"it has no module-level `{TOOLSETS_NAME} = {{...}}` assignment")
-    if not isinstance(toolsets, cst.Dict):
-        raise ToolsetsEditError(
-            f"{TOOLSETS_NAME} is not a dict literal (it is `{_snippet(module, toolsets)}`)"
-        )
+    toolsets = _module_literal(module, TOOLSETS_NAME, cst.Dict)
     entry = _literal_entries(module, toolsets, TOOLSETS_NAME).get(toolset)
     if entry is None and not create_toolset:
         raise ToolsetsEditError(f'it has no toolset "{toolset}"')
@@ -99,13 +89,7 @@ def _add_tool(
                 label = f'{target_name} (the tools of toolset "{toolset}")'
             changes.append(lists.add(target, tool, label))
     if core:
-        core_list = _assigned_value(module, CORE_TOOLS_NAME)
-        if core_list is None:
-            raise ToolsetsEditError(f"it has no module-level `{CORE_TOOLS_NAME} = [...]` assignment")
-        if not isinstance(core_list, cst.List):
-            raise ToolsetsEditError(
-                f"{CORE_TOOLS_NAME} is not a list literal (it is `{_snippet(module, core_list)}`)"
-            )
+        core_list = _module_literal(module, CORE_TOOLS_NAME, cst.List)
         changes.append(lists.add(core_list, tool, CORE_TOOLS_NAME))
     new_module = lists.apply(module)
     return ToolsetsEdit(new_module.bytes, tuple(changes))
@@ -129,6 +113,18 @@ def _parse(source: bytes) -> cst.Module:
         raise ToolsetsEditError(f"libcst cannot parse it ({first_line})") from None
 
 
+def _module_literal(module: cst.Module, name: str, kind: Type[_Literal]) -> _Literal:
+    """The dict or list literal (``kind``) of the module-level ``name = ...``; a
+    ``ToolsetsEditError`` saying what is there instead."""
+    word, shape = ("dict", "{...}") if kind is cst.Dict else ("list", "[...]")
+    value = _assigned_value(module, name)
+    if value is None:
+        raise ToolsetsEditError(f"it has no module-level `{name} = {shape}` assignment")
+    if not isinstance(value, kind):
+        raise ToolsetsEditError(f"{name} is not a {word} literal (it is `{_snippet(module, value)}`)")
+    return value
+
+
 def _assigned_value(module: cst.Module, name: str) -> Optional[cst.BaseExpression]:
     """The value of the last module-level ``name = ...`` (or ``name: T = ...``)."""
     found = None
@@ -147,13 +143,6 @@ def _assigned_value(module: cst.Module, name: str) -> Optional[cst.BaseExpressio
     return found
 
 
-def _string_value(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
 def _literal_entries(module: cst.Module, node: cst.Dict, where: str) -> Dict[str, cst.DictElement]:
     """String key -> element of a dict literal (the last one wins, as in Python)."""
     entries: Dict[str, cst.DictElement] = {}
@@ -162,7 +151,7 @@ def _literal_entries(module: cst.Module, node: cst.Dict, where: str) -> Dict[str
             raise ToolsetsEditError(
                 f"{where} is not a plain dict literal: it spreads `{_snippet(module, element)}`"
             )
-        key = _string_value(element.key)
+        key = string_value(element.key)
         if key is None:
             raise ToolsetsEditError(
                 f"{where} has a key that is not a string literal: `{_snippet(module, element.key)}`"
@@ -219,7 +208,7 @@ class _ListEdits:
     def add(self, target: cst.List, tool: str, label: str) -> str:
         current = self.replacements.get(id(target), target)
         assert isinstance(current, cst.List)  # a list's replacement is the list edited
-        if any(_string_value(element.value) == tool for element in current.elements):
+        if any(string_value(element.value) == tool for element in current.elements):
             return f'"{tool}" is already listed in {label}'
         self.replace(target, append_element(current, cst.Element(_quoted(current, tool))))
         return f'added "{tool}" to {label}'
@@ -412,7 +401,7 @@ def _layout_models(toolsets: cst.Dict) -> Tuple[Optional[cst.Dict], Optional[cst
         for item in element.value.elements:
             if (
                 isinstance(item, cst.DictElement)
-                and _string_value(item.key) == "tools"
+                and string_value(item.key) == "tools"
                 and isinstance(item.value, cst.List)
                 and item.value.elements  # an empty list shows nothing of the layout
             ):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Set, Tuple, Union
 
+from hermes_lint.analysis.argument_reads import constant_read
 from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.reachability import exits
 
@@ -73,26 +74,8 @@ def _argument_variables(node: Union[ast.FunctionDef, ast.AsyncFunctionDef], args
 
 def _read_key(node: ast.AST, args: str) -> Optional[str]:
     """``args.get("k")``, ``args.get("k", default)`` or ``args["k"]`` -> "k"."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "get"
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == args
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
-    ):
-        return node.args[0].value
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == args
-        and isinstance(node.slice, ast.Constant)
-        and isinstance(node.slice.value, str)
-    ):
-        return node.slice.value
-    return None
+    read = constant_read(node)
+    return read[1] if read is not None and read[0] == args else None
 
 
 def _tested_values(test: ast.AST, args: str, variables: Dict[str, str]) -> Optional[Tuple[str, Set[str]]]:

@@ -12,6 +12,9 @@ from hermes_lint.model.context import ProjectContext
 from hermes_lint.model import Location, ModuleFacts, Registration
 
 CORE_TOOLS = "_HERMES_CORE_TOOLS"
+# Toolsets an MCP server fills at run time; the runtime treats them as MCP servers' (a
+# re-registration there replaces silently). The runtime's registry has the same constant.
+MCP_TOOLSET_PREFIX = "mcp-"
 
 
 class Registered(NamedTuple):
@@ -31,16 +34,18 @@ class Registered(NamedTuple):
 
 
 class Listed(NamedTuple):
-    """A tool name written in ``toolsets.py``; ``where`` is "toolset 'x'" or _HERMES_CORE_TOOLS."""
+    """A tool name written in ``toolsets.py``; ``where`` is "toolset 'x'" or _HERMES_CORE_TOOLS,
+    ``toolset`` the toolset's name (None in _HERMES_CORE_TOOLS)."""
 
     name: str
     location: Location
     where: str
+    toolset: Optional[str] = None
 
 
 def is_mcp(toolset: Any) -> bool:
     """MCP toolsets (``mcp-<server>``) are filled at run time from MCP servers."""
-    return isinstance(toolset, str) and toolset.startswith("mcp-")
+    return isinstance(toolset, str) and toolset.startswith(MCP_TOOLSET_PREFIX)
 
 
 def keyword_value_location(registration: Registration, keyword: str) -> Location:
@@ -93,18 +98,29 @@ def readable_toolsets(ctx: ProjectContext) -> Optional[Any]:
     return facts
 
 
+_last_listed: List[Any] = [None, None]  # (toolsets, listed_tools(toolsets)): asked by several rules
+
+
 def listed_tools(toolsets: Any) -> List[Listed]:
-    """Every tool name written in toolsets.py, once per place it is written."""
+    """Every tool name written in toolsets.py, once per place it is written (do not modify)."""
+    if _last_listed[0] is not toolsets:
+        _last_listed[:] = [toolsets, _listed_tools(toolsets)]
+    return _last_listed[1]
+
+
+def _listed_tools(toolsets: Any) -> List[Listed]:
     found: List[Listed] = []
     seen = set()
-    entries: List[Tuple[str, Tuple]] = [(CORE_TOOLS, tuple(getattr(toolsets, "core_tools", None) or ()))]
-    entries += [(f"toolset '{t.name}'", tuple(t.tools)) for t in toolsets.toolsets]
-    for where, tools in entries:
+    entries: List[Tuple[str, Optional[str], Tuple]] = [
+        (CORE_TOOLS, None, tuple(getattr(toolsets, "core_tools", None) or ()))
+    ]
+    entries += [(f"toolset '{t.name}'", t.name, tuple(t.tools)) for t in toolsets.toolsets]
+    for where, toolset, tools in entries:
         for name, location in tools:
             # A toolset written as `"tools": _HERMES_CORE_TOOLS` lists the same strings again.
             if (name, location) not in seen:
                 seen.add((name, location))
-                found.append(Listed(name, location, where))
+                found.append(Listed(name, location, where, toolset))
     return found
 
 

@@ -73,7 +73,7 @@ def unreachable_reason(tool: str, toolset: str, facts, listed: Iterable[str]) ->
     runtime offers it: some toolset (or ``_HERMES_CORE_TOOLS``) lists it, its toolset is defined
     and the runtime merges registered tools into it, or the runtime offers registry-only
     toolsets under their own name. ``facts``: a readable ``ToolsetsFacts``."""
-    if tool in set(listed):
+    if tool in (listed if isinstance(listed, (set, frozenset)) else set(listed)):  # asked per registration
         return None
     if facts.toolset(toolset) is not None:
         if facts.merges_registry:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple, Union
+from functools import cached_property
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from hermes_lint.evaluate import ModuleEvaluator, split_source_lines
 from hermes_lint.model.extract import parse_module
@@ -54,10 +55,15 @@ class ToolsetsFacts:
     exposes_registry_toolsets: bool = False
 
     def toolset(self, name: str) -> Optional[ToolsetDef]:
+        return self._by_name.get(name)
+
+    @cached_property
+    def _by_name(self) -> Dict[str, ToolsetDef]:
+        # Asked once per registration by the project rules: a lookup, not a scan per tool.
+        by_name: Dict[str, ToolsetDef] = {}
         for toolset in self.toolsets or ():
-            if toolset.name == name:
-                return toolset
-        return None
+            by_name.setdefault(toolset.name, toolset)  # the first of a repeated name, as a scan finds
+        return by_name
 
     def all_listed_tools(self) -> Tuple[Tuple[str, Optional[str], Location], ...]:
         """(tool, toolset, location) for every tool listed anywhere, in source order of toolsets.

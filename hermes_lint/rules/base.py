@@ -131,10 +131,12 @@ class Rule:
     def needs_schemas(cls, config: Any) -> bool:
         """A project rule that reads ``Registration.schema``/``schema_locations`` says so here.
 
-        With one file edited, the project phase of the other files runs from cached facts
-        decoded without their schemas (most of their bulk) unless a selected project rule
-        needs them; without them, ``schema`` is an ``Unresolved`` and ``schema_locations``
-        empty (``cache.SCHEMA_NOT_LOADED``).
+        With one file edited, the project phase of the other files runs from the cache's
+        compact entries (``cache.project_view``: names, toolsets, locations, ``override=``; no
+        schemas, handlers or other keywords) unless a selected project rule needs schemas; in
+        those, ``schema`` is an ``Unresolved`` (``cache.SCHEMA_NOT_LOADED``) and
+        ``schema_locations`` empty. A project rule reading more than the view keeps must say so
+        here too (``tests/test_rule_examples.py`` compares both on every rule's examples).
         """
         return False
 

@@ -4,7 +4,7 @@ import ast
 from typing import Iterator, List, Union
 
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.analysis.handlers import analyses
+from hermes_lint.analysis.handlers import unique_entries
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -101,13 +101,7 @@ class HandlerSignature(Rule):
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        seen = set()
-        for analysis in analyses(ctx):
-            entry = analysis.entry
-            # The def or the lambda the registry calls.
-            if not isinstance(entry, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or id(entry) in seen:
-                continue
-            seen.add(id(entry))
+        for analysis, entry in unique_entries(ctx):
             for problem in _signature_problems(entry):
                 yield Finding(ctx.loc(entry), f"{analysis.entry_label} {problem}")
 

@@ -4,7 +4,7 @@ import ast
 from typing import Iterator, List, Optional, Union
 
 from hermes_lint.model.context import ModuleContext, child_nodes
-from hermes_lint.analysis.handlers import analyses
+from hermes_lint.analysis.handlers import unique_entries
 from hermes_lint.rules.base import Finding, Invalid, Rule
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -25,7 +25,8 @@ class ArgsSplattedIntoFixedSignature(Rule):
     where ``args`` is the handler's first parameter, and the callee is a plain, undecorated
     function of this module. Not reported: a callee with ``**kwargs``; a callee that is not a
     module function (a class, an import, an attribute, a name the handler binds itself); a
-    decorated callee (the decorator may change the signature); an ``args`` the handler rebinds
+    callee that is not certainly the function a call of its name runs (defined twice, or
+    rebound through ``global``: the module's semantic model decides); a decorated callee (the decorator may change the signature); an ``args`` the handler rebinds
     anywhere (``args = {k: v for k, v in args.items() if k in ALLOWED}``) or whose keys it
     inspects (``set(args) - ALLOWED``, ``args.keys()``, ``for key in args``), since it may be
     filtered or validated first.
@@ -100,6 +101,22 @@ class ArgsSplattedIntoFixedSignature(Rule):
 
         registry.register(name="resize", toolset="image", schema={}, handler=_handle, check_fn=lambda: True)
         """,
+        # which function a call of `_render` runs is not known: `_use_fast` rebinds it
+        """
+        from tools.registry import registry
+
+        def _render(template):
+            return template
+
+        def _use_fast():
+            global _render
+            _render = lambda template, **options: template
+
+        def _handle(args, **kw):
+            return _render(**args)
+
+        registry.register(name="render", toolset="docs", schema={}, handler=_handle, check_fn=lambda: True)
+        """,
     ]
     invalid = [
         # a lambda handler forwards the model's arguments to a fixed signature
@@ -146,13 +163,7 @@ class ArgsSplattedIntoFixedSignature(Rule):
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
-        seen = set()
-        for analysis in analyses(ctx):
-            entry = analysis.entry
-            # The def or the lambda the registry calls.
-            if not isinstance(entry, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or id(entry) in seen:
-                continue
-            seen.add(id(entry))
+        for analysis, entry in unique_entries(ctx):
             positional = entry.args.posonlyargs + entry.args.args
             if not positional:
                 continue
@@ -231,16 +242,10 @@ def _splat_of(call: ast.Call, param: str) -> Optional[ast.keyword]:
 
 
 def _fixed_module_function(ctx: ModuleContext, name: str) -> Optional[FunctionNode]:
-    """The module's one undecorated ``def name`` without ``**kwargs``; None when unsure."""
-    index = ctx.index
-    node = index.functions.get(name)
-    if node is None or name in index.assigned or name in index.imports or name in index.classes:
-        return None
-    defs = [s for s in ctx.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
-    if defs != [node]:
-        return None  # defined twice, or conditionally: which one runs is not known
-    function = defs[0]  # node itself
-    if function.decorator_list or function.args.kwarg is not None:
+    """The undecorated module function without ``**kwargs`` that a call of ``name`` certainly
+    runs (the semantic model's ``functions``); None when unsure."""
+    function = ctx.semantic.functions.get(name)
+    if function is None or function.decorator_list or function.args.kwarg is not None:
         return None
     return function
 

@@ -109,7 +109,7 @@ class SchemaNameMismatch(Rule):
 
         import libcst as cst
 
-        from hermes_lint.edit.fix.source import string_value
+        from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.fix.transforms import replace_string
 
         registered = re.search(r"registered name (.+)$", diagnostic.message)

@@ -226,7 +226,7 @@ class RequiredNotDeclared(Rule):
         """Only where the finding is at the named string in a list literal."""
         import libcst as cst
 
-        from hermes_lint.edit.fix.source import string_value
+        from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.fix.transforms import remove_element
 
         named = re.search(r"names `(.+?)`, which", diagnostic.message)

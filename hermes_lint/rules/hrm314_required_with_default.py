@@ -147,7 +147,7 @@ class RequiredWithDefault(Rule):
         property from a constant or a ``required`` from a parameter (second example) has none."""
         import libcst as cst
 
-        from hermes_lint.edit.fix.source import string_value
+        from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.fix.transforms import remove_element
 
         path = diagnostic.path

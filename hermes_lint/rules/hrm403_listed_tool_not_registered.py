@@ -6,6 +6,7 @@ from typing import Iterator
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.index import (
     every_registration_known,
+    is_mcp,
     listed_tools,
     names_quoted_elsewhere,
     readable_toolsets,
@@ -81,6 +82,21 @@ class ListedToolNotRegistered(Rule):
             files={"toolsets.py": TOOLSETS},
             options={"known-dynamic-tools": ["web_search"]},
         ),
+        # an MCP server fills the tools of an `mcp-` toolset at run time
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")
+            """,
+            files={
+                "toolsets.py": '''
+                TOOLSETS = {
+                    "file": {"tools": ["read_file"]},
+                    "mcp-github": {"tools": ["mcp_github_search"]},
+                }
+                '''
+            },
+        ),
     ]
     invalid = [
         Invalid(
@@ -126,7 +142,7 @@ class ListedToolNotRegistered(Rule):
         candidates = [
             listed
             for listed in listed_tools(toolsets)
-            if listed.name not in names and listed.name not in dynamic and not listed.where.startswith("toolset 'mcp-")
+            if listed.name not in names and listed.name not in dynamic and not is_mcp(listed.toolset)
         ]
         if candidates and ctx.root is not None:  # registered by a plugin, the gateway, the agent loop?
             read = [module.path for module in ctx.modules] + [toolsets_path(ctx)]

@@ -177,7 +177,8 @@ class RegisteredToolNotListed(Rule):
         import libcst as cst
 
         from hermes_lint.edit.fix.edits import edit_between
-        from hermes_lint.edit.fix.source import call_keyword, string_value
+        from hermes_lint.edit.fix.source import call_keyword
+        from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
 
         path = diagnostic.path

@@ -114,10 +114,11 @@ class UndefinedToolset(Rule):
         if toolsets is None or toolsets.exposes_registry_toolsets:
             return
         defined = sorted(t.name for t in toolsets.toolsets)
+        known = set(defined)
         listed = {entry.name for entry in listed_tools(toolsets)}
         for module, registration in ctx.registrations():
             toolset = registration.toolset
-            if not isinstance(toolset, str) or toolset in defined or is_mcp(toolset):
+            if not isinstance(toolset, str) or toolset in known or is_mcp(toolset):
                 continue
             if isinstance(registration.name, str) and registration.name in listed:
                 continue  # reachable through the toolset that lists it

@@ -292,6 +292,18 @@ def test_terminal_reports_a_timeout_as_data(tool_registry):
     }
 
 
+@pytest.mark.parametrize(
+    "tool, arguments, maximum",
+    [("terminal", {"command": "true"}, 600), ("execute_code", {"code": "pass"}, 300)],
+)
+def test_a_timeout_is_seconds_from_1_to_the_tools_maximum(tool_registry, tool, arguments, maximum):
+    refused = {"error": f"timeout must be between 1 and {maximum} seconds"}
+    for timeout in (0, 0.5, maximum + 1, True, "5", None):
+        assert call(tool_registry, tool, {**arguments, "timeout": timeout}) == refused
+    for timeout in (1, maximum):
+        assert call(tool_registry, tool, {**arguments, "timeout": timeout})["exit_code"] == 0
+
+
 def test_terminal_caps_long_output_keeping_head_and_tail(tool_registry):
     command = "printf 'START'; head -c 100000 /dev/zero | tr '\\0' x; printf 'END'"
     result = call(tool_registry, "terminal", {"command": command})

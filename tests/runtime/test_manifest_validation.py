@@ -54,6 +54,13 @@ def test_the_linters_register_parameters_are_the_runtimes():
     }
 
 
+def test_the_linters_mcp_toolset_prefix_is_the_runtimes():
+    from hermes_lint.project.index import MCP_TOOLSET_PREFIX, is_mcp
+
+    assert MCP_TOOLSET_PREFIX == registry_module.MCP_TOOLSET_PREFIX
+    assert is_mcp("mcp-github") and not is_mcp("mcp_github") and not is_mcp(None)
+
+
 def test_the_generators_format_constants_are_the_runtimes():
     assert generator.FORMAT == loader.MANIFEST_FORMAT
     assert generator.FORMAT_VERSION in loader.MANIFEST_FORMAT_VERSIONS

@@ -246,13 +246,6 @@ def call_keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return None
 
 
-def string_value(node: cst.CSTNode) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
 def add_keyword(source: FixSource, path: str, call: cst.Call, text: str) -> Edit:
     """An edit adding the argument ``text`` (``is_async=True``) at the end of ``call``'s
     arguments, laid out like the last one: on its own line after a trailing comma that ends a

@@ -10,8 +10,9 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from hermes_lint.edit.fix.edits import Edit
-from hermes_lint.edit.fix.source import FixSource, add_keyword, call_keyword, first_line, string_value
-from hermes_lint.edit.toolsets_edit import append_element, string_literal
+from hermes_lint.edit.fix.source import FixSource, add_keyword, call_keyword, first_line
+from hermes_lint.edit.literals import string_literal, string_value
+from hermes_lint.edit.toolsets_edit import append_element
 
 
 def quote_of(node: cst.CSTNode) -> str:
