@@ -5,7 +5,10 @@ each other.
 and calls the methods of the others through ``self``. Each mixin subclasses ``_EvaluatorState``
 so that a type checker knows those members and their types. At run time the class adds
 nothing: ``ModuleEvaluator.__init__`` sets the attributes, the mixins implement the methods,
-and the declarations below exist for the type checker only.
+and the declarations below exist for the type checker only. They are abstract there, so a
+method declared here that no part implements makes every ``ModuleEvaluator(...)`` a type error.
+Other evaluators (of imported modules, owners of imported functions) are typed
+``_EvaluatorState`` too: what one evaluator uses of another is declared here.
 """
 
 from __future__ import annotations
