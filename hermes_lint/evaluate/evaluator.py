@@ -31,13 +31,11 @@ from .syntax import (
 from .text import _Text
 from .values import (
     _ITERATOR_TYPES,
-    _PYTHON_ERRORS,
     _SCALAR_TYPES,
     _budget,
     _BuiltinRef,
     _Frame,
     _FunctionRef,
-    _raises,
     _Refusal,
 )
 
@@ -399,16 +397,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             raise _Refusal(f"unsupported expression: {what}", node)
         try:
             return handler(self, node)
-        except _Refusal as refusal:
-            if refusal.node is None:
-                refusal.node = node
-            raise
-        except RecursionError:
-            raise
-        except HoleUsed as error:
-            raise self._hole_used(error, node) from None
-        except _PYTHON_ERRORS as error:
-            raise _Refusal(_raises(error), node, raises=True) from None
+        except Exception as error:
+            raise self._as_refusal(error, node) from None
 
     def _value(self, node: ast.AST) -> Any:
         """``_eval`` with the fast path for literals (the bulk of a schema; they cost no step)."""

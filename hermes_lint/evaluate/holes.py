@@ -22,7 +22,7 @@ from ..model import Hole, HoleUsed
 from .limits import BUDGET_EXCEEDED
 from .state import _EvaluatorState
 from .syntax import _root_name
-from .values import _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned
+from .values import _PYTHON_ERRORS, _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned, _raises
 
 # Calls that read one environment variable: NAME, or NAME and a default.
 _ENVIRONMENT_GETTERS = frozenset({"os.getenv", "os.environ.get"})
@@ -69,8 +69,21 @@ class _Holes(_EvaluatorState):
         if hole is not None:
             raise self._refuse_hole(hole, node)
 
-    def _hole_used(self, error: HoleUsed, node) -> _Refusal:
-        return self._refuse_hole(error.hole, node)
+    def _as_refusal(self, error: Exception, node: ast.AST) -> Exception:
+        """What ``error``, raised while evaluating ``node``, is raised as: a refusal located at
+        ``node`` when it has no place yet; a used hole refused there; a Python error (certainly
+        raised by the code) a refusal that says so; a recursion error, or anything else, as it is."""
+        if isinstance(error, _Refusal):
+            if error.node is None:
+                error.node = node
+            return error
+        if isinstance(error, RecursionError):
+            return error
+        if isinstance(error, HoleUsed):
+            return self._refuse_hole(error.hole, node)
+        if isinstance(error, _PYTHON_ERRORS):
+            return _Refusal(_raises(error), node, raises=True)
+        return error
 
     # --- templates ------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ContextManager, Dict, List, Optional, Seq
 if TYPE_CHECKING:  # pragma: no cover
     from abc import abstractmethod
 
-    from ..model import Hole, HoleUsed, Location
+    from ..model import Hole, Location
     from .evaluator import ModuleEvaluator
     from .module_index import _Binding, _BindingIndex
     from .project import ParsedProjectModule, ProjectModules
@@ -137,7 +137,7 @@ class _EvaluatorState:
         @abstractmethod
         def _refuse_hole_arguments(self, arguments: _Arguments, node: Optional[ast.AST]) -> None: ...
         @abstractmethod
-        def _hole_used(self, error: HoleUsed, node: Optional[ast.AST]) -> _Refusal: ...
+        def _as_refusal(self, error: Exception, node: ast.AST) -> Exception: ...
         @abstractmethod
         def _environment_read(self, reached: str, arguments: _Arguments, node: ast.AST) -> Hole: ...
         @abstractmethod

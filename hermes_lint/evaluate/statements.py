@@ -5,16 +5,14 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List, Sequence
 
-from ..model import Hole, HoleUsed
+from ..model import Hole
 from .state import _EvaluatorState
 from .syntax import _STATEMENT_WORDS
 from .values import (
     _BREAK,
     _CONTINUE,
     _PLAIN_CONTAINERS,
-    _PYTHON_ERRORS,
     _SCALAR_TYPES,
-    _raises,
     _Refusal,
     _Returned,
     _type_name,
@@ -36,16 +34,8 @@ class _Statements(_EvaluatorState):
                     outcome = self._exec_if(stmt, statements[position + 1:])
                 else:
                     outcome = handler(self, stmt)
-            except _Refusal as refusal:
-                if refusal.node is None:
-                    refusal.node = stmt
-                raise
-            except RecursionError:
-                raise
-            except HoleUsed as error:
-                raise self._hole_used(error, stmt) from None
-            except _PYTHON_ERRORS as error:
-                raise _Refusal(_raises(error), stmt, raises=True) from None
+            except Exception as error:
+                raise self._as_refusal(error, stmt) from None
             if outcome is not None:
                 return outcome
         return None
