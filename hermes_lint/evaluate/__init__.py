@@ -35,6 +35,7 @@ returned each time it is asked for. Callers must not mutate results (copy them f
 
 Layout (``ModuleEvaluator`` is assembled from one mixin per concern):
 
+- ``state``: what the mixins share, typed: the attributes, and the methods they call on each other
 - ``evaluator``: the public entry points, module names and scopes, the node dispatch table
 - ``module_index``: what the module binds, and whether anything rebinds or mutates it
 - ``expressions``, ``operators``, ``text``: expression handlers

@@ -15,6 +15,7 @@ from .limits import (
     MAX_RESULT_ITEMS,
     MAX_STR_CHARS,
 )
+from .state import _EvaluatorState
 from .values import (
     _NUMBER_TYPES,
     _PLAIN_CONTAINERS,
@@ -26,7 +27,7 @@ from .values import (
 )
 
 
-class _Bounds:
+class _Bounds(_EvaluatorState):
     """Step budget, size caps and result checks (a mixin of ModuleEvaluator)."""
 
     def _tick(self, steps: int = 1) -> None:

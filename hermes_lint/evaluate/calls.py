@@ -11,7 +11,8 @@ from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .limits import ITEMS_PER_STEP, MAX_CALL_DEPTH
 from .methods import _METHODS
 from .module_index import _is_environment
-from .syntax import _dotted, _path_from_root, _root_name
+from .state import _EvaluatorState
+from .syntax import FunctionNode, _dotted, _path_from_root, _root_name
 from .values import (
     _SCALAR_TYPES,
     _Arguments,
@@ -25,7 +26,7 @@ from .values import (
 )
 
 
-class _Calls:
+class _Calls(_EvaluatorState):
     """Call handling (a mixin of ModuleEvaluator)."""
 
     def _eval_call(self, node: ast.Call) -> Any:
@@ -149,8 +150,9 @@ class _Calls:
         return _Arguments(positional, positional_nodes, keywords, keyword_nodes)
 
     def _call_function(self, ref: _FunctionRef, arguments: _Arguments, node) -> Any:
-        if ref.owner is not None and ref.owner is not self:
-            return self._call_foreign(ref, arguments, node)
+        owner = ref.owner
+        if owner is not None and owner is not self:
+            return self._call_foreign(owner, ref, arguments, node)
         fdef = ref.node
         name = ref.name
         if fdef.decorator_list:
@@ -176,7 +178,7 @@ class _Calls:
             self._depth -= 1
         return outcome.value if outcome.__class__ is _Returned else None
 
-    def _bind_parameters(self, fdef: ast.FunctionDef, arguments: _Arguments) -> dict:
+    def _bind_parameters(self, fdef: FunctionNode, arguments: _Arguments) -> dict:
         spec = fdef.args
         name = fdef.name
         positional_params = spec.posonlyargs + spec.args

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..model import Hole, HoleUsed, Unresolved
 from .bounds import _Bounds
@@ -20,6 +20,8 @@ from .operators import _Operators
 from .statements import _Statements
 from .syntax import (
     _EXPRESSION_WORDS,
+    FunctionNode,
+    Positioned,
     _analyse_function,
     _child_statements,
     _end,
@@ -29,15 +31,16 @@ from .syntax import (
 from .text import _Text
 from .values import (
     _ITERATOR_TYPES,
-    _PYTHON_ERRORS,
     _SCALAR_TYPES,
     _budget,
     _BuiltinRef,
     _Frame,
     _FunctionRef,
-    _raises,
     _Refusal,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .project import ParsedProjectModule, ProjectModules
 
 
 class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
@@ -57,7 +60,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         total_step_budget: Optional[int] = None,
         module: str = "",
         is_package: bool = False,
-        project: Optional[Any] = None,
+        project: Optional[ProjectModules] = None,
         chain: Tuple[str, ...] = (),
         located: bool = True,
     ):
@@ -72,33 +75,50 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         self._project = project
         self._chain = chain or ((module,) if module else ())
         self._located = located
-        self._foreign: Dict[str, Any] = {}  # dotted name -> evaluator of that project module, or None
-        self._read_modules: Dict[str, str] = {}  # relative path -> sha256 of each module read
-        self._inspected_modules: Dict[str, str] = {}  # ... of each module only looked into
-        self._source: Tuple[str, str] = ("", "")  # (relative path, sha256) of a foreign module
+        self._foreign = {}  # dotted name -> evaluator of that project module, or None
+        self._read_modules = {}  # relative path -> sha256 of each module read
+        self._inspected_modules = {}  # ... of each module only looked into
+        self._source = ("", "")  # (relative path, sha256) of a foreign module
         self._step_budget = step_budget
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
-        self._index: Optional[_BindingIndex] = None
-        self._kinds: Dict[str, tuple] = {}  # name -> classification (see _classify)
+        self._index = None
+        self._kinds = {}  # name -> classification (see _classify)
         # Partial evaluation (holes allowed) and strict evaluation give different values for
         # the same constant (`not [f()]`): each mode has its own caches.
         self._partial_mode = False
-        self._caches: Dict[bool, Tuple[dict, dict]] = {False: ({}, {}), True: ({}, {})}
-        self._constants: Dict[str, tuple] = self._caches[False][0]  # name -> (True, value) | (False, _Refusal)
-        self._defaults: Dict[tuple, tuple] = self._caches[False][1]  # (function node, slot) -> same
-        self._in_progress: Set[str] = set()
-        self._infos: Dict[ast.AST, _FunctionInfo] = {}
-        self._meta: Dict[int, tuple] = {}  # id(container) -> (container, key/item locations)
-        self._plain_checked: Dict[int, Any] = {}
-        self._shared: Tuple[Any, Dict[int, str]] = (None, {})
-        self._encoded_lines: Dict[int, bytes] = {}
-        self._nested: Dict[ast.AST, tuple] = {}  # statement -> its nested statements, sorted
+        self._caches = {False: ({}, {}), True: ({}, {})}
+        self._constants = self._caches[False][0]  # name -> (True, value) | (False, _Refusal)
+        self._defaults = self._caches[False][1]  # (function node, slot) -> same
+        self._in_progress = set()
+        self._infos = {}
+        self._meta = {}  # id(container) -> (container, key/item locations)
+        self._plain_checked = {}
+        self._shared = (None, {})
+        self._encoded_lines = {}
+        self._nested = {}  # statement -> its nested statements, sorted
         # state of the evaluation in progress
-        self._frame: Optional[_Frame] = None
-        self._now: Optional[Tuple[int, int]] = None  # module "time" of execution; None = after import
+        self._frame = None
+        self._now = None  # module "time" of execution; None = after import
         self._steps = 0
         self._total = 0
         self._depth = 0
+
+    def _evaluator_of(self, absolute: str, parsed: ParsedProjectModule) -> ModuleEvaluator:
+        """An evaluator of project module ``absolute`` for the names this module imports from it
+        (see ``imports``): its values carry no locations, its import chain is one longer."""
+        relative, sha256, tree, lines = parsed
+        foreign = self.__class__(
+            tree,
+            lines,
+            step_budget=self._step_budget,
+            module=absolute,
+            is_package=relative.endswith("__init__.py"),
+            project=self._project,
+            chain=self._chain + (absolute,),
+            located=False,
+        )
+        foreign._source = (relative, sha256)
+        return foreign
 
     def evaluate(self, node: ast.expr, *, partial: bool = False) -> Any:
         """The value of ``node`` (an expression of this module), or an ``Unresolved``.
@@ -204,8 +224,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             owner, node = index.global_declarations[name]
             return ("refused", f"{name} is declared global in function {owner} (line {node.lineno})", node)
         if index.dynamic is not None:
-            what, node = index.dynamic
-            return ("refused", f"module names are changed dynamically ({what} at line {node.lineno})", node)
+            what, call = index.dynamic
+            return ("refused", f"module names are changed dynamically ({what} at line {call.lineno})", call)
         first = bindings[0]
         if len(bindings) > 1:
             second = bindings[1]
@@ -275,12 +295,13 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
     def _constant_value(self, name: str, binding: _Binding, node) -> Any:
         cached = self._constants.get(name)
         if cached is None:
+            assert binding.value is not None  # a constant is bound by an assignment (see _classify)
             cached = self._constants[name] = self._compute_cached(name, binding.value, binding.node)
         if cached[0]:
             return cached[1]
         raise _copy_of(cached[1])
 
-    def _compute_cached(self, key: Any, expression: ast.expr, at: ast.AST) -> tuple:
+    def _compute_cached(self, key: Any, expression: ast.expr, at: Positioned) -> Tuple[bool, Any]:
         """Evaluate a module-level expression once, in module scope at its own point of the
         module, with a fresh budget (so the cached result never depends on who asked first)."""
         if key in self._in_progress:
@@ -305,13 +326,13 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             self._frame, self._now, self._depth = saved[0], saved[1], saved[3]
             self._steps = saved[2] + 1
 
-    def _context_of(self, node: ast.AST) -> Tuple[Optional[Tuple[int, int]], Optional[_Frame]]:
+    def _context_of(self, node: ast.expr) -> Tuple[Optional[Tuple[int, int]], Optional[_Frame]]:
         """When ``node`` runs: at its place in the module, or (inside a function body) after
         import, with the function's own variables unknown."""
         if not hasattr(node, "lineno"):
             return None, None
         position = _start(node)
-        parent: ast.AST = self._tree
+        parent: Union[ast.Module, ast.stmt] = self._tree
         frame = None
         deferred = False
         while True:
@@ -328,7 +349,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             parent = stmt
         return (None if deferred else position), frame
 
-    def _statements_of(self, parent: ast.AST) -> Tuple[List[ast.stmt], List[Tuple[int, int]]]:
+    def _statements_of(self, parent: Union[ast.Module, ast.stmt]) -> Tuple[List[ast.stmt], List[Tuple[int, int]]]:
         """The statements directly nested in ``parent``, in source order, with their starts."""
         cached = self._nested.get(parent)
         if cached is None:
@@ -360,7 +381,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             frame = frame.parent
         return False
 
-    def _function_info(self, fdef) -> _FunctionInfo:
+    def _function_info(self, fdef: FunctionNode) -> _FunctionInfo:
         info = self._infos.get(fdef)
         if info is None:
             info = self._infos[fdef] = _analyse_function(fdef)
@@ -376,16 +397,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             raise _Refusal(f"unsupported expression: {what}", node)
         try:
             return handler(self, node)
-        except _Refusal as refusal:
-            if refusal.node is None:
-                refusal.node = node
-            raise
-        except RecursionError:
-            raise
-        except HoleUsed as error:
-            raise self._hole_used(error, node) from None
-        except _PYTHON_ERRORS as error:
-            raise _Refusal(_raises(error), node, raises=True) from None
+        except Exception as error:
+            raise self._as_refusal(error, node) from None
 
     def _value(self, node: ast.AST) -> Any:
         """``_eval`` with the fast path for literals (the bulk of a schema; they cost no step)."""

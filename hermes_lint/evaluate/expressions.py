@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator, List, Set, Tuple
+from typing import Any, Dict, Iterator, List, Set, Tuple, Union, cast
 
 from ..model import Hole
 from .limits import ITEMS_PER_STEP, MAX_ITEMS
+from .state import _EvaluatorState
 from .syntax import _target_names
 from .values import (
     _ITERABLE_TYPES,
@@ -19,7 +20,7 @@ from .values import (
 )
 
 
-class _Expressions:
+class _Expressions(_EvaluatorState):
     """Expression handlers (a mixin of ModuleEvaluator)."""
 
     def _eval_constant(self, node: ast.Constant) -> Any:
@@ -63,11 +64,10 @@ class _Expressions:
         items: list = []
         table: list = []
         for element in elts:
-            cls = element.__class__
-            if cls is ast.Constant:
+            if element.__class__ is ast.Constant:
                 items.append(element.value)
                 table.append(element)
-            elif cls is ast.Starred:
+            elif element.__class__ is ast.Starred:
                 source = self._eval(element.value)
                 values = self._materialize(source, element.value, ordered)
                 items.extend(values)
@@ -102,7 +102,7 @@ class _Expressions:
             return -operand
         if op is ast.UAdd:
             return +operand
-        return ~operand
+        return ~cast(Any, operand)  # a float raises TypeError here, as in Python (a refusal)
 
     def _eval_bool_op(self, node: ast.BoolOp) -> Any:
         is_and = node.op.__class__ is ast.And
@@ -119,7 +119,7 @@ class _Expressions:
     def _eval_if_exp(self, node: ast.IfExp) -> Any:
         return self._eval(node.body if self._truth(self._eval(node.test)) else node.orelse)
 
-    def _eval_compare(self, node: ast.Compare) -> bool:
+    def _eval_compare(self, node: ast.Compare) -> Union[bool, Hole]:
         left = self._eval(node.left)
         for op, right_node in zip(node.ops, node.comparators):
             right = self._eval(right_node)
@@ -133,7 +133,7 @@ class _Expressions:
             left = right
         return True
 
-    def _compare(self, op: ast.cmpop, left: Any, right: Any) -> bool:
+    def _compare(self, op: ast.cmpop, left: Any, right: Any) -> Union[bool, Hole]:
         if left.__class__ is Hole or right.__class__ is Hole:
             return self._template_compare(op, left, right)
         cls = op.__class__
@@ -201,7 +201,7 @@ class _Expressions:
             self._remember(result, table[part])
         return result
 
-    def _eval_list_comp(self, node: ast.ListComp) -> list:
+    def _eval_list_comp(self, node: Union[ast.ListComp, ast.GeneratorExp]) -> list:
         items: list = []
         table: list = []
         # `[t for t in TOOLS if ...]`: each item is the source item itself, keep its location
@@ -262,16 +262,16 @@ class _Expressions:
             _target_names(generator.target, names)
         first = self._eval(generators[0].iter)  # the first iterable runs in the enclosing scope
         saved = self._frame
-        self._frame = _Frame(saved.owner if saved else None, names, {}, saved)
+        frame = self._frame = _Frame(saved.owner if saved else None, names, {}, saved)
         try:
-            self._comprehension_level(generators, 0, first, emit, ordered)
+            self._comprehension_level(generators, 0, first, emit, ordered, frame.values)
         finally:
             self._frame = saved
 
-    def _comprehension_level(self, generators, level, iterable, emit, ordered) -> None:
+    def _comprehension_level(self, generators, level, iterable, emit, ordered, values: Dict[str, Any]) -> None:
+        """One ``for`` of a comprehension; ``values``: the comprehension's own variables."""
         generator = generators[level]
         last = level == len(generators) - 1
-        values = self._frame.values
         for item, location in self._items_with_locations(iterable, generator.iter, ordered):
             self._tick()
             self._assign_target(generator.target, item, values)
@@ -280,7 +280,7 @@ class _Expressions:
                     emit(location)
                 else:
                     inner = generators[level + 1]
-                    self._comprehension_level(generators, level + 1, self._eval(inner.iter), emit, ordered)
+                    self._comprehension_level(generators, level + 1, self._eval(inner.iter), emit, ordered, values)
 
     def _items_with_locations(self, iterable, node, ordered) -> Iterator[Tuple[Any, Any]]:
         source = self._iterable(iterable, node, ordered)
@@ -315,10 +315,9 @@ class _Expressions:
 
     def _assign_target(self, target: ast.AST, value: Any, scope: dict) -> None:
         """Bind a loop/comprehension target: a name or (nested) tuples of names."""
-        cls = target.__class__
-        if cls is ast.Name:
+        if target.__class__ is ast.Name:
             scope[target.id] = value
-        elif cls is ast.Tuple or cls is ast.List:
+        elif target.__class__ is ast.Tuple or target.__class__ is ast.List:
             if any(e.__class__ is ast.Starred for e in target.elts):
                 raise _Refusal("starred assignment target", target)
             items = self._materialize(value, target)
@@ -327,5 +326,5 @@ class _Expressions:
             for element, item in zip(target.elts, items):
                 self._assign_target(element, item, scope)
         else:
-            raise _Refusal(f"assignment to {cls.__name__.lower()}", target)
+            raise _Refusal(f"assignment to {target.__class__.__name__.lower()}", target)
 

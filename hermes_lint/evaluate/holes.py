@@ -16,12 +16,13 @@ template and the runtime imports the module instead (see ``hermes_lint.manifest_
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any, List, Optional, Sequence
 
 from ..model import Hole, HoleUsed
 from .limits import BUDGET_EXCEEDED
+from .state import _EvaluatorState
 from .syntax import _root_name
-from .values import _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned
+from .values import _PYTHON_ERRORS, _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned, _raises
 
 # Calls that read one environment variable: NAME, or NAME and a default.
 _ENVIRONMENT_GETTERS = frozenset({"os.getenv", "os.environ.get"})
@@ -30,7 +31,7 @@ _ENVIRONMENT_GETTERS = frozenset({"os.getenv", "os.environ.get"})
 _TEMPLATE_BUILTINS = frozenset({"int", "float", "str", "bool"})
 
 
-class _Holes:
+class _Holes(_EvaluatorState):
     """Partial evaluation (a mixin of ModuleEvaluator)."""
 
     def _partial(self, node: ast.AST) -> Any:
@@ -68,8 +69,21 @@ class _Holes:
         if hole is not None:
             raise self._refuse_hole(hole, node)
 
-    def _hole_used(self, error: HoleUsed, node) -> _Refusal:
-        return self._refuse_hole(error.hole, node)
+    def _as_refusal(self, error: Exception, node: ast.AST) -> Exception:
+        """What ``error``, raised while evaluating ``node``, is raised as: a refusal located at
+        ``node`` when it has no place yet; a used hole refused there; a Python error (certainly
+        raised by the code) a refusal that says so; a recursion error, or anything else, as it is."""
+        if isinstance(error, _Refusal):
+            if error.node is None:
+                error.node = node
+            return error
+        if isinstance(error, RecursionError):
+            return error
+        if isinstance(error, HoleUsed):
+            return self._refuse_hole(error.hole, node)
+        if isinstance(error, _PYTHON_ERRORS):
+            return _Refusal(_raises(error), node, raises=True)
+        return error
 
     # --- templates ------------------------------------------------------------------------
 
@@ -131,7 +145,7 @@ _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exce
 _TEMPLATE_EXCEPTIONS = frozenset({"Exception", "ValueError", "TypeError", "ArithmeticError", "LookupError", "KeyError"})
 
 
-class _Branches:
+class _Branches(_EvaluatorState):
     """Splitting on a condition the environment decides (a mixin of ModuleEvaluator)."""
 
     def _template_compare(self, op: ast.cmpop, left: Any, right: Any) -> Hole:
@@ -150,7 +164,7 @@ class _Branches:
                     return Hole(hole.reason, hole.location, template if cls is ast.Eq else {"not": template})
         raise self._refuse_hole(hole)
 
-    def _split(self, condition: Hole, stmt: ast.If, rest: list) -> Any:
+    def _split(self, condition: Hole, stmt: ast.If, rest: Sequence[ast.stmt]) -> Any:
         """``if`` on a templated hole inside a function: run both ways to their ``return``.
 
         Only where the two ways cannot see each other's effects: every local is immutable when
@@ -182,7 +196,7 @@ class _Branches:
         if names is None or handler.name is not None or not set(names) <= _TEMPLATE_EXCEPTIONS:
             return value
         frame = self._frame
-        saved = dict(frame.values) if frame is not None else None
+        saved = dict(frame.values) if frame is not None else {}  # no frame: nothing to restore
         try:
             fallback = self._execute(handler.body)
         except _Refusal:
@@ -223,13 +237,12 @@ class _Branches:
         return origin[0] == "import" and origin[1].origin == "logging"
 
 
-def _exception_names(node: Any) -> Any:
+def _exception_names(node: Optional[ast.expr]) -> Optional[List[str]]:
     if node is None:
         return None
     elements = node.elts if node.__class__ is ast.Tuple else [node]
-    if not all(element.__class__ is ast.Name for element in elements):
-        return None
-    return sorted(element.id for element in elements)
+    names = [element.id for element in elements if element.__class__ is ast.Name]
+    return sorted(names) if len(names) == len(elements) else None
 
 
 def _is_frozen(value: Any) -> bool:

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import ast
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
-from .project import MAX_IMPORT_DEPTH, absolute_module
-from .values import _FunctionRef, _Refusal
+from .project import MAX_IMPORT_DEPTH, ProjectModules, absolute_module
+from .state import _EvaluatorState
+from .values import _Arguments, _FunctionRef, _Refusal
 
-_MISSING = object()
+if TYPE_CHECKING:  # pragma: no cover
+    from .evaluator import ModuleEvaluator
+    from .syntax import FunctionNode
 
 
-class _Imports:
+class _Imports(_EvaluatorState):
     """Cross-module evaluation (a mixin of ModuleEvaluator)."""
 
-    def read_modules(self, inspected: bool = False) -> dict:
+    def read_modules(self, inspected: bool = False) -> Dict[str, str]:
         """``{relative path: sha256}`` of every project file a value was read from, transitively;
         with ``inspected``, also the files only looked into (``imported_function``)."""
         found = dict(self._read_modules)
@@ -33,7 +36,7 @@ class _Imports:
                 found.update(foreign.read_modules(inspected))
         return found
 
-    def imported_function(self, name: str) -> Optional[tuple]:
+    def imported_function(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str]]]:
         """``(def node, imports of its module)`` when module-level ``name`` is imported from a
         function of another project module, else None."""
         kind = self._classify(name)
@@ -67,7 +70,7 @@ class _Imports:
             raise _Refusal(refusal, node)
         return foreign._export(attr, self, node)
 
-    def _foreign_module(self, module: str, node, record: bool = True) -> Optional[Any]:
+    def _foreign_module(self, module: str, node, record: bool = True) -> Optional[ModuleEvaluator]:
         """The evaluator of project module ``module``; ``record``: a value is read from it (else
         it is only looked into), which ``read_modules`` reports."""
         if self._project is None:
@@ -75,9 +78,9 @@ class _Imports:
         absolute = absolute_module(module, self._module, self._is_package)
         if absolute is None:
             return None
-        foreign = self._foreign.get(absolute, _MISSING)
-        if foreign is _MISSING:
-            foreign = self._foreign[absolute] = self._new_foreign(absolute, node)
+        foreign = self._foreign.get(absolute)
+        if foreign is None and absolute not in self._foreign:
+            foreign = self._foreign[absolute] = self._new_foreign(self._project, absolute, node)
             if foreign is None:
                 # No module of the project, or one that cannot be parsed: what is found here
                 # changes when such a file appears or is mended (``read_modules(inspected=True)``).
@@ -87,30 +90,19 @@ class _Imports:
             (self._read_modules if record else self._inspected_modules)[relative] = sha256
         return foreign
 
-    def _new_foreign(self, absolute: str, node) -> Optional[Any]:
+    def _new_foreign(self, project: ProjectModules, absolute: str, node) -> Optional[ModuleEvaluator]:
         if absolute in self._chain:
             raise _Refusal(f"import cycle through module {absolute}", node)
         foreign = None
-        path = self._project.path_of(absolute)
+        path = project.path_of(absolute)
         if path is not None and len(self._chain) >= MAX_IMPORT_DEPTH:
             raise _Refusal(f"module {absolute} is more than {MAX_IMPORT_DEPTH} imports away", node)
-        parsed = self._project.parsed(path) if path is not None else None
+        parsed = project.parsed(path) if path is not None else None
         if parsed is not None:
-            relative, sha256, tree, lines = parsed
-            foreign = self.__class__(
-                tree,
-                lines,
-                step_budget=self._step_budget,
-                module=absolute,
-                is_package=relative.endswith("__init__.py"),
-                project=self._project,
-                chain=self._chain + (absolute,),
-                located=False,
-            )
-            foreign._source = (relative, sha256)
+            foreign = self._evaluator_of(absolute, parsed)
         return foreign
 
-    def _export(self, attr: str, importer: Any, node) -> Any:
+    def _export(self, attr: str, importer: _EvaluatorState, node) -> Any:
         """Module-level ``attr`` of this module, as ``importer`` sees it once this module is imported."""
         with importer._working_in(self, node):
             kind = self._classify(attr)
@@ -120,13 +112,13 @@ class _Imports:
                 raise _Refusal(f"{attr} is not defined at module level")
             return self._global(attr, None)
 
-    def _call_foreign(self, ref: _FunctionRef, arguments: Any, node) -> Any:
-        """Call a function of another project module with this evaluator's depth and budget."""
-        with self._working_in(ref.owner, node):
-            return ref.owner._call_function(ref, arguments, None)
+    def _call_foreign(self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node) -> Any:
+        """Call a function of another project module (``owner``) with this evaluator's depth and budget."""
+        with self._working_in(owner, node):
+            return owner._call_function(ref, arguments, None)
 
     @contextmanager
-    def _working_in(self, foreign: Any, node) -> Iterator[None]:
+    def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
         saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth)
@@ -142,7 +134,7 @@ class _Imports:
             foreign._frame, foreign._now, foreign._steps, foreign._depth = saved
             foreign._set_mode(former_mode)
 
-    def _refusal_from(self, foreign: Any, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
+    def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
         reason = refusal.reason
         if refusal.function is not None:
             reason = f"{reason} (in {refusal.function})"

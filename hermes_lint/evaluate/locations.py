@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..model import Location
 from .limits import MAX_RESULT_ITEMS
+from .state import _EvaluatorState
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -22,7 +22,7 @@ def split_source_lines(source: str) -> List[str]:
     return _LINE_BREAK.split(source)
 
 
-class _Locations:
+class _Locations(_EvaluatorState):
     """Location tables of the containers an evaluator builds (a mixin of ModuleEvaluator)."""
 
     def locations_of(self, value: Any) -> Dict[tuple, Location]:
@@ -45,7 +45,9 @@ class _Locations:
                     child_path = path + (key,)
                     node = table.get(key) if table is not None else None
                     if node is not None:
-                        result[child_path] = self._location(node)
+                        location = self._location(node)
+                        if location is not None:  # a module evaluated for another file has none
+                            result[child_path] = location
                     if child.__class__ in (dict, list, tuple):
                         stack.append((child, child_path))
             elif cls is list or cls is tuple:
@@ -53,12 +55,15 @@ class _Locations:
                     child_path = path + (position,)
                     node = table[position] if table is not None and position < len(table) else None
                     if node is not None:
-                        result[child_path] = self._location(node)
+                        location = self._location(node)
+                        if location is not None:  # a module evaluated for another file has none
+                            result[child_path] = location
                     if child.__class__ in (dict, list, tuple):
                         stack.append((child, child_path))
         return result
 
-    def _location(self, node: Optional[ast.AST]) -> Optional[Location]:
+    def _location(self, node: Any) -> Optional[Location]:
+        """Where ``node`` (a syntax node or None) is; None for a node without a position."""
         if node is None or not hasattr(node, "lineno") or not self._located:
             return None
         return Location(node.lineno, self._char_column(node.lineno, node.col_offset))

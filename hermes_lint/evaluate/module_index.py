@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from itertools import repeat
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from hermes_lint.model.context import child_nodes
 
@@ -14,6 +14,8 @@ from .syntax import (
     ELEMENT_OF,
     HOLDS,
     IS,
+    FunctionNode,
+    Positioned,
     _access_path,
     _analyse_function,
     _expression_roots,
@@ -58,12 +60,20 @@ class _Binding:
 
     __slots__ = ("kind", "node", "value", "top_level", "origin", "aliases")
 
-    def __init__(self, kind, node, value=None, top_level=False, origin=None, aliases=()):
+    def __init__(
+        self,
+        kind: str,
+        node: Positioned,
+        value: Optional[ast.expr] = None,
+        top_level: bool = False,
+        origin: str = "",
+        aliases: Tuple[str, ...] = (),
+    ):
         self.kind = kind  # assign, annassign, unpack, augassign, for, with, import, def, ...
         self.node = node  # the statement (or expression) that binds
         self.value = value  # the expression the name takes, for assignments
         self.top_level = top_level  # directly in the module body, not inside if/try/for/...
-        self.origin = origin  # imports: the dotted thing imported
+        self.origin = origin  # imports: the dotted thing imported (other bindings: "")
         self.aliases = aliases  # chained assignment: every name bound to the same object
 
 
@@ -85,16 +95,16 @@ class _BindingIndex:
 
     def __init__(self, tree: ast.Module, source_lines: Optional[List[str]]):
         self.bindings: Dict[str, List[_Binding]] = {}
-        self.mutations: Dict[str, List[ast.AST]] = {}
-        self.global_declarations: Dict[str, Tuple[str, ast.AST]] = {}
-        self.star_imports: List[ast.AST] = []
-        self.dynamic: Optional[Tuple[str, ast.AST]] = None  # globals()/exec() at module level
+        self.mutations: Dict[str, List[Positioned]] = {}
+        self.global_declarations: Dict[str, Tuple[str, ast.Global]] = {}
+        self.star_imports: List[ast.ImportFrom] = []
+        self.dynamic: Optional[Tuple[str, ast.Call]] = None  # globals()/exec() at module level
         # module-level calls of plain names (and name decorators): what they run may mutate globals
         # (function, call node, arguments, the module function it is passed to or None)
-        self.calls: List[Tuple[str, ast.AST, List[ast.AST], Optional[str]]] = []
+        self.calls: List[Tuple[str, ast.expr, List[ast.expr], Optional[str]]] = []
         self._effects: Dict[str, Tuple[Set[str], bool]] = {}
         self._returned: Dict[str, Set[str]] = {}
-        self._mutation_reasons: Optional[Dict[str, Tuple[str, ast.AST]]] = None
+        self._mutation_reasons: Optional[Dict[str, Tuple[str, Positioned]]] = None
         for stmt in tree.body:
             self._visit(stmt, top_level=True, in_class=False)
         # `global` is rare: skip walking every function body when the text never says it.
@@ -107,11 +117,12 @@ class _BindingIndex:
         if not in_class:  # a class body binds class attributes, not module names
             self.bindings.setdefault(name, []).append(binding)
 
-    def _mutate(self, root: Optional[str], node: ast.AST) -> None:
+    def _mutate(self, root: Optional[str], node: Positioned) -> None:
         if root is not None:
             self.mutations.setdefault(root, []).append(node)
 
-    def _visit(self, stmt: ast.stmt, top_level: bool, in_class: bool) -> None:
+    def _visit(self, stmt: Any, top_level: bool, in_class: bool) -> None:
+        """Record what statement ``stmt`` binds and mutates (typed Any: see ``syntax``)."""
         cls = stmt.__class__
         if cls is ast.Assign:
             self._assign(stmt, top_level, in_class)
@@ -169,10 +180,10 @@ class _BindingIndex:
 
     def _assign(self, stmt: ast.Assign, top_level: bool, in_class: bool) -> None:
         targets = stmt.targets
-        if all(t.__class__ is ast.Name for t in targets):
-            names = tuple(t.id for t in targets)
-            for target in targets:
-                self._bind(target.id, _Binding("assign", stmt, stmt.value, top_level, aliases=names), in_class)
+        names = tuple(t.id for t in targets if t.__class__ is ast.Name)
+        if len(names) == len(targets):
+            for name in names:
+                self._bind(name, _Binding("assign", stmt, stmt.value, top_level, aliases=names), in_class)
             return
         target = targets[0]
         value = stmt.value
@@ -184,7 +195,8 @@ class _BindingIndex:
             and all(t.__class__ is ast.Name for t in target.elts)
             and not any(v.__class__ is ast.Starred for v in value.elts)
         ):  # A, B = "a", "b": each name takes its own element
-            for name_node, element in zip(target.elts, value.elts):
+            # every element of the target is a Name (checked above)
+            for name_node, element in zip(cast(List[ast.Name], target.elts), value.elts):
                 self._bind(name_node.id, _Binding("assign", stmt, element, top_level), in_class)
             return
         for target in targets:
@@ -211,6 +223,7 @@ class _BindingIndex:
         if not roots:
             return
         stack = roots
+        node: Any  # see ``syntax``
         while stack:
             node = stack.pop()
             cls = node.__class__
@@ -233,7 +246,7 @@ class _BindingIndex:
                 self._bind(node.target.id, _Binding("walrus", node, node.value), False)
             stack.extend(child_nodes(node))
 
-    def _decorators(self, stmt: ast.AST) -> None:
+    def _decorators(self, stmt: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]) -> None:
         for decorator in stmt.decorator_list:
             if decorator.__class__ is ast.Name:  # @register: a call of a module function, maybe
                 self.calls.append((decorator.id, decorator, [], None))
@@ -254,7 +267,8 @@ class _BindingIndex:
             elif func.id in ("setattr", "delattr") and node.args:
                 self._mutate(_root_name(node.args[0]), node)
 
-    def _find_global_declarations(self, statements, owner: Optional[str]) -> None:
+    def _find_global_declarations(self, statements: Iterable[ast.stmt], owner: Optional[str]) -> None:
+        stmt: Any  # see ``syntax``
         for stmt in statements:
             cls = stmt.__class__
             if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
@@ -275,13 +289,13 @@ class _BindingIndex:
             if len(bindings) == 1 and bindings[0].kind == "import"
         }
 
-    def mutation_of(self, name: str) -> Optional[Tuple[str, ast.AST]]:
+    def mutation_of(self, name: str) -> Optional[Tuple[str, Positioned]]:
         """Why ``name``'s value may change after assignment, or None."""
         if self._mutation_reasons is None:
             self._mutation_reasons = self._mutation_closure()
         return self._mutation_reasons.get(name)
 
-    def _mutation_closure(self) -> Dict[str, Tuple[str, ast.AST]]:
+    def _mutation_closure(self) -> Dict[str, Tuple[str, Positioned]]:
         """Mutated names, plus every name whose object a mutated name may share.
 
         ``B = A; B.append(1)`` or ``for s in SCHEMAS: s["x"] = 1`` change ``A``/``SCHEMAS``
@@ -289,7 +303,7 @@ class _BindingIndex:
         (its aliases, the names in its assigned expression, the names module functions called
         there refer to).
         """
-        reasons = {}
+        reasons: Dict[str, Tuple[str, Positioned]] = {}
         for name, nodes in self.mutations.items():
             reasons[name] = (f"{name} is mutated at line {nodes[0].lineno}", nodes[0])
         for function, call, arguments, passed_to in self.calls:  # f(...) at import runs f's body
@@ -353,12 +367,14 @@ class _BindingIndex:
         follow it) or a builtin that calls what it is given (``map(f, xs)``)."""
         return name in _CALLING_BUILTINS or bool(self._definitions(name))
 
-    def _definitions(self, name: str) -> List[ast.AST]:
-        return [b.node for b in self.bindings.get(name, ()) if b.kind in ("def", "async def")]
+    def _definitions(self, name: str) -> List[FunctionNode]:
+        """The ``def`` and ``async def`` statements that bind module-level ``name``."""
+        return [b.node for b in self.bindings.get(name, ()) if b.node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef)]
 
-    def _mutation_roots(self, fdef: ast.AST, name: str) -> Iterator[Tuple[Optional[str], tuple]]:
+    def _mutation_roots(self, fdef: FunctionNode, name: str) -> Iterator[Tuple[Optional[str], tuple]]:
         """The objects ``fdef`` changes, as (name, path): ``x[k] = v`` and ``x.append(v)`` change
         ``("x", ())``; ``x["a"]["b"] = v`` changes ``("x", ("a",))``."""
+        node: Any  # see ``syntax``
         for node in ast.walk(fdef):
             cls = node.__class__
             if (cls is ast.Subscript or cls is ast.Attribute) and node.ctx.__class__ is not ast.Load:
@@ -380,7 +396,7 @@ class _BindingIndex:
                             if argument is not callee:
                                 yield _access_path(argument)
 
-    def _sources_at(self, value: ast.AST, path: tuple, assignments) -> Iterator[Tuple[str, tuple]]:
+    def _sources_at(self, value: Any, path: tuple, assignments) -> Iterator[Tuple[str, tuple]]:
         """Names whose values a change at ``path`` inside ``value`` may reach; nothing when the
         changed object is built by ``value`` itself (a literal, a comprehension, ``dict(...)``)."""
         while path and path[0] is not None:
@@ -405,7 +421,7 @@ class _BindingIndex:
         for source in self._value_sources(value):
             yield source, _ANYWHERE
 
-    def _value_sources(self, value: ast.AST, depth: int = 0) -> Set[str]:
+    def _value_sources(self, value: Any, depth: int = 0) -> Set[str]:
         """Names whose objects the object of ``value`` may share (be, contain or be part of)."""
         cls = value.__class__
         if cls is ast.Name:
@@ -460,7 +476,7 @@ class _BindingIndex:
         self._returned[name] = result
         return result
 
-    def _is_fresh(self, value: ast.AST, assignments: Dict[str, list], depth: int = 0) -> bool:
+    def _is_fresh(self, value: Any, assignments: Dict[str, list], depth: int = 0) -> bool:
         """True when ``value`` builds a new container (nothing else refers to it yet)."""
         cls = value.__class__
         if cls in _FRESH_EXPRESSIONS:

@@ -7,10 +7,11 @@ from typing import Any, Callable, Dict
 
 from ..model import Hole
 from .limits import ITEMS_PER_STEP, MAX_INT_BITS
+from .state import _EvaluatorState
 from .values import _NUMBER_TYPES, _budget, _Refusal, _type_name
 
 
-class _Operators:
+class _Operators(_EvaluatorState):
     """Binary operator handlers (a mixin of ModuleEvaluator)."""
 
     def _eval_bin_op(self, node: ast.BinOp) -> Any:

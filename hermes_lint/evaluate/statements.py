@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Sequence
 
-from ..model import Hole, HoleUsed
+from ..model import Hole
+from .state import _EvaluatorState
 from .syntax import _STATEMENT_WORDS
 from .values import (
     _BREAK,
     _CONTINUE,
     _PLAIN_CONTAINERS,
-    _PYTHON_ERRORS,
     _SCALAR_TYPES,
-    _raises,
     _Refusal,
     _Returned,
     _type_name,
 )
 
 
-class _Statements:
+class _Statements(_EvaluatorState):
     """Statement handlers (a mixin of ModuleEvaluator)."""
 
     def _execute(self, statements: List[ast.stmt]) -> Any:
@@ -35,16 +34,8 @@ class _Statements:
                     outcome = self._exec_if(stmt, statements[position + 1:])
                 else:
                     outcome = handler(self, stmt)
-            except _Refusal as refusal:
-                if refusal.node is None:
-                    refusal.node = stmt
-                raise
-            except RecursionError:
-                raise
-            except HoleUsed as error:
-                raise self._hole_used(error, stmt) from None
-            except _PYTHON_ERRORS as error:
-                raise _Refusal(_raises(error), stmt, raises=True) from None
+            except Exception as error:
+                raise self._as_refusal(error, stmt) from None
             if outcome is not None:
                 return outcome
         return None
@@ -82,7 +73,9 @@ class _Statements:
         if target.__class__ is ast.Name:
             current = self._lookup(target.id, target)
             result = self._in_place(stmt.op, current, self._eval(stmt.value), stmt.value)
-            self._frame.values[target.id] = result
+            frame = self._frame
+            assert frame is not None  # statements run only inside a call of a module function
+            frame.values[target.id] = result
         elif target.__class__ is ast.Subscript and target.slice.__class__ is not ast.Slice:
             container = self._eval(target.value)
             key = self._value(target.slice)
@@ -109,7 +102,7 @@ class _Statements:
             return current
         return self._binary(op, current, operand)
 
-    def _exec_if(self, stmt: ast.If, rest: List[ast.stmt] = ()) -> Any:
+    def _exec_if(self, stmt: ast.If, rest: Sequence[ast.stmt] = ()) -> Any:
         test = self._eval(stmt.test)
         if test.__class__ is Hole:  # decided by the environment at load: both ways, as a template
             return self._split(test, stmt, rest)
@@ -151,15 +144,18 @@ class _Statements:
             raise _Refusal("assertion fails", stmt)
 
     def _store(self, target: ast.AST, value: Any, value_node) -> None:
-        cls = target.__class__
-        if cls is ast.Name:
-            self._frame.values[target.id] = value
-        elif cls is ast.Subscript:
+        if target.__class__ is ast.Name:
+            frame = self._frame
+            assert frame is not None  # statements run only inside a call of a module function
+            frame.values[target.id] = value
+        elif target.__class__ is ast.Subscript:
             self._store_subscript(target, value, value_node)
-        elif cls is ast.Tuple or cls is ast.List:
-            self._assign_target(target, value, self._frame.values)
+        elif target.__class__ is ast.Tuple or target.__class__ is ast.List:
+            frame = self._frame
+            assert frame is not None
+            self._assign_target(target, value, frame.values)
         else:
-            raise _Refusal(f"assignment to {cls.__name__.lower()}", target)
+            raise _Refusal(f"assignment to {target.__class__.__name__.lower()}", target)
 
     def _store_subscript(self, target: ast.Subscript, value: Any, value_node) -> None:
         if self._frame is None or self._frame.opaque:

@@ -1,9 +1,14 @@
-"""Questions about the syntax tree: positions, names, statement nesting, function bodies."""
+"""Questions about the syntax tree: positions, names, statement nesting, function bodies.
+
+The walkers that visit every statement or node read a node's class once (``cls``) and compare it
+with each kind in turn, the cheapest dispatch there is. A type checker cannot narrow a node
+through a class held in a variable, so those walkers type the node ``Any``.
+"""
 
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
 from hermes_lint.model.context import child_nodes
 
@@ -18,23 +23,28 @@ _COMPOUND_STATEMENTS = frozenset(
 )
 
 
-def _start(node: ast.AST) -> Tuple[int, int]:
+# A node with a source position: what a binding, a refusal or a module "time" points at.
+Positioned = Union[ast.stmt, ast.expr, ast.excepthandler]
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _start(node: Positioned) -> Tuple[int, int]:
     return (node.lineno, node.col_offset)
 
 
-def _end(node: ast.AST) -> Tuple[int, int]:
+def _end(node: Positioned) -> Tuple[int, int]:
     return (node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 def _root_name(node: ast.AST) -> Optional[str]:
     """``X`` for ``X``, ``X.a``, ``X["k"].b``, ``X.get("k").append``; None otherwise."""
     while True:
-        cls = node.__class__
-        if cls is ast.Name:
+        if node.__class__ is ast.Name:
             return node.id
-        if cls is ast.Attribute or cls is ast.Subscript:
+        if node.__class__ is ast.Attribute or node.__class__ is ast.Subscript:
             node = node.value
-        elif cls is ast.Call:
+        elif node.__class__ is ast.Call:
             node = node.func
         else:
             return None
@@ -56,18 +66,20 @@ def _path_from_root(node: ast.AST) -> str:
     """The attributes right after the root name: ``.environ`` for ``os.environ["X"].lower``."""
     attributes: List[str] = []
     while True:
-        cls = node.__class__
-        if cls is ast.Attribute:
+        if node.__class__ is ast.Attribute:
             attributes.append(node.attr)
             node = node.value
-        elif cls is ast.Subscript or cls is ast.Call:
+        elif node.__class__ is ast.Subscript:
             attributes.clear()  # only the attributes adjacent to the root name the module
-            node = node.value if cls is ast.Subscript else node.func
+            node = node.value
+        elif node.__class__ is ast.Call:
+            attributes.clear()
+            node = node.func
         else:
             return "".join("." + a for a in reversed(attributes))
 
 
-def _child_statements(stmt: ast.stmt) -> Iterator[ast.stmt]:
+def _child_statements(stmt: ast.AST) -> Iterator[ast.stmt]:
     """Statements nested in a compound statement (not in def bodies: callers decide)."""
     for field in _STATEMENT_LISTS:
         yield from getattr(stmt, field, ())
@@ -111,18 +123,16 @@ def _access_path(node: ast.AST) -> Tuple[Optional[str], tuple]:
     not a constant key (attribute, call, computed index) is None."""
     path: List[Any] = []
     while True:
-        cls = node.__class__
-        if cls is ast.Name:
+        if node.__class__ is ast.Name:
             return node.id, tuple(reversed(path))
-        if cls is ast.Subscript:
+        if node.__class__ is ast.Subscript:
             key = node.slice
-            constant = key.__class__ is ast.Constant and key.value.__class__ in (str, int)
-            path.append(key.value if constant else None)
+            path.append(key.value if key.__class__ is ast.Constant and key.value.__class__ in (str, int) else None)
             node = node.value
-        elif cls is ast.Attribute:
+        elif node.__class__ is ast.Attribute:
             path.append(None)
             node = node.value
-        elif cls is ast.Call:
+        elif node.__class__ is ast.Call:
             path.append(None)
             node = node.func
         else:
@@ -135,7 +145,7 @@ def _target_names(target: ast.AST, names: Set[str]) -> None:
             names.add(node.id)
 
 
-def _expression_roots(stmt: ast.stmt) -> List[ast.AST]:
+def _expression_roots(stmt: Any) -> List[ast.AST]:
     """The expressions a module-level statement evaluates itself (not its nested statements).
 
     Spelled out for the common statements: this runs on every statement of every file.
@@ -170,7 +180,7 @@ def _expression_roots(stmt: ast.stmt) -> List[ast.AST]:
     return roots
 
 
-def _parameter_names(fdef: ast.AST) -> Set[str]:
+def _parameter_names(fdef: FunctionNode) -> Set[str]:
     spec = fdef.args
     names = {a.arg for a in spec.posonlyargs + spec.args + spec.kwonlyargs}
     return names | {a.arg for a in (spec.vararg, spec.kwarg) if a is not None}
@@ -182,7 +192,7 @@ ELEMENT_OF = "element of"  # for x in value / a, x = value: x is inside value's 
 HOLDS = "holds"  # x.append(value), x[k] = value, x += value: value's object is inside x
 
 
-def _local_assignments(fdef: ast.AST) -> Dict[str, List[Tuple[ast.AST, str]]]:
+def _local_assignments(fdef: FunctionNode) -> Dict[str, List[Tuple[ast.AST, str]]]:
     """Local name -> the expressions it is given, each with how (``IS``, ``ELEMENT_OF``, ``HOLDS``)."""
     assignments: Dict[str, List[Tuple[ast.AST, str]]] = {}
 
@@ -195,6 +205,7 @@ def _local_assignments(fdef: ast.AST) -> Dict[str, List[Tuple[ast.AST, str]]]:
         if container.__class__ is ast.Name:
             assignments.setdefault(container.id, []).append((value, HOLDS))
 
+    node: Any  # see the module docstring
     for node in ast.walk(fdef):
         cls = node.__class__
         if cls is ast.Assign:
@@ -224,20 +235,21 @@ class _FunctionInfo:
 
     __slots__ = ("local_names", "problem")
 
-    def __init__(self, local_names, problem):
+    def __init__(self, local_names: FrozenSet[str], problem: Optional[Tuple[str, ast.AST]]):
         self.local_names = local_names
         self.problem = problem  # (what, node) or None
 
 
-def _analyse_function(fdef: ast.FunctionDef) -> _FunctionInfo:
+def _analyse_function(fdef: FunctionNode) -> _FunctionInfo:
     arguments = fdef.args
     names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     if arguments.vararg:
         names.add(arguments.vararg.arg)
     if arguments.kwarg:
         names.add(arguments.kwarg.arg)
-    problem = None
+    problem: Optional[Tuple[str, ast.AST]] = None
     stack: List[ast.AST] = list(fdef.body)
+    node: Any  # see the module docstring
     while stack:
         node = stack.pop()
         cls = node.__class__

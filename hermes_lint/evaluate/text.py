@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import _string  # the C helpers behind str.format's field parsing (standard library)
 import ast
+import importlib
 import re
-from typing import Any, List
+from typing import Any, List, Union
 
 from ..model import Hole
 from .limits import _TRANSIENT_TEXT_CAP, MAX_FORMAT_WIDTH
+from .state import _EvaluatorState
 from .values import _SCALAR_TYPES, _Arguments, _budget, _Refusal, _type_name
+
+# The C helpers behind str.format's field parsing (standard library; typeshed has no stubs for it).
+_string = importlib.import_module("_string")
 
 _DIGIT_RUNS = re.compile(r"\d+")
 
@@ -19,13 +23,14 @@ _PERCENT_DIRECTIVE = re.compile(
 )
 
 
-class _Text:
+class _Text(_EvaluatorState):
     """Text building (a mixin of ModuleEvaluator)."""
 
-    def _eval_joined_str(self, node: ast.JoinedStr) -> str:
+    def _eval_joined_str(self, node: ast.JoinedStr) -> Union[str, Hole]:
         pieces = []
         total = 0
         holes = False
+        text: Any  # a literal piece or a formatted value (str), or a Hole
         for part in node.values:
             text = part.value if part.__class__ is ast.Constant else self._partial(part)
             if text.__class__ is Hole:
@@ -38,7 +43,7 @@ class _Text:
             return self._template_concat(pieces)
         return "".join(pieces)
 
-    def _eval_formatted_value(self, node: ast.FormattedValue) -> str:
+    def _eval_formatted_value(self, node: ast.FormattedValue) -> Union[str, Hole]:
         value = self._eval(node.value)
         spec = self._eval(node.format_spec) if node.format_spec is not None else ""
         if value.__class__ is Hole:

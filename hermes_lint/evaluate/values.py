@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, AbstractSet, Any, Dict, Iterable, List, Optional, Tuple, Type
 
 from .limits import BUDGET_EXCEEDED
+
+if TYPE_CHECKING:  # pragma: no cover
+    from _collections_abc import dict_items, dict_keys, dict_values
+
+    from ..model import Location
+    from .state import _EvaluatorState
+    from .syntax import FunctionNode
 
 _NONE_TYPE = type(None)
 
@@ -19,7 +26,9 @@ _PLAIN_CONTAINERS = (list, tuple, dict, set, frozenset)
 # raises", which is unresolved. RecursionError is deliberately absent (see _run).
 _PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RuntimeError)
 
-_VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
+_VIEW_TYPES: Tuple[Type[dict_keys[Any, Any]], Type[dict_values[Any, Any]], Type[dict_items[Any, Any]]] = (
+    type({}.keys()), type({}.values()), type({}.items())
+)
 
 # Lazy iterables the supported builtins return; they only ever walk plain values.
 _ITERATOR_TYPES = tuple(
@@ -57,7 +66,7 @@ class _Refusal(Exception):
         # Python would not build the value around it at all.
         self.raises = raises
         self.function: Optional[str] = None  # innermost module function it happened in
-        self.location = None  # where the cause is, when it is not at ``node`` (a hole's origin)
+        self.location: Optional[Location] = None  # where the cause is, when it is not at ``node`` (a hole's origin)
 
 
 class _FunctionRef:
@@ -69,7 +78,7 @@ class _FunctionRef:
 
     __slots__ = ("name", "node", "owner")
 
-    def __init__(self, name: str, node: ast.FunctionDef, owner=None):
+    def __init__(self, name: str, node: FunctionNode, owner: Optional[_EvaluatorState] = None):
         self.name = name
         self.node = node
         self.owner = owner
@@ -93,7 +102,14 @@ class _Frame:
 
     __slots__ = ("owner", "local_names", "values", "parent", "opaque")
 
-    def __init__(self, owner, local_names, values, parent=None, opaque=False):
+    def __init__(
+        self,
+        owner: Optional[str],
+        local_names: AbstractSet[str],
+        values: Dict[str, Any],
+        parent: Optional[_Frame] = None,
+        opaque: bool = False,
+    ):
         self.owner = owner
         self.local_names = local_names
         self.values = values
@@ -104,7 +120,7 @@ class _Frame:
 class _Returned:
     __slots__ = ("value",)
 
-    def __init__(self, value):
+    def __init__(self, value: Any):
         self.value = value
 
 
@@ -119,7 +135,13 @@ class _Arguments:
 
     __slots__ = ("positional", "positional_nodes", "keywords", "keyword_nodes")
 
-    def __init__(self, positional, positional_nodes, keywords, keyword_nodes):
+    def __init__(
+        self,
+        positional: List[Any],
+        positional_nodes: List[Optional[ast.AST]],
+        keywords: Dict[str, Any],
+        keyword_nodes: Dict[str, Optional[ast.AST]],
+    ):
         self.positional = positional
         self.positional_nodes = positional_nodes
         self.keywords = keywords
@@ -145,7 +167,7 @@ def _raises(error: BaseException) -> str:
     return f"evaluation raises {type(error).__name__}: {text}" if text else f"evaluation raises {type(error).__name__}"
 
 
-def _positional(arguments: _Arguments, minimum: int, maximum: int, what: str, keywords=()) -> list:
+def _positional(arguments: _Arguments, minimum: int, maximum: int, what: str, keywords: Tuple[str, ...] = ()) -> list:
     """The positional arguments of a call taking ``minimum``..``maximum`` of them."""
     for key in arguments.keywords:
         if key not in keywords:

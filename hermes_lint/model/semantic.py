@@ -1,10 +1,11 @@
 """The semantic model of one module: the answers every analysis asks of a module's names and code.
 
 Built once per module with its syntax tree (``check.engine.build_module_context``) and held by
-``ModuleContext.semantic``. The evaluator (values, partial, read across project modules), the
-handler analysis (``analysis/``), the environment interpreter (``env_requirements``), the
-``check_fn`` form recogniser (``check_forms``) and extraction all ask it the same questions, so
-they cannot disagree about the answers:
+``ModuleContext.semantic``. It holds the module's evaluator (``evaluator``: the values of names,
+partial, read across project modules — which keeps its own finer, flow-sensitive index of which
+binding is live at a line). Extraction, the handler analysis (``analysis/``), the environment
+interpreter (``env_requirements``) and the ``check_fn`` form recogniser (``check_forms``) ask it
+the same questions, so they cannot disagree about the answers:
 
 - **bindings**: what the module binds at its top level (``index``), and which names are local to
   a function (``local_names``: its parameters and what its own scope binds);
@@ -32,6 +33,7 @@ import ast
 import builtins
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeVar, Union, cast
 
+from hermes_lint.model import Registration
 from hermes_lint.model.context import ModuleIndex
 
 _Analysis = TypeVar("_Analysis")
@@ -63,7 +65,7 @@ class SemanticModel:
         self._local_names: Dict[int, Tuple[ast.AST, FrozenSet[str]]] = {}
         self._analyses: Dict[type, Any] = {}  # analysis class -> its one instance (``analysis``)
         # Each registration with the ``register(...)`` call it was read from, set by extraction.
-        self.registration_calls: List[Tuple[Any, ast.Call]] = []
+        self.registration_calls: List[Tuple[Registration, ast.Call]] = []
 
     def analysis(self, kind: Type[_Analysis], ctx: Any) -> _Analysis:
         """The module's one ``kind`` analysis (``EnvAnalysis``, ``HandlerAnalyzer``...), made

@@ -1,0 +1,200 @@
+"""What every part of ``ModuleEvaluator`` shares: its state, and the methods the parts call on
+each other.
+
+``ModuleEvaluator`` is assembled from one mixin per concern, and each mixin reads the state
+and calls the methods of the others through ``self``. Each mixin subclasses ``_EvaluatorState``
+so that a type checker knows those members and their types. At run time the class adds
+nothing: ``ModuleEvaluator.__init__`` sets the attributes, the mixins implement the methods,
+and the declarations below exist for the type checker only. They are abstract there, so a
+method declared here that no part implements makes every ``ModuleEvaluator(...)`` a type error.
+Other evaluators (of imported modules, owners of imported functions) are typed
+``_EvaluatorState`` too: what one evaluator uses of another is declared here.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any, ContextManager, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
+
+if TYPE_CHECKING:  # pragma: no cover
+    from abc import abstractmethod
+
+    from ..model import Hole, Location
+    from .evaluator import ModuleEvaluator
+    from .module_index import _Binding, _BindingIndex
+    from .project import ParsedProjectModule, ProjectModules
+    from .syntax import FunctionNode, Positioned, _FunctionInfo
+    from .values import _Arguments, _Frame, _FunctionRef, _Refusal
+
+_T = TypeVar("_T")
+
+# (True, value) or (False, the _Refusal to raise): a cached module constant or default value.
+CachedValue = Tuple[bool, Any]
+
+
+class _EvaluatorState:
+    """The attributes ``ModuleEvaluator.__init__`` sets, and the cross-mixin methods."""
+
+    # --- the module and where it sits in the project
+    _tree: ast.Module
+    _lines: Optional[List[str]]
+    _module: str
+    _is_package: bool
+    _project: Optional[ProjectModules]
+    _chain: Tuple[str, ...]
+    _located: bool
+    _foreign: Dict[str, Optional[ModuleEvaluator]]  # dotted name -> its evaluator (None: not a project file)
+    _read_modules: Dict[str, str]
+    _inspected_modules: Dict[str, str]
+    _source: Tuple[str, str]
+
+    # --- bounds
+    _step_budget: int
+    _total_budget: int
+
+    # --- what the module binds, and the caches of values computed from it
+    _index: Optional[_BindingIndex]
+    _kinds: Dict[str, tuple]
+    _partial_mode: bool
+    _caches: Dict[bool, Tuple[Dict[str, CachedValue], Dict[tuple, CachedValue]]]
+    _constants: Dict[str, CachedValue]
+    _defaults: Dict[tuple, CachedValue]
+    _in_progress: Set[str]
+    _infos: Dict[ast.AST, _FunctionInfo]
+    _meta: Dict[int, tuple]
+    _plain_checked: Dict[int, Tuple[Any, Optional[Hole]]]
+    _shared: Tuple[Any, Dict[int, str]]
+    _encoded_lines: Dict[int, bytes]
+    _nested: Dict[ast.AST, Tuple[List[ast.stmt], List[Tuple[int, int]]]]
+
+    # --- the evaluation in progress
+    _frame: Optional[_Frame]
+    _now: Optional[Tuple[int, int]]
+    _steps: int
+    _total: int
+    _depth: int
+
+    if TYPE_CHECKING:  # pragma: no cover
+        # evaluator
+        @abstractmethod
+        def _eval(self, node: ast.AST) -> Any: ...
+        @abstractmethod
+        def _value(self, node: ast.AST) -> Any: ...
+        @abstractmethod
+        def _lookup(self, name: str, node: Optional[ast.AST]) -> Any: ...
+        @abstractmethod
+        def _is_local(self, name: str) -> bool: ...
+        @abstractmethod
+        def _classify(self, name: str) -> tuple: ...
+        @abstractmethod
+        def _global(self, name: str, node: Optional[ast.AST]) -> Any: ...
+        @abstractmethod
+        def _check_time(self, name: str, binding: _Binding, node: Optional[ast.AST], used: str = "used") -> None: ...
+        @abstractmethod
+        def _compute_cached(self, key: Any, expression: ast.expr, at: Positioned) -> CachedValue: ...
+        @abstractmethod
+        def _function_info(self, fdef: FunctionNode) -> _FunctionInfo: ...
+        @abstractmethod
+        def _set_mode(self, partial: bool) -> bool: ...
+        @abstractmethod
+        def _evaluator_of(self, absolute: str, parsed: ParsedProjectModule) -> ModuleEvaluator: ...
+
+        # locations
+        @abstractmethod
+        def _location(self, node: Any) -> Optional[Location]: ...
+        @abstractmethod
+        def _remember(self, obj: _T, table: Any) -> _T: ...
+        @abstractmethod
+        def _table_of(self, obj: Any) -> Any: ...
+        @abstractmethod
+        def _list_table(self, obj: list) -> list: ...
+        @abstractmethod
+        def _dict_table(self, obj: dict) -> dict: ...
+        @abstractmethod
+        def _items_table(self, obj: Any, length: int) -> list: ...
+
+        # bounds
+        @abstractmethod
+        def _tick(self, steps: int = 1) -> None: ...
+        @abstractmethod
+        def _check_items(self, count: int) -> None: ...
+        @abstractmethod
+        def _check_text(self, length: int) -> None: ...
+        @abstractmethod
+        def _check_int(self, value: _T) -> _T: ...
+        @abstractmethod
+        def _charge_deep(self, *values: Any) -> None: ...
+        @abstractmethod
+        def _text_bound(self, value: Any) -> int: ...
+        @abstractmethod
+        def _require_stable_order(self, values: Any, node: Optional[ast.AST] = None) -> None: ...
+
+        # holes
+        @abstractmethod
+        def _partial(self, node: ast.AST) -> Any: ...
+        @abstractmethod
+        def _refuse_hole(self, hole: Hole, node: Optional[ast.AST] = None) -> _Refusal: ...
+        @abstractmethod
+        def _refuse_hole_arguments(self, arguments: _Arguments, node: Optional[ast.AST]) -> None: ...
+        @abstractmethod
+        def _as_refusal(self, error: Exception, node: ast.AST) -> Exception: ...
+        @abstractmethod
+        def _environment_read(self, reached: str, arguments: _Arguments, node: ast.AST) -> Hole: ...
+        @abstractmethod
+        def _template_call(self, name: str, arguments: _Arguments, node: ast.AST) -> Hole: ...
+        @abstractmethod
+        def _template_format(self, hole: Hole, conversion: int, spec: Any, node: ast.AST) -> Hole: ...
+        @abstractmethod
+        def _template_concat(self, parts: list) -> Hole: ...
+        @abstractmethod
+        def _template_bool_op(self, is_and: bool, values: list) -> Hole: ...
+
+        # branches
+        @abstractmethod
+        def _template_compare(self, op: ast.cmpop, left: Any, right: Any) -> Hole: ...
+        @abstractmethod
+        def _split(self, condition: Hole, stmt: ast.If, rest: Sequence[ast.stmt]) -> Any: ...
+        @abstractmethod
+        def _template_try(self, value: Hole, stmt: ast.Try) -> Hole: ...
+        @abstractmethod
+        def _is_logging_call(self, node: ast.AST) -> bool: ...
+
+        # imports
+        @abstractmethod
+        def _imported(self, name: str, origin: str, node: Optional[ast.AST], refusal: str) -> Any: ...
+        @abstractmethod
+        def _imported_attribute(self, dotted: str, node: Optional[ast.AST], refusal: str) -> Any: ...
+        @abstractmethod
+        def _call_foreign(
+            self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]
+        ) -> Any: ...
+        @abstractmethod
+        def _working_in(self, foreign: _EvaluatorState, node: Optional[ast.AST]) -> ContextManager[None]: ...
+
+        # expressions
+        @abstractmethod
+        def _truth(self, value: Any) -> bool: ...
+        @abstractmethod
+        def _merge(self, result: dict, table: dict, mapping: Any, node: Optional[ast.AST]) -> None: ...
+        @abstractmethod
+        def _iterable(self, value: Any, node: Optional[ast.AST], ordered: bool = True) -> Any: ...
+        @abstractmethod
+        def _materialize(self, value: Any, node: Optional[ast.AST], ordered: bool = True) -> list: ...
+        @abstractmethod
+        def _assign_target(self, target: ast.AST, value: Any, scope: Dict[str, Any]) -> None: ...
+
+        # operators
+        @abstractmethod
+        def _binary(self, op: ast.operator, left: Any, right: Any) -> Any: ...
+
+        # calls
+        @abstractmethod
+        def _call_function(self, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
+
+        # statements
+        @abstractmethod
+        def _execute(self, statements: List[ast.stmt]) -> Any: ...
+
+        # text
+        @abstractmethod
+        def _percent_format(self, template: str, values: Any) -> str: ...
