@@ -52,21 +52,28 @@ class ProjectModules:
 
     def lookup_files(self, module: str) -> Dict[str, str]:
         """The files that decide what ``module`` is: each path ``path_of`` tries, up to the one
-        it found, with the sha256 of its content ("" when absent or not a regular file). A
-        result that found no module, or one that cannot be read or parsed, depends on them as
-        much as on a module that was read: it is stale once one of them appears or changes."""
+        it found, with the sha256 of its content ("" for one it did not find). A result that
+        found no module, or one that cannot be read or parsed, depends on them as much as on a
+        module that was read: it is stale once one of them appears or changes."""
         found: Dict[str, str] = {}
         parts = module.split(".")
         if not (module and all(part.isidentifier() for part in parts)):
             return found
+        path = self.path_of(module)
         base = "/".join(parts)
         for relative in (base + ".py", base + "/__init__.py"):
-            data = self._files.get(relative)
-            if data is None and self.root:
-                data = _read_regular(os.path.join(self.root, relative))
-            found[relative] = "" if data is None else hashlib.sha256(data).hexdigest()
-            if data is not None:
-                break
+            if relative != path:
+                found[relative] = ""
+                continue
+            parsed = self.parsed(relative)  # parsed once per process: its hash comes with it
+            if parsed is not None:
+                found[relative] = parsed[1]
+            else:  # cannot be read, too large or does not parse: the hash of what is there
+                data = self._files.get(relative)
+                if data is None and self.root:
+                    data = _read_regular(os.path.join(self.root, relative))
+                found[relative] = "" if data is None else hashlib.sha256(data).hexdigest()
+            break
         return found
 
     def parsed(self, relative: str) -> Optional[ParsedProjectModule]:
