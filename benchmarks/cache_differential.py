@@ -8,7 +8,7 @@ e.g. an unpacked Hermes release) to a temporary directory, adds a helper module 
 ``tools/`` that some tool modules import constants from, then applies a seeded sequence of random
 edits (a tool name duplicated across modules or within a toolset, a toolset renamed, a module
 deleted or added, a syntax error made and mended, toolsets.py edited, a helper module a tool reads
-changed, deleted or broken, a file touched or rewritten with its old mtime, the
+changed, deleted or broken, tools/registry.py created, broken or removed, a file touched or rewritten with its old mtime, the
 ``[tool.hermes-lint]`` configuration changed, a ``# noqa`` added, a defect injected). After every
 edit it compares, byte for byte and with the exit status:
 
@@ -314,6 +314,27 @@ def rewrite_keeping_mtime(p: Project) -> Optional[str]:
     return f"{p.rel(path)}: a type misspelt, same size, old mtime kept"
 
 
+REGISTRIES = [
+    # a fork's register without check_fn (HRM004 on every tool that passes it)
+    "class ToolRegistry:\n    def register(self, name, toolset, schema, handler, **kwargs):\n        pass\n\n"
+    "    def narrow(self, name, toolset, schema, handler):\n        pass\n\n\nregistry = ToolRegistry()\n",
+    "class ToolRegistry:\n    def register(self, name, toolset, schema, handler):\n        pass\n\n\nregistry = ToolRegistry()\n",
+    "def broken(:\n",
+]
+
+
+def edit_registry(p: Project) -> Optional[str]:
+    """tools/registry.py (not a tool module): created with another contract, broken, or removed."""
+    path = p.root / "tools" / "registry.py"
+    if path.exists() and p.rng.random() < 0.4:
+        p.removed["tools/registry.py"] = path.read_bytes()
+        path.unlink()
+        return "tools/registry.py: deleted"
+    text = p.rng.choice(REGISTRIES)
+    _write(path, text)
+    return f"tools/registry.py: {text.splitlines()[1].strip() if len(text.splitlines()) > 1 else text.strip()}"
+
+
 CONFIGS = [
     None,
     'select = ["HRM1", "HRM4"]\n',
@@ -399,6 +420,7 @@ EDITS: List[Tuple[Callable[[Project], Optional[str]], int]] = [
     (change_config, 2),
     (add_noqa, 2),
     (inject_defect, 3),
+    (edit_registry, 2),
 ]
 
 
