@@ -685,3 +685,20 @@ def test_a_cache_entry_naming_a_file_outside_the_project_is_a_miss(tmp_path, mon
     checked = count_checks(monkeypatch)
     run_project(root, Config(), use_cache=True)
     assert checked == ["tools/echo_tool.py"]
+
+
+@pytest.mark.parametrize("path, inside", [
+    ("tools/helpers.py", True),
+    ("shared_limits.py", True),
+    ("../outside.txt", False),
+    ("tools/../../outside.txt", False),
+    ("/etc/passwd", False),
+    ("//host/share/x.py", False),
+    ("C:/Users/x.py", False),  # absolute on Windows, where `root / path` would leave the project
+    ("..\\outside.txt", False),  # `\` separates on Windows
+    ("", False),
+])
+def test_which_paths_a_cache_entry_may_name(path, inside):
+    from hermes_lint.check.cache import _inside_project
+
+    assert _inside_project(path) is inside

@@ -150,6 +150,15 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _inside_project(path: str) -> bool:
+    """``path`` (relative, ``/``-separated, as the cache writes it) names a file under the project
+    root on every platform: not absolute (``/x``, ``C:/x``, ``//host/x``), no ``..`` part, no
+    ``\\`` (a separator on Windows)."""
+    if not path or "\\" in path or path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return False
+    return ".." not in path.split("/")
+
+
 def _toolkit_fingerprint() -> str:
     """Size and mtime of the toolkit's own modules: an edited rule must not reuse old results
     (the version alone does not change between a developer's edits)."""
@@ -391,7 +400,7 @@ class ResultCache:
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
                 return False
             path, sha256 = item
-            if path.startswith("/") or ".." in path.split("/"):
+            if not _inside_project(path):
                 return False  # a tampered entry naming a file outside the project: a miss
             current = self._current_hashes.get(path)
             if current is None:
