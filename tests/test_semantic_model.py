@@ -131,3 +131,22 @@ def test_every_analysis_follows_calls_to_the_same_depth(tmp_path):
     tools = generate_for_root(tmp_path, Config()).data["tools"]
     assert tools[f"depth{CALL_DEPTH}"]["check"] == {"kind": "env", "all": ["PROBE_KEY"]}
     assert tools[f"depth{CALL_DEPTH + 1}"]["check"]["kind"] == "import"
+
+
+def test_a_handler_defined_again_inside_a_module_level_match_is_unknown(tmp_path):
+    # Which of the two `def handle` runs depends on the match at import time.
+    root = project(tmp_path, """
+        import sys
+
+        def handle(args, **kwargs):
+            return {"city": args.get("city")}
+
+        match sys.platform:
+            case "win32":
+                def handle(args, **kwargs):
+                    return json.dumps({})
+
+        registry.register(name="probe", toolset="probe", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+        """)
+    assert findings(root, "HRM101") == []
+    assert tool(root)["handler"] == "via import"

@@ -23,7 +23,7 @@ from .syntax import (
     FunctionNode,
     Positioned,
     _analyse_function,
-    _child_statements,
+    child_statements,
     _end,
     _FunctionInfo,
     _start,
@@ -356,7 +356,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             if parent.__class__ in (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 statements = list(parent.body)
             else:
-                statements = sorted(_child_statements(parent), key=_start)
+                statements = sorted(child_statements(parent), key=_start)
             cached = self._nested[parent] = (statements, [_start(s) for s in statements])
         return cached
 

@@ -79,7 +79,7 @@ def _path_from_root(node: ast.AST) -> str:
             return "".join("." + a for a in reversed(attributes))
 
 
-def _child_statements(stmt: ast.AST) -> Iterator[ast.stmt]:
+def child_statements(stmt: ast.AST) -> Iterator[ast.stmt]:
     """Statements nested in a compound statement (not in def bodies: callers decide)."""
     for field in _STATEMENT_LISTS:
         yield from getattr(stmt, field, ())
@@ -106,13 +106,13 @@ def _is_main_name_test(node: ast.AST) -> Optional[bool]:
 
 
 def _imported_child_statements(stmt: ast.stmt) -> Iterator[ast.stmt]:
-    """``_child_statements`` without the branch of an ``if __name__ == "__main__":`` that never
+    """``child_statements`` without the branch of an ``if __name__ == "__main__":`` that never
     runs when the module is imported (its body; the ``else`` of a ``!=`` test)."""
     if stmt.__class__ is ast.If:
         main = _is_main_name_test(stmt.test)
         if main is not None:
             return iter(stmt.orelse if main else stmt.body)
-    return _child_statements(stmt)
+    return child_statements(stmt)
 
 
 _ANYWHERE = (None,)  # a path into a value that cannot be followed

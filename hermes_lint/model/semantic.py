@@ -34,6 +34,7 @@ import builtins
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeVar, Union, cast
 
 from hermes_lint.model import Registration
+from hermes_lint.evaluate.syntax import child_statements
 from hermes_lint.model.context import ModuleIndex
 
 _Analysis = TypeVar("_Analysis")
@@ -217,17 +218,13 @@ class SemanticModel:
 
 
 def _module_level_statements(stmt: ast.stmt) -> List[ast.stmt]:
-    """``stmt`` and the statements nested in its if/try/with/for blocks (not in defs/classes)."""
+    """``stmt`` and the statements nested in its compound statements (if/try/with/for/match), not
+    in defs or classes."""
     found: List[ast.stmt] = []
     todo = [stmt]
     while todo:
         current = todo.pop()
         found.append(current)
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for child in ast.iter_child_nodes(current):
-            if isinstance(child, ast.stmt):
-                todo.append(child)
-            elif isinstance(child, ast.ExceptHandler):
-                todo.extend(child.body)
+        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo.extend(child_statements(current))
     return found
