@@ -7,9 +7,9 @@ body calls; and, for return values, ``return other_module_function(...)`` follow
 ``CALL_DEPTH`` calls deep (``model.semantic``, shared with every analysis). Anything from another module, an attribute, a decorated function or a
 function defined more than once is *unknown*, and unknown never gives a diagnostic.
 
-Modules, from the bottom up:
+Modules, from the bottom up (a function's own scope, its parameters and bindings, is
+``model.scopes``, which the semantic model's ``local_names`` reads too):
 
-- ``scopes``: a function's own scope walked once, its parameters and local bindings;
 - ``raises``: which ``raise`` no enclosing ``try`` of the function can catch;
 - ``reachability``: whether the end of a function is certainly reached (falls off = returns
   None); when in doubt (a call that may never return, ``while True``) it is not;

@@ -13,7 +13,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions
-from hermes_lint.analysis.scopes import COMPREHENSION_CLASSES, COMPREHENSIONS, FUNCTION_CLASSES, ancestors, bindings, parameter_names
+from hermes_lint.model.scopes import COMPREHENSION_CLASSES, COMPREHENSIONS, FUNCTION_CLASSES, ancestors, bindings, parameter_names
 
 _LOOKING_BUILTINS = frozenset({"isinstance", "len", "bool", "type"})  # look at args, read no key
 

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 from hermes_lint.analysis.event_loops import event_loop_call, mentions_event_loops
 from hermes_lint.analysis.raises import certainly_caught
 from hermes_lint.analysis.reachability import completes
-from hermes_lint.analysis.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
+from hermes_lint.model.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
 from hermes_lint.model.semantic import CallableNode
 
 _FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})

@@ -12,7 +12,7 @@ from typing import FrozenSet, Iterator, Optional, Sequence, Tuple
 
 from hermes_lint.analysis.functions import FunctionFacts
 from hermes_lint.analysis.reachability import exits
-from hermes_lint.analysis.scopes import FUNCTION_NODES, ancestors
+from hermes_lint.model.scopes import FUNCTION_NODES, ancestors
 
 NOT_NONE = ("truthy", "not None")
 FALSY = ("falsy", "None")

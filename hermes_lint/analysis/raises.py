@@ -11,7 +11,7 @@ import ast
 import re
 from typing import Dict, Optional
 
-from hermes_lint.analysis.scopes import ancestors
+from hermes_lint.model.scopes import ancestors
 from hermes_lint.model.semantic import TRY_NODES, SemanticModel
 
 # Context managers whose name says they swallow exceptions (contextlib.suppress, custom guards).

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from hermes_lint.analysis.raises import TRY_NODES
-from hermes_lint.analysis.scopes import SCOPE_NODES, scope_walk
+from hermes_lint.model.scopes import SCOPE_NODES, scope_walk
 
 if TYPE_CHECKING:
     from hermes_lint.analysis.functions import FunctionFacts, ModuleFunctions

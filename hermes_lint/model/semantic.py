@@ -36,6 +36,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeV
 from hermes_lint.model import Registration
 from hermes_lint.evaluate.syntax import child_statements
 from hermes_lint.model.context import ModuleIndex
+from hermes_lint.model.scopes import bindings, parameter_names
 
 _Analysis = TypeVar("_Analysis")
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -102,8 +103,6 @@ class SemanticModel:
         their own). Computed once per function."""
         entry = self._local_names.get(id(fn))
         if entry is None or entry[0] is not fn:
-            from hermes_lint.analysis.scopes import bindings, parameter_names
-
             # The entry keeps ``fn`` alive, so its id cannot be reused by another node.
             entry = self._local_names[id(fn)] = (fn, frozenset(parameter_names(fn) | set(bindings(fn))))
         return entry[1]
