@@ -150,8 +150,9 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"did you mean {close!r}? " if close else ""
 
 
-def _leaves_root(value: str) -> bool:
-    """A path setting that could name a file outside the project (absolute, a drive, '..').
+def leaves_root(value: str) -> bool:
+    """A relative path (a setting, a cache entry) that could name a file outside the project on
+    some platform (absolute, a drive, '..').
 
     The settings come from the repository, which is data: ``manifest = "../../x"`` must not make
     ``hermes-lint manifest`` overwrite a file elsewhere."""
@@ -190,7 +191,7 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
         else:
             if not isinstance(value, str) or not value:
                 raise ConfigError(f"{where} {key} must be a non-empty string")
-            if _leaves_root(value):
+            if leaves_root(value):
                 raise ConfigError(
                     f"{where} {key} = {value!r}: must be a path inside the project root "
                     "(relative, without '..')"

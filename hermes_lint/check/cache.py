@@ -39,6 +39,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint import __version__, model
 from hermes_lint.regular_files import read_regular_file
+from hermes_lint.config import leaves_root
 
 CACHE_DIR_NAME = ".hermes_lint_cache"
 INDEX_NAME = "results-v4.json"
@@ -148,15 +149,6 @@ def _sha256(data: bytes) -> str:
     import hashlib  # not on the warm path (loading OpenSSL costs more than the rest of a lookup)
 
     return hashlib.sha256(data).hexdigest()
-
-
-def _inside_project(path: str) -> bool:
-    """``path`` (relative, ``/``-separated, as the cache writes it) names a file under the project
-    root on every platform: not absolute (``/x``, ``C:/x``, ``//host/x``), no ``..`` part, no
-    ``\\`` (a separator on Windows)."""
-    if not path or "\\" in path or path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        return False
-    return ".." not in path.split("/")
 
 
 def _toolkit_fingerprint() -> str:
@@ -400,7 +392,7 @@ class ResultCache:
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
                 return False
             path, sha256 = item
-            if not _inside_project(path):
+            if not path or leaves_root(path):
                 return False  # a tampered entry naming a file outside the project: a miss
             current = self._current_hashes.get(path)
             if current is None:
