@@ -160,7 +160,7 @@ def test_this_repos_manifest_content():
     generated = generate(REPO_ROOT)
     assert generated.ok, generated.problems
     data = generated.data
-    assert data["format"] == "hermes-tool-manifest" and data["format_version"] == 1
+    assert data["format"] == "hermes-tool-manifest" and data["format_version"] == 3
     assert data["generator"].startswith("hermes-lint ")
     assert data["import_only"] == {}
     assert sorted(data["tools"]) == sorted(t for m in data["modules"].values() for t in m["tools"])
@@ -272,7 +272,7 @@ def test_a_schema_built_at_run_time_is_frozen_as_unknown_and_imported_for_its_de
     assert tool["schema"] == {}
     assert tool["import_for_definitions"] is True
     assert tool["holes"] == [{"path": [], "reason": "call to undefined function load_schema (line 10)"}]
-    assert generated.data["format_version"] == 2
+    assert generated.data["format_version"] == 3
     assert generated.data["import_only"] == {}  # never imported at start-up
 
 
@@ -422,6 +422,20 @@ def test_bytes_are_canonical_and_carry_no_absolute_path():
     assert render(generated.data) == generated.text
 
 
+def test_the_first_key_is_the_sha256_of_the_file_without_its_line():
+    import hashlib
+
+    generated = generate(REPO_ROOT)
+    lines = generated.text.splitlines(keepends=True)
+    digest = hashlib.sha256(b"".join(lines[:1] + lines[2:])).hexdigest()
+    assert lines[:2] == [b"{\n", f'  "digest": "{digest}",\n'.encode()]
+    assert generated.data["digest"] == digest
+    # The digest in the data is the output's, never an input: a stale one is replaced.
+    assert render({**generated.data, "digest": "0" * 64}) == generated.text
+    edited = {**generated.data, "generator": "hermes-lint 9"}
+    assert render(edited).splitlines()[1] != lines[1].rstrip(b"\n")
+
+
 def test_two_runs_and_two_checkouts_give_identical_bytes(tmp_path):
     import shutil
 
@@ -468,7 +482,7 @@ def test_the_schema_rejects_what_the_runtime_refuses():
     bad["tools"]["web_search"]["check"] = {"kind": "module", "name": "a.b"}
     assert not validator.is_valid(bad)
     bad = json.loads(json.dumps(data))
-    bad["format_version"] = 3
+    bad["format_version"] = 4
     assert not validator.is_valid(bad)
 
 

@@ -47,9 +47,10 @@ __all__ = [
 
 MANIFEST_FORMAT = "hermes-tool-manifest"
 # The newest format this runtime reads, and every format it reads. Version 2 adds a tool's
-# ``holes``: schema leaves resolved from templates at load, or by importing the module.
-MANIFEST_FORMAT_VERSION = 2
-MANIFEST_FORMAT_VERSIONS = (1, 2)
+# ``holes``: schema leaves resolved from templates at load, or by importing the module; version 3
+# the ``digest`` that lets a file exactly as generated skip validation.
+MANIFEST_FORMAT_VERSION = 3
+MANIFEST_FORMAT_VERSIONS = (1, 2, 3)
 
 
 class ManifestError(Exception):
@@ -264,9 +265,11 @@ class _ManifestPlan:
                 f"{where} {state}: not valid JSON ({detail} at line {getattr(exc, 'lineno', 1)} "
                 f"column {getattr(exc, 'colno', 1)})"
             ) from None
-        return cls(where, data)
+        return cls(where, data, _verified_digest(raw))
 
-    def __init__(self, where: str, data: object) -> None:
+    def __init__(self, where: str, data: object, digest: str | None = None) -> None:
+        """``digest``: the digest on the file's first line, when it is the file's (see
+        ``_verified_digest``)."""
         self.where = where
         if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
@@ -281,11 +284,10 @@ class _ManifestPlan:
                 f"({MANIFEST_FORMAT_VERSION}): upgrade the runtime, or regenerate the manifest "
                 "with the matching `hermes-lint manifest`"
             )
-        from tools.manifest_schema import manifest_problem
-
-        problem = manifest_problem(data)
-        if problem is not None:
-            self._corrupt(problem)
+        # The bytes the generator wrote always pass the schema (its tests validate them): only
+        # a file edited since, or of an older format, is validated.
+        if digest is None or version != 3 or data.get("digest") != digest:
+            self._validate(data, version)
         self.package: str = data["package"]
         if self.package != _PACKAGE:
             self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
@@ -294,9 +296,18 @@ class _ManifestPlan:
         self.modules: dict[str, JSONObject] = data["modules"]
         self.import_only: dict[str, JSONObject] = data["import_only"]
         self.tools: dict[str, JSONObject] = data["tools"]
-        if version == 1 and any("holes" in tool for tool in self.tools.values()):
-            self._corrupt("format version 1 has no holes")
         self._check_references()
+
+    def _validate(self, data: JSONObject, version: object) -> None:
+        from tools.manifest_schema import manifest_problem
+
+        problem = manifest_problem(data)
+        if problem is not None:
+            self._corrupt(problem)
+        if version == 1 and any("holes" in tool for tool in data["tools"].values()):
+            self._corrupt("format version 1 has no holes")
+        if version != 3 and "digest" in data:
+            self._corrupt(f"format version {version} has no digest")
 
     def _check_references(self) -> None:
         """What the schema cannot say: names and paths that must agree with each other."""
@@ -339,6 +350,10 @@ class _ManifestPlan:
         # module through the tool module's imports (`os.system`).
         if isinstance(handler, dict) and handler["module"] != tool["module"]:
             self._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
+        check = tool["check"]
+        # Checked even when the schema is not: find_spec of a dotted name imports its parent.
+        if check["kind"] == "module" and not check["name"].isidentifier():
+            self._refuse(f"tools[{name!r}].check probes {check['name']!r}, not a top-level module")
         holes = tool.get("holes", ())
         if any("reason" in hole for hole in holes) and not tool["import_for_definitions"]:
             self._corrupt(f"tools[{name!r}] has a hole only its module can fill but is not "
@@ -455,6 +470,20 @@ def _finite_float(text: str) -> float:
     if value - value != 0.0:  # inf (1e400 overflows to it); NaN cannot be spelled here
         raise _NonFinite(text)
     return value
+
+
+# How every manifest the generator writes starts: its digest, the sha256 of the file without
+# that line (the generator's ``render``).
+_DIGEST_START = b'{\n  "digest": "'
+_DIGEST_END = len(_DIGEST_START) + 64
+
+
+def _verified_digest(raw: bytes) -> str | None:
+    """The digest on the manifest's first line, if it is the sha256 of the rest of the file."""
+    if not raw.startswith(_DIGEST_START) or raw[_DIGEST_END:_DIGEST_END + 3] != b'",\n':
+        return None
+    digest = _sha256_for(len(raw))(b"{\n" + raw[_DIGEST_END + 3:]).hexdigest()
+    return digest if raw[len(_DIGEST_START):_DIGEST_END] == digest.encode() else None
 
 
 def _read_regular(path: str | os.PathLike[str]) -> bytes:

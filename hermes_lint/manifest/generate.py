@@ -22,8 +22,13 @@ from the environment) is frozen with its known structure. Each hole is listed un
 ``holes`` with its JSON path: a hole with a ``template`` (environment variables with defaults,
 ``int``/``str``, formatting) is computed by the runtime at load, without importing; any other
 hole (or a schema whose structure is unknown) marks the tool ``import_for_definitions``: its
-module is imported when that tool's definition is first requested, never at start-up. Manifests
-that hold holes are format version 2; the others stay version 1, which every runtime reads.
+module is imported when that tool's definition is first requested, never at start-up.
+
+The first key is ``digest``: the sha256 of the file without that line (``sed 2d manifest.json |
+sha256sum``). A runtime that finds it matching knows the file is exactly what this generator
+wrote, which the manifest's schema and cross-references always accept, and skips validating
+it; a manifest edited by hand no longer matches and is validated in full. That is format
+version 3 (version 2 added holes); runtimes that read only versions 1 and 2 refuse it as newer.
 
 Errors that would make the manifest wrong refuse generation, as hassfest's generate mode refuses
 while validation errors remain — and as there, the generator runs the validator: ``check``'s own
@@ -52,8 +57,9 @@ from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unres
 from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 
 FORMAT = "hermes-tool-manifest"
-FORMAT_VERSION = 1  # a manifest without holes
-FORMAT_VERSION_WITH_HOLES = 2
+FORMAT_VERSION = 3  # 2 added holes, 3 the digest
+# The first key of every manifest: the sha256 of the rest of the file (see ``render``).
+DIGEST_KEY = "digest"
 # The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
 PACKAGE = "tools"
 STALE = "HRM501"
@@ -100,7 +106,19 @@ class Generated:
 
 
 def render(data: dict) -> bytes:
-    """The manifest's canonical bytes."""
+    """The manifest's canonical bytes: ``data`` without its digest, rendered, and the digest of
+    those bytes inserted as the first key (keys are sorted and ``digest`` sorts first, so the
+    result is also ``data`` with that digest rendered the same way)."""
+    return _digest_and_bytes(data)[1]
+
+
+def _digest_and_bytes(data: dict) -> Tuple[str, bytes]:
+    body = _render_json({key: value for key, value in data.items() if key != DIGEST_KEY})
+    digest = hashlib.sha256(body).hexdigest()
+    return digest, b'{\n  "%s": "%s",\n' % (DIGEST_KEY.encode(), digest.encode()) + body[2:]
+
+
+def _render_json(data: dict) -> bytes:
     text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
     return (text + "\n").encode("utf-8")
 
@@ -178,10 +196,9 @@ def generate(sources, config: Config) -> Generated:
     problems.extend(toolsets_problems)
     if problems:
         return Generated(None, None, sorted(set(problems)), skipped)
-    with_holes = any("holes" in tool for tool in tools.values())
     data = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION_WITH_HOLES if with_holes else FORMAT_VERSION,
+        "format_version": FORMAT_VERSION,
         "generator": f"hermes-lint {__version__}",
         "package": PACKAGE,
         "tools_dir": PurePosixPath(config.tools_dir).as_posix(),
@@ -191,7 +208,9 @@ def generate(sources, config: Config) -> Generated:
         "tools": tools,
         "toolsets": toolsets,
     }
-    return Generated(data, render(data), [], skipped)
+    digest, text = _digest_and_bytes(data)
+    data = {DIGEST_KEY: digest, **data}
+    return Generated(data, text, [], skipped)
 
 
 # --------------------------------------------------------------------------- one module

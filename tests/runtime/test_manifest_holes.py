@@ -454,7 +454,7 @@ def generated_project(tmp_path_factory):
 def test_the_generator_writes_the_template_shape_the_runtime_reads(generated_project):
     _, data = generated_project
     hand = hand_written_manifest(generated_project[0])
-    assert data["format_version"] == 2
+    assert data["format_version"] == 3
     assert data["tools"]["zzh_run"]["holes"] == hand["tools"]["zzh_run"]["holes"]
     assert data["tools"]["zzh_notes"]["import_for_definitions"] is True
 
