@@ -42,7 +42,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # The runtime: what an agent process loads (copied, so no other process warms its bytecode).
 RUNTIME_FILES = (
     "tools/__init__.py", "tools/registry.py", "tools/manifest_loader.py", "tools/manifest_schema.py",
-    "tools/manifest_templates.py", "hermes_lint/__init__.py", "hermes_lint/discovery.py",
+    "tools/manifest_templates.py", "tools/import_discovery.py", "tools/plugin_policy.py",
+    "tools/toolset_queries.py", "tools/dispatch_results.py", "hermes_lint/__init__.py", "hermes_lint/discovery.py",
     "hermes_lint/data/manifest.schema.json",
 )
 

@@ -65,10 +65,17 @@ VARIANTS = {
 }
 
 
+# The runtime a project without a manifest runs on: the registry and the modules it imports
+# for import discovery, dispatch and the plugin and toolset rules.
+RUNTIME_FILES = ("registry.py", "import_discovery.py", "dispatch_results.py", "plugin_policy.py",
+                 "toolset_queries.py")
+
+
 def make_project(root: Path, toolsets: str = MINIMAL_TOOLSETS) -> Path:
     (root / "tools").mkdir(parents=True)
     (root / "tools" / "__init__.py").write_text("")
-    shutil.copy(REPO_ROOT / "tools" / "registry.py", root / "tools" / "registry.py")
+    for name in RUNTIME_FILES:
+        shutil.copy(REPO_ROOT / "tools" / name, root / "tools" / name)
     (root / "toolsets.py").write_text(toolsets)
     return root
 
@@ -445,7 +452,8 @@ def test_new_tool_writes_the_file_and_the_exact_toolsets_edit(tmp_path):
         '    },\n'
     )
     assert sorted(p.name for p in root.iterdir()) == ["tools", "toolsets.py"]  # no temp files
-    assert sorted(p.name for p in (root / "tools").iterdir()) == ["__init__.py", "registry.py", "weather_tool.py"]
+    assert sorted(p.name for p in (root / "tools").iterdir()) == sorted(
+        ["__init__.py", "weather_tool.py", *RUNTIME_FILES])
 
 
 def test_dry_run_prints_the_file_and_the_diff_and_writes_nothing(tmp_path):

@@ -19,7 +19,7 @@ import json
 import os
 
 from tools import registry as _registry_module
-from tools.registry import ToolEntry, _import_tool_module, _logger, _tools_dir_path
+from tools.registry import ToolEntry, _logger, _tools_dir_path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,15 +123,15 @@ def load_manifest(registry: ToolRegistry, path: str | os.PathLike[str], *,
         if not fallback:
             raise
         _logger().warning("%s; falling back to importing every tool module", exc)
-        imported = _registry_module.discover_builtin_tools(tools_path, use_manifest=False)
+        from tools.import_discovery import import_tool_modules
+
+        imported = import_tool_modules(tools_path)
         return ManifestLoad(str(path), imported, [], imported, [], fallback=True)
     return _fill(registry, plan, files, stale, str(path))
 
 
 def _fill(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
           stale: list[tuple[str, str]], path: str) -> ManifestLoad:
-    from hermes_lint.discovery import module_registers_tools
-
     if stale:
         _logger().warning(
             "Tool manifest %s is stale for %s; importing those modules instead "
@@ -144,19 +144,16 @@ def _fill(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
     imported: list[str] = []
     for file_path, recorded in files:
         module_name = f"{plan.package}.{os.path.basename(file_path)[:-3]}"
-        if recorded in stale_names:
-            if (
-                _registry_module._regular_tool_file(file_path)
-                and module_registers_tools(file_path)
-                and _import_tool_module(module_name)
-            ):
-                modules.append(module_name)
-                imported.append(module_name)
-        elif module_name in plan.modules:
+        if module_name in plan.modules and recorded not in stale_names:
             loaded.extend(_add_module(registry, plan, module_name))
             modules.append(module_name)
-        elif module_name in plan.import_only:
-            if _import_tool_module(module_name):
+        elif recorded in stale_names or module_name in plan.import_only:
+            from tools.import_discovery import import_tool_module, module_registers_tools, regular_tool_file
+
+            if recorded in stale_names and not (regular_tool_file(file_path)
+                                                and module_registers_tools(file_path)):
+                continue
+            if import_tool_module(module_name):
                 modules.append(module_name)
                 imported.append(module_name)
     return ManifestLoad(path, modules, loaded, imported, [name for name, _ in stale])

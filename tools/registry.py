@@ -11,10 +11,15 @@ Loading a frozen manifest lives in ``tools.manifest_loader``; ``ToolRegistry.loa
 and ``discover_builtin_tools`` call into it.
 
 Standard library only, and lean at start-up: the runtime imports this module on every start,
-often with no ``.pyc`` to load, so ``ast``, ``asyncio``, ``copy``, ``importlib``, ``json``,
-``logging``, ``threading`` and ``hermes_lint.discovery`` are imported only by the functions that
-need them (an ``import`` of a loaded module is a dict lookup). ``logger`` and ``importlib`` are
-still module attributes, made on first access, so that callers can patch them as upstream's.
+often with no ``.pyc`` to load, and compiling it is a large part of a start from the manifest.
+So it holds what a start uses; what only some later call needs lives in modules imported by
+that call: ``tools.import_discovery`` (importing every tool module), ``tools.plugin_policy``
+(who may replace or remove a tool), ``tools.toolset_queries`` (the reports by toolset) and
+``tools.dispatch_results`` (async handlers, results of the wrong type). Likewise ``ast``,
+``asyncio``, ``copy``, ``importlib``, ``json``, ``logging``, ``threading`` and
+``hermes_lint.discovery`` are imported only by the functions that need them (an ``import`` of a
+loaded module is a dict lookup). ``logger`` and ``importlib`` are still module attributes, made
+on first access, so that callers can patch them as upstream's.
 """
 
 from __future__ import annotations
@@ -27,10 +32,9 @@ import time
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     import logging
-    from collections.abc import Awaitable, Callable, Coroutine, Iterable
-    from pathlib import Path
-    from types import FrameType, ModuleType
-    from typing import Any, TypeGuard
+    from collections.abc import Callable, Iterable
+    from types import ModuleType
+    from typing import Any
 
     from tools.manifest_loader import ManifestLoad
 
@@ -88,14 +92,19 @@ MANIFEST_ENV_VAR = "HERMES_TOOLS_MANIFEST"
 _PACKAGE = __name__.rpartition(".")[0] or "tools"
 RUNTIME_MODULES = frozenset(
     f"{_PACKAGE}.{stem}" for stem in ("registry", "manifest_loader", "manifest_schema",
-                                      "manifest_templates")
+                                      "manifest_templates", "import_discovery", "plugin_policy",
+                                      "toolset_queries", "dispatch_results")
 )
 
-# Names kept importable from here that live in tools.manifest_loader (imported on first use).
+# Names kept importable from here that live in other runtime modules (imported on first use).
 _LOADER_NAMES = frozenset({
     "ManifestError", "ManifestLoad", "MANIFEST_FORMAT", "MANIFEST_FORMAT_VERSION",
     "MANIFEST_FORMAT_VERSIONS",
 })
+_DISCOVERY_NAMES = {  # upstream's private helpers, still used by some callers
+    "_is_registry_register_call": "is_registry_register_call",
+    "_module_registers_tools": "module_registers_tools",
+}
 
 
 def _logger() -> logging.Logger:
@@ -129,27 +138,14 @@ def __getattr__(name: str) -> object:
         from tools import manifest_loader
 
         return getattr(manifest_loader, name)
+    if name in _DISCOVERY_NAMES:
+        from tools import import_discovery
+
+        return getattr(import_discovery, _DISCOVERY_NAMES[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------- discovery
-
-
-def _is_registry_register_call(node: object) -> bool:
-    """True for a statement ``registry.register(...)`` (an expression statement), as upstream."""
-    import ast
-
-    from hermes_lint.discovery import is_registry_register_call
-
-    return isinstance(node, ast.Expr) and is_registry_register_call(node.value)
-
-
-def _module_registers_tools(module_path: str | Path) -> bool:
-    """True when the file is a tool module: a top-level ``registry.register(...)`` statement.
-    The one predicate of ``hermes_lint.discovery``, under upstream's name."""
-    from hermes_lint.discovery import module_registers_tools
-
-    return module_registers_tools(module_path)
 
 
 def discover_builtin_tools(tools_dir: str | os.PathLike[str] | None = None, *,
@@ -179,39 +175,9 @@ def discover_builtin_tools(tools_dir: str | os.PathLike[str] | None = None, *,
         # Looked up at call time: tests (and embedders) may swap the singleton.
         return registry.load_manifest(manifest_path, tools_dir=tools_path, fallback=True).modules
 
-    from hermes_lint.discovery import candidate_tool_paths
+    from tools.import_discovery import import_tool_modules
 
-    module_names = [
-        f"tools.{path.stem}"
-        for path in candidate_tool_paths(tools_path)
-        if _regular_tool_file(path) and _module_registers_tools(path)
-    ]
-    imported: list[str] = []
-    for module_name in module_names:
-        if _import_tool_module(module_name):
-            imported.append(module_name)
-    return imported
-
-
-def _regular_tool_file(path: str | Path) -> bool:
-    """False, with a warning, for a candidate that is not a regular file: reading a FIFO blocks
-    forever and a link to /dev/zero never ends."""
-    from hermes_lint.discovery import is_regular_file
-
-    if is_regular_file(path):
-        return True
-    _logger().warning("Skipping tool module %s: not a regular file", path)
-    return False
-
-
-def _import_tool_module(module_name: str) -> bool:
-    """Import one tool module as discovery does: a failure is a logged warning."""
-    try:
-        _importlib().import_module(module_name)
-    except Exception as exc:
-        _logger().warning("Could not import tool module %s: %s", module_name, exc)
-        return False
-    return True
+    return import_tool_modules(tools_path)
 
 
 def _tools_dir_path(tools_dir: str | os.PathLike[str] | None) -> str:
@@ -362,13 +328,14 @@ class ToolRegistry:
         built-in tool and registering its own under the name would otherwise bypass the
         override rule.
         """
-        caller = _caller_module()
         with self._lock:
             entry = self._tools.get(name)
             if entry is None:
                 return False
             if not entry.toolset.startswith(MCP_TOOLSET_PREFIX):
-                self._check_plugin_may_remove(caller, entry)
+                from tools.plugin_policy import check_may_remove
+
+                check_may_remove(self, entry)
             del self._tools[name]
             if not any(other.toolset == entry.toolset for other in self._tools.values()):
                 self._toolset_checks.pop(entry.toolset, None)
@@ -411,79 +378,15 @@ class ToolRegistry:
         with self._lock:
             existing = self._tools.get(entry.name)
             if existing is not None and existing.toolset != entry.toolset:
-                if not self._may_replace(existing, entry, override):
+                from tools.plugin_policy import may_replace
+
+                if not may_replace(self, existing, entry, override):
                     return False
             self._tools[entry.name] = entry
             if entry.check_fn is not None and entry.toolset not in self._toolset_checks:
                 self._toolset_checks[entry.toolset] = entry.check_fn
             self._generation += 1
         return True
-
-    def _may_replace(self, existing: ToolEntry, entry: ToolEntry, override: bool) -> bool:
-        """Conflict between toolsets: True to replace, False to reject; may raise."""
-        if existing.toolset.startswith(MCP_TOOLSET_PREFIX) and entry.toolset.startswith(
-            MCP_TOOLSET_PREFIX
-        ):
-            return True
-        if override:
-            owner = self._plugin_owner_of(entry.handler)
-            if owner is not None and not self._plugin_permitted(owner):
-                _logger().error(
-                    "Tool registration REJECTED: plugin %r may not override tool '%s' "
-                    "(toolset '%s') without the operator's opt-in", owner, entry.name,
-                    existing.toolset,
-                )
-                raise PermissionError(
-                    f"Plugin module {owner!r} cannot override tool {entry.name!r} (toolset "
-                    f"{existing.toolset!r}) without operator opt-in (allow_tool_override)"
-                )
-            _logger().warning(
-                "Tool '%s' (toolset '%s') overrides the same name in toolset '%s'",
-                entry.name, entry.toolset, existing.toolset,
-            )
-            return True
-        _logger().error(
-            "Tool registration REJECTED: '%s' (toolset '%s') would shadow the same name in "
-            "toolset '%s'",
-            entry.name, entry.toolset, existing.toolset,
-        )
-        return False
-
-    def _plugin_namespace(self, module: str) -> str | None:
-        """The plugin that owns code of ``module``, or None for code that is no plugin's."""
-        matching = [
-            namespace
-            for namespace in self._plugin_override_policy
-            if module == namespace or module.startswith(namespace + ".")
-        ]
-        if matching:
-            return max(matching, key=len)
-        if module.startswith(PLUGIN_PACKAGE_PREFIX):
-            return ".".join(module.split(".")[:2])
-        return None
-
-    def _plugin_owner_of(self, handler: Callable[..., object]) -> str | None:
-        """The plugin that defined ``handler``, or None (built-in, MCP, embedder code)."""
-        return self._plugin_namespace(_defining_module(handler))
-
-    def _plugin_permitted(self, plugin: str) -> bool:
-        policy = self._plugin_override_policy.get(plugin)
-        return self.allow_tool_override if policy is None else policy
-
-    def _check_plugin_may_remove(self, caller: str, entry: ToolEntry) -> None:
-        plugin = self._plugin_namespace(caller)
-        if plugin is None or plugin == self._plugin_owner_of(entry.handler):
-            return
-        if self._plugin_permitted(plugin):
-            return
-        _logger().error(
-            "Tool deregistration REJECTED: plugin %r may not remove tool '%s' (toolset '%s') "
-            "without the operator's opt-in", plugin, entry.name, entry.toolset,
-        )
-        raise PermissionError(
-            f"Plugin module {caller!r} cannot deregister tool {entry.name!r} (toolset "
-            f"{entry.toolset!r}) without operator opt-in (allow_tool_override)"
-        )
 
     # ----------------------------------------------------------------- lookup
 
@@ -645,93 +548,42 @@ class ToolRegistry:
             self._check_results.clear()
             self._check_last_good.clear()
 
-    def _toolset_has_exposable_tools(self, toolset: str, entries: list[ToolEntry],
-                                     checked: dict[int, bool] | None = None) -> bool:
-        """Whether ``get_definitions`` would expose at least one tool of ``toolset``: every
-        tool's own check counts, not the first one registered."""
-        if checked is None:
-            checked = {}
-        return any(
-            self._available(entry, checked) for entry in entries if entry.toolset == toolset
-        )
+    # The reports by toolset live in tools.toolset_queries: a start does not need them.
 
     def is_toolset_available(self, toolset: str) -> bool:
         """True when at least one tool of ``toolset`` is available (a raising check is False)."""
-        entries, _ = self._snapshot_state()
-        return self._toolset_has_exposable_tools(toolset, entries)
+        from tools.toolset_queries import is_toolset_available
+
+        return is_toolset_available(self, toolset)
 
     def check_toolset_requirements(self) -> dict[str, bool]:
         """``{toolset: available}`` for every registered toolset, sorted by name."""
-        entries, _ = self._snapshot_state()
-        checked: dict[int, bool] = {}
-        return {
-            toolset: self._toolset_has_exposable_tools(toolset, entries, checked)
-            for toolset in sorted({entry.toolset for entry in entries})
-        }
+        from tools.toolset_queries import check_toolset_requirements
+
+        return check_toolset_requirements(self)
 
     def get_available_toolsets(self) -> dict[str, dict[str, Any]]:
         """Per toolset, in registration order: ``{"available", "tools", "description": "",
         "requirements"}`` (requirements: the tools' ``requires_env`` names, first seen first)."""
-        entries, _ = self._snapshot_state()
-        checked: dict[int, bool] = {}
-        toolsets: dict[str, dict[str, Any]] = {}
-        for entry in entries:
-            info = toolsets.get(entry.toolset)
-            if info is None:
-                info = toolsets[entry.toolset] = {
-                    "available": self._toolset_has_exposable_tools(entry.toolset, entries, checked),
-                    "tools": [],
-                    "description": "",
-                    "requirements": [],
-                }
-            info["tools"].append(entry.name)
-            for variable in entry.requires_env:
-                if variable not in info["requirements"]:
-                    info["requirements"].append(variable)
-        return toolsets
+        from tools.toolset_queries import get_available_toolsets
+
+        return get_available_toolsets(self)
 
     def get_toolset_requirements(self) -> dict[str, dict[str, Any]]:
         """Per toolset: ``{"name", "env_vars", "check_fn", "setup_url": None, "tools"}``;
         ``check_fn`` is the first one registered in the toolset (reported, never called)."""
-        entries, toolset_checks = self._snapshot_state()
-        result: dict[str, dict[str, Any]] = {}
-        for entry in entries:
-            info = result.get(entry.toolset)
-            if info is None:
-                info = result[entry.toolset] = {
-                    "name": entry.toolset,
-                    "env_vars": [],
-                    "check_fn": toolset_checks.get(entry.toolset),
-                    "setup_url": None,
-                    "tools": [],
-                }
-            if entry.name not in info["tools"]:
-                info["tools"].append(entry.name)
-            for variable in entry.requires_env:
-                if variable not in info["env_vars"]:
-                    info["env_vars"].append(variable)
-        return result
+        from tools.toolset_queries import get_toolset_requirements
+
+        return get_toolset_requirements(self)
 
     def check_tool_availability(
         self, quiet: bool = False
     ) -> tuple[list[str], list[dict[str, Any]]]:
         """``(available toolsets, unavailable)``, both sorted by toolset; each unavailable one is
         ``{"name", "env_vars" (its first tool's requires_env), "tools"}``."""
-        entries, _ = self._snapshot_state()
-        checked: dict[int, bool] = {}
-        available: list[str] = []
-        unavailable: list[dict[str, Any]] = []
-        for toolset in sorted({entry.toolset for entry in entries}):
-            members = [entry for entry in entries if entry.toolset == toolset]
-            if self._toolset_has_exposable_tools(toolset, members, checked):
-                available.append(toolset)
-            else:
-                unavailable.append({
-                    "name": toolset,
-                    "env_vars": list(members[0].requires_env),
-                    "tools": [entry.name for entry in members],
-                })
-        return available, unavailable
+        from tools.toolset_queries import check_tool_availability
+
+        return check_tool_availability(self)
 
     # ----------------------------------------------------------------- dispatch
 
@@ -755,11 +607,17 @@ class ToolRegistry:
             # Any: whatever the handler returns is checked below, at run time.
             result: Any = entry.handler(args, **kwargs)
             if entry.is_async:
-                result = _run_awaitable(result, name)
+                from tools.dispatch_results import run_awaitable
+
+                result = run_awaitable(result, name)
         except Exception as exc:
             _logger().exception("Tool '%s' raised", name)
             return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
-        return _result_within_contract(name, result)
+        if isinstance(result, str):
+            return result
+        from tools.dispatch_results import result_within_contract
+
+        return result_within_contract(name, result)
 
     # ----------------------------------------------------------------- manifest
 
@@ -784,41 +642,6 @@ def _check_fn_cached(fn: Callable[[], object]) -> bool:
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def _caller_module() -> str:
-    """The module of the code that called into the registry: the first frame outside the
-    runtime's own modules (a subclass or the loader calling ``deregister`` is not the caller)."""
-    frame: FrameType | None
-    try:
-        frame = sys._getframe(2)
-    except ValueError:
-        return ""
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module not in RUNTIME_MODULES:
-            return module if isinstance(module, str) else ""
-        frame = frame.f_back
-    return ""
-
-
-
-
-def _defining_module(handler: object) -> str:
-    """The module that defined ``handler``: its globals' ``__name__`` (a closure or lambda
-    belongs to the module it was written in, whatever ``__module__`` says), else
-    ``__module__``; a ``functools.partial`` is its function's."""
-    while True:
-        inner = getattr(handler, "func", None)
-        if inner is None or not callable(inner) or type(handler).__name__ != "partial":
-            break
-        handler = inner
-    namespace = getattr(handler, "__globals__", None)
-    if isinstance(namespace, dict):
-        module = namespace.get("__name__")
-    else:
-        module = getattr(handler, "__module__", None)
-    return module if isinstance(module, str) else ""
 
 
 def _definition_schema(entry: ToolEntry) -> dict[str, Any] | None:
@@ -928,85 +751,6 @@ def _dynamic_overrides(entry: ToolEntry) -> dict[str, Any]:
                           "using the static schema", entry.name, type(overrides).__name__)
         return {}
     return overrides
-
-
-def _run_awaitable(awaitable: Awaitable[object], tool_name: str) -> object:
-    """Run an async handler's awaitable to completion from synchronous code.
-
-    With no event loop running in this thread, a fresh one (``asyncio.run``). With one running
-    (dispatch called from async code), ``asyncio.run`` would refuse and waiting on that loop
-    would deadlock it, so the coroutine gets a fresh loop in a worker thread; the caller's loop
-    is blocked meanwhile, as with any synchronous call.
-    """
-    import asyncio
-
-    coroutine = _as_coroutine(awaitable)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    return _run_in_worker_thread(coroutine, tool_name)
-
-
-async def _as_coroutine(awaitable: Awaitable[object]) -> object:
-    # asyncio.run() accepts only coroutines; a handler may return any awaitable (a Future,
-    # an object with __await__).
-    return await awaitable
-
-
-def _run_in_worker_thread(coroutine: Coroutine[object, object, object], tool_name: str) -> object:
-    import asyncio
-    import threading
-
-    outcome: dict[str, object] = {}
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            outcome["value"] = asyncio.run(coroutine)
-        except BaseException as exc:  # re-raised in the caller's thread below
-            failure.append(exc)
-
-    worker = threading.Thread(target=run, name=f"hermes-tool-{tool_name}", daemon=True)
-    worker.start()
-    worker.join()
-    if failure:
-        raise failure[0]
-    return outcome["value"]
-
-
-def _is_multimodal_envelope(result: object) -> TypeGuard[dict[str, Any]]:
-    return (
-        isinstance(result, dict)
-        and result.get("_multimodal") is True
-        and isinstance(result.get("content"), list)
-    )
-
-
-def _result_within_contract(name: str, result: object) -> str | dict[str, Any]:
-    if isinstance(result, str) or _is_multimodal_envelope(result):
-        return result
-    import json
-
-    _close_if_coroutine(result)
-    type_name = type(result).__name__
-    _logger().error("Tool '%s' returned %s, expected a JSON string%s", name, type_name,
-                    " (an async handler needs is_async=True)" if type_name == "coroutine" else "")
-    return json.dumps({
-        "error": f"Tool handler returned unsupported result type: {type_name}",
-        "error_type": RESULT_CONTRACT_ERROR_TYPE,
-        "tool": name,
-        "result_type": type_name,
-    }, ensure_ascii=False)
-
-
-def _close_if_coroutine(result: object) -> None:
-    # An un-awaited coroutine would otherwise emit "coroutine ... was never awaited" later,
-    # far from the cause.
-    import types
-
-    if isinstance(result, types.CoroutineType):
-        result.close()
 
 
 registry = ToolRegistry()
