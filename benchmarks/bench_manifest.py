@@ -18,7 +18,7 @@ environment that never writes bytecode) — and warm (``.pyc`` files present). P
 ms, the time above the floor, the ratio of import discovery's time above the floor to the
 manifest's, and how many tool modules each had imported when ``get_definitions`` returned.
 
-The runtime (``RUNTIME_FILES``) is copied next to the corpus,
+The runtime (``tools.registry.RUNTIME_MODULES`` and ``hermes_lint.discovery``) is copied next to the corpus,
 so that other processes writing this checkout's ``__pycache__`` cannot warm a cold run.
 Absolute times depend on the machine; the ratios are the result.
 """
@@ -40,12 +40,14 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # The runtime: what an agent process loads (copied, so no other process warms its bytecode).
-RUNTIME_FILES = (
-    "tools/__init__.py", "tools/registry.py", "tools/manifest_loader.py", "tools/manifest_schema.py",
-    "tools/manifest_templates.py", "tools/import_discovery.py", "tools/plugin_policy.py",
-    "tools/toolset_queries.py", "tools/dispatch_results.py", "hermes_lint/__init__.py", "hermes_lint/discovery.py",
-    "hermes_lint/data/manifest.schema.json",
-)
+def runtime_files() -> list[str]:
+    sys.path.insert(0, str(REPO_ROOT))
+    try:
+        from tools.registry import RUNTIME_MODULES
+    finally:
+        sys.path.remove(str(REPO_ROOT))
+    return ["tools/__init__.py", *sorted(f"tools/{name.split('.')[1]}.py" for name in RUNTIME_MODULES),
+            "hermes_lint/__init__.py", "hermes_lint/discovery.py", "hermes_lint/data/manifest.schema.json"]
 
 RUN = r"""
 import sys
@@ -85,7 +87,7 @@ def make_project(directory: Path, count: int) -> None:
     runtime = directory / "runtime"
     (runtime / "tools").mkdir(parents=True)
     (runtime / "hermes_lint" / "data").mkdir(parents=True)
-    for relative in RUNTIME_FILES:
+    for relative in runtime_files():
         shutil.copy(REPO_ROOT / relative, runtime / relative)
 
 

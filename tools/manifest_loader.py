@@ -1,21 +1,23 @@
 """Loading the frozen manifest (``hermes-lint manifest``) into a ``ToolRegistry``, importing no
 tool module.
 
-``load_manifest(registry, path)`` reads the manifest, validates it whole against the rules of
-the JSON Schema shipped as ``hermes_lint/data/manifest.schema.json`` (the one source of the
-format: interpreted here by ``tools.manifest_schema``, standard library only) and against the
-cross-references a schema cannot state, and only then registers anything. Every tool gets a lazy
-entry: schema, description and flags from the manifest; the handler imports the tool's module
-on the first ``dispatch``; a declarative check is evaluated without importing.
+``load_manifest(registry, path)`` reads the manifest and checks it before registering anything:
+a file exactly as ``hermes-lint manifest`` wrote it (its first line, the digest, is the sha256
+of the rest) is used as it is; any other is validated whole by ``tools.manifest_checks``
+against the JSON Schema shipped as ``hermes_lint/data/manifest.schema.json`` (the one source of
+the format, interpreted by ``tools.manifest_schema``) and the cross-references a schema cannot
+state. Every tool gets a lazy entry: schema, description and flags from the manifest; the
+handler imports the tool's module on the first ``dispatch`` (``tools.manifest_imports``); a
+declarative check is evaluated without importing.
 
-This module registers no tool at import (discovery's predicate does not take it for a tool
-module). Standard library plus ``hermes_lint.discovery`` only; ``json`` is imported here, the
-rest on first need.
+Every start compiles this module, often without a ``.pyc``: it holds only what a start from a
+fresh manifest runs. This module registers no tool at import (discovery's predicate does not
+take it for a tool module). Standard library plus ``hermes_lint.discovery`` only, imported on
+first need.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
 from tools import registry as _registry_module
@@ -222,13 +224,18 @@ _PACKAGE = __name__.rpartition(".")[0] or "tools"
 
 
 class _ManifestPlan:
-    """A manifest read and fully validated before anything is registered.
+    """A manifest read and checked before anything is registered.
 
     The manifest is data, never a way to import code: modules must be ``<package>.<stem>`` for a
     file ``<tools_dir>/<stem>.py`` that discovery could import (not ``os``, not ``../x``, not
     ``tools.x.y``, not ``tools.registry``); handler and check references are plain names looked
     up on such a module after it is imported; nothing else is ever imported except a
     ``module`` check's ``importlib.util.find_spec`` probe, which locates but does not import.
+
+    A file exactly as generated (its digest matches) is used as it is; any other is validated
+    in full by ``tools.manifest_checks``. The digest is no signature: whoever can write the
+    manifest can write the tool modules beside it. Still, a digest recomputed over an edited
+    file never gets code outside the tools package imported (``check_own_modules``).
     """
 
     __slots__ = ("where", "package", "tools_dir", "sources", "modules", "import_only", "tools")
@@ -244,25 +251,7 @@ class _ManifestPlan:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ManifestError(f"{where} is corrupt: it is not UTF-8 text") from None
-        try:
-            data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
-        except _NonFinite as exc:
-            raise ManifestError(f"{where} is corrupt: it holds the non-finite number {exc}") from None
-        except RecursionError:
-            raise ManifestError(f"{where} is corrupt: nested too deeply") from None
-        except ValueError as exc:
-            # A manifest is one JSON object: text that stops before its closing brace was cut.
-            end = text.rstrip()
-            truncated = getattr(exc, "msg", "") != "Extra data" and (  # trailing garbage: corrupt
-                getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
-            )
-            state = "is truncated" if truncated else "is corrupt"
-            detail = getattr(exc, "msg", str(exc))
-            raise ManifestError(
-                f"{where} {state}: not valid JSON ({detail} at line {getattr(exc, 'lineno', 1)} "
-                f"column {getattr(exc, 'colno', 1)})"
-            ) from None
-        return cls(where, data, _verified_digest(raw))
+        return cls(where, _parse_json(where, text), _verified_digest(raw))
 
     def __init__(self, where: str, data: object, digest: str | None = None) -> None:
         """``digest``: the digest on the file's first line, when it is the file's (see
@@ -281,10 +270,11 @@ class _ManifestPlan:
                 f"({MANIFEST_FORMAT_VERSION}): upgrade the runtime, or regenerate the manifest "
                 "with the matching `hermes-lint manifest`"
             )
-        # The bytes the generator wrote always pass the schema (its tests validate them): only
-        # a file edited since, or of an older format, is validated.
-        if digest is None or version != 3 or data.get("digest") != digest:
-            self._validate(data, version)
+        as_generated = digest is not None and version == 3 and data.get("digest") == digest
+        if not as_generated:
+            from tools.manifest_checks import check_format
+
+            check_format(self, data, version)
         self.package: str = data["package"]
         if self.package != _PACKAGE:
             self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
@@ -293,77 +283,27 @@ class _ManifestPlan:
         self.modules: dict[str, JSONObject] = data["modules"]
         self.import_only: dict[str, JSONObject] = data["import_only"]
         self.tools: dict[str, JSONObject] = data["tools"]
-        self._check_references()
+        if as_generated:
+            self.check_own_modules()
+        else:
+            from tools.manifest_checks import check_references
 
-    def _validate(self, data: JSONObject, version: object) -> None:
-        from tools.manifest_schema import manifest_problem
+            check_references(self)
 
-        problem = manifest_problem(data)
-        if problem is not None:
-            self._corrupt(problem)
-        if version == 1 and any("holes" in tool for tool in data["tools"].values()):
-            self._corrupt("format version 1 has no holes")
-        if version != 3 and "digest" in data:
-            self._corrupt(f"format version {version} has no digest")
-
-    def _check_references(self) -> None:
-        """What the schema cannot say: names and paths that must agree with each other."""
-        from hermes_lint.discovery import SKIPPED_FILE_NAMES
-
+    def check_own_modules(self) -> None:
+        """Each module lists only tools of its own (a tool's module is the only one its lazy
+        entry imports, and modules are only those of files in the tools directory); a module
+        check probes a top-level name (``find_spec`` of a dotted name imports its parent)."""
+        tools = self.tools
         for module, record in self.modules.items():
-            unrecorded = [read for read in record.get("reads", ()) if read not in self.sources]
-            if unrecorded:
-                self._corrupt(f"module {module!r} reads {unrecorded[0]!r}, which has no source hash")
-        for key, records in (("modules", self.modules), ("import_only", self.import_only)):
-            for module, record in records.items():
-                stem = module[len(self.package) + 1:]
-                if f"{stem}.py" in SKIPPED_FILE_NAMES:
-                    self._refuse(f"it names module {module!r}, which is never a tool module")
-                expected = f"{self.tools_dir}/{stem}.py"
-                if record["path"] != expected:
-                    self._refuse(f"module {module!r} is recorded at {record['path']!r}, not {expected!r}")
-                if expected not in self.sources:
-                    self._corrupt(f"module {module!r} has no source hash")
-        both = set(self.modules) & set(self.import_only)
-        if both:
-            self._corrupt(f"module {sorted(both)[0]!r} is both frozen and import-only")
-        for name, tool in self.tools.items():
-            self._check_tool(name, tool)
-        for module, record in self.modules.items():
-            if not all(self.tools.get(n, {}).get("module") == module for n in record["tools"]):
-                self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
-        listed = {n for record in self.modules.values() for n in record["tools"]}
-        unlisted = sorted(set(self.tools) - listed)
-        if unlisted:
-            self._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
-
-    def _check_tool(self, name: str, tool: JSONObject) -> None:
-        if tool["name"] != name:
-            self._corrupt(f"tools[{name!r}] is not a tool of that name")
-        if tool["module"] not in self.modules:
-            self._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
-        handler = tool["handler"]
-        # A plain name of the tool's own module only: a dotted path could reach another
-        # module through the tool module's imports (`os.system`).
-        if isinstance(handler, dict) and handler["module"] != tool["module"]:
-            self._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
-        check = tool["check"]
-        # Checked even when the schema is not: find_spec of a dotted name imports its parent.
-        if check["kind"] == "module" and not check["name"].isidentifier():
-            self._refuse(f"tools[{name!r}].check probes {check['name']!r}, not a top-level module")
-        holes = tool.get("holes", ())
-        if any("reason" in hole for hole in holes) and not tool["import_for_definitions"]:
-            self._corrupt(f"tools[{name!r}] has a hole only its module can fill but is not "
-                          "import_for_definitions")
-        if holes:
-            from tools.manifest_templates import check_template, hole_target_problem
-
-            for index, hole in enumerate(holes):
-                problem = hole_target_problem(tool["schema"], hole["path"], "template" in hole)
-                if problem is None and "template" in hole:
-                    problem = check_template(hole["template"])
-                if problem is not None:
-                    self._corrupt(f"tools[{name!r}].holes[{index}] {problem}")
+            for name in record["tools"]:
+                tool = tools.get(name)
+                if tool is None or tool["module"] != module:
+                    self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
+                check = tool["check"]
+                if check["kind"] == "module" and not check["name"].isidentifier():
+                    self._refuse(f"tools[{name!r}].check probes {check['name']!r}, "
+                                 "not a top-level module")
 
     def _corrupt(self, what: str) -> NoReturn:
         raise ManifestError(f"{self.where} is corrupt: {what}")
@@ -469,6 +409,40 @@ def _finite_float(text: str) -> float:
     return value
 
 
+class _JSONSettings:
+    """What the json module's C scanner reads from its decoder: ``json.loads``'s defaults, with
+    non-finite numbers refused."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_int = int
+    parse_float = staticmethod(_finite_float)
+    parse_constant = staticmethod(_refuse_constant)
+
+
+_JSON_SPACE = " \t\n\r"
+
+
+def _parse_json(where: str, text: str) -> object:
+    """``json.loads(text)`` for a well-formed manifest, through the C scanner ``json.loads``
+    itself uses: importing ``json`` compiles its regular expressions, a tenth of a start. Any
+    text the scanner does not take whole goes to ``json.loads``, for its exact error."""
+    try:
+        from _json import make_scanner
+
+        start = len(text) - len(text.lstrip(_JSON_SPACE))
+        # typeshed types the decoder as the scanner itself; the C code reads only the settings.
+        data, end = make_scanner(_JSONSettings)(text, start)  # type: ignore[arg-type]
+        if not text[end:].strip(_JSON_SPACE):
+            return data
+    except Exception:  # no C scanner, or the text is broken: json.loads says how
+        pass
+    from tools.manifest_checks import decode_json
+
+    return decode_json(where, text)
+
+
 # How every manifest the generator writes starts: its digest, the sha256 of the file without
 # that line (the generator's ``render``).
 _DIGEST_START = b'{\n  "digest": "'
@@ -509,12 +483,12 @@ def _sha256_for(total_bytes: int) -> Callable[[bytes], _Digest]:
     import sys
 
     if "hashlib" not in sys.modules and total_bytes < 1_000_000:
-        for builtin in ("_sha2", "_sha256"):  # _sha2 since Python 3.12
-            try:
-                sha256: Callable[[bytes], _Digest] = __import__(builtin).sha256
-                return sha256
-            except ImportError:
-                continue
+        try:  # the built-in module: _sha2 since Python 3.12
+            builtin = __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256")
+            sha256: Callable[[bytes], _Digest] = builtin.sha256
+            return sha256
+        except ImportError:
+            pass
     import hashlib
 
     return hashlib.sha256
@@ -556,8 +530,9 @@ class _LazyHandler:
         self.__qualname__ = self.__name__ = lazy.qualname or f"<{lazy.name}>"
 
     def __call__(self, args: dict[str, Any], **kwargs: Any) -> object:
-        entry = _materialize(self._lazy)
-        return entry.handler(args, **kwargs)
+        from tools.manifest_imports import materialize
+
+        return materialize(self._lazy).handler(args, **kwargs)
 
     def _manifest_schema(self) -> JSONObject | None:
         """The schema a definition starts from: the manifest's, or — when a hole in it only the
@@ -567,45 +542,12 @@ class _LazyHandler:
         if not lazy.schema_needs_import:
             assert lazy.entry is not None  # set by _lazy_entry, before the handler is reachable
             return lazy.entry.schema
-        try:
-            return _materialize(lazy).schema
-        except Exception as exc:
-            _logger().warning("Tool '%s' has no definition: importing %s failed: %s",
-                              lazy.name, lazy.module, exc)
-            return None
+        from tools.manifest_imports import schema_from_module
+
+        return schema_from_module(lazy)
 
     def __repr__(self) -> str:
         return f"<lazy handler of tool '{self._lazy.name}' from {self._lazy.module}>"
-
-
-class _ImportingCheck:
-    """A check of kind ``import``: imports the module, then asks the registry's cache about the
-    real check_fn (tools sharing it share one probe)."""
-
-    __slots__ = ("lazy",)
-
-    def __init__(self, lazy: _LazyTool) -> None:
-        self.lazy = lazy
-
-    def __call__(self) -> object:
-        entry = _materialize(self.lazy)
-        if entry.check_fn is None:
-            return True
-        return self.lazy.registry._check_fn_cached(entry.check_fn)
-
-
-class _LazyOverrides:
-    """``dynamic_schema_overrides`` of a manifest tool: only the imported module knows them."""
-
-    __slots__ = ("lazy",)
-
-    def __init__(self, lazy: _LazyTool) -> None:
-        self.lazy = lazy
-
-    def __call__(self) -> dict[str, Any]:
-        entry = _materialize(self.lazy)
-        overrides = entry.dynamic_schema_overrides
-        return overrides() if overrides is not None else {}
 
 
 class _EnvCheck:
@@ -653,7 +595,14 @@ def _lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
     elif kind == "module":
         check_fn = _ModuleCheck(check["name"])
     else:
-        check_fn = _ImportingCheck(lazy)
+        from tools.manifest_imports import ImportingCheck
+
+        check_fn = ImportingCheck(lazy)
+    overrides: Callable[[], dict[str, Any]] | None = None
+    if lazy.dynamic:
+        from tools.manifest_imports import LazyOverrides
+
+        overrides = LazyOverrides(lazy)
     entry = ToolEntry(
         name=lazy.name,
         toolset=lazy.toolset,
@@ -665,77 +614,8 @@ def _lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
         description=tool["description"],
         emoji=tool["emoji"],
         max_result_size_chars=tool["max_result_size_chars"],
-        dynamic_schema_overrides=_LazyOverrides(lazy) if lazy.dynamic else None,
+        dynamic_schema_overrides=overrides,
     )
     lazy.entry = entry
     lazy.check_fn = check_fn
     return entry
-
-
-def _materialize(lazy: _LazyTool) -> ToolEntry:
-    """Import a lazy tool's module and return the tool's real entry.
-
-    The import runs the module's ``registry.register(...)``, which replaces the lazy entry
-    (same toolset). When it registered elsewhere (this is not the module-level registry) or
-    the module was imported before, the entry is adopted from the module-level registry,
-    else rebuilt from the manifest's handler reference. ``ImportError`` and friends
-    propagate: ``dispatch`` turns them into an ``{"error": ...}`` result.
-    """
-    registry = lazy.registry
-    with registry._materialize_lock:
-        current = registry.get_entry(lazy.name)
-        if current is not None and current.handler is not lazy.handler:
-            return current
-        module = _registry_module._importlib().import_module(lazy.module)
-        current = registry.get_entry(lazy.name)
-        if current is not None and current.handler is not lazy.handler:
-            return current
-        real = _adopt_entry(registry, lazy, module)
-        if real is None:
-            raise LookupError(
-                f"tool module {lazy.module} was imported but registered no tool "
-                f"'{lazy.name}' in toolset '{lazy.toolset}' (the tool manifest is out of date)"
-            )
-        if current is not None:
-            registry._add_entry(real, override=lazy.override)
-        return real
-
-
-def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntry | None:
-    """The real entry of a lazy tool whose module's import did not register into ``reg``."""
-    shared = getattr(_registry_module, "registry", None)
-    if shared is not None and shared is not reg:
-        entry = shared.get_entry(lazy.name)
-        if (
-            entry is not None
-            and entry.toolset == lazy.toolset
-            and not isinstance(entry.handler, _LazyHandler)
-            and _registry_module._handler_module(entry.handler) == lazy.module
-        ):
-            return ToolEntry(**{slot: getattr(entry, slot) for slot in ToolEntry.__slots__})
-    if lazy.qualname is None or lazy.dynamic or lazy.schema_needs_import or lazy.entry is None:
-        return None
-    handler = _resolve_qualname(module, lazy.qualname)
-    check_fn = lazy.check_fn
-    if isinstance(check_fn, _ImportingCheck):
-        function = lazy.check.get("function")
-        check_fn = _resolve_qualname(module, function) if function else None
-        if check_fn is None:
-            return None
-    if handler is None:
-        return None
-    base = lazy.entry
-    return ToolEntry(
-        name=base.name, toolset=base.toolset, schema=base.schema, handler=handler,
-        check_fn=check_fn, requires_env=base.requires_env, is_async=base.is_async,
-        description=base.description, emoji=base.emoji,
-        max_result_size_chars=base.max_result_size_chars,
-    )
-
-
-def _resolve_qualname(module: object, qualname: str) -> Callable[..., object] | None:
-    """The module's own function ``qualname``: defined there, not imported into it."""
-    target: object = getattr(module, qualname, None)
-    if not callable(target) or getattr(target, "__module__", None) != getattr(module, "__name__", ""):
-        return None
-    return target

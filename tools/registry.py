@@ -93,7 +93,8 @@ _PACKAGE = __name__.rpartition(".")[0] or "tools"
 RUNTIME_MODULES = frozenset(
     f"{_PACKAGE}.{stem}" for stem in ("registry", "manifest_loader", "manifest_schema",
                                       "manifest_templates", "import_discovery", "plugin_policy",
-                                      "toolset_queries", "dispatch_results")
+                                      "toolset_queries", "dispatch_results", "manifest_imports",
+                                      "manifest_checks")
 )
 
 # Names kept importable from here that live in other runtime modules (imported on first use).

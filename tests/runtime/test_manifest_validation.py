@@ -74,7 +74,8 @@ def test_the_generators_format_constants_are_the_runtimes():
 
 def test_the_loader_is_not_a_tool_module_and_the_registry_names_stay_importable():
     for stem in ("manifest_loader", "manifest_schema", "manifest_templates", "registry",
-                 "import_discovery", "plugin_policy", "toolset_queries", "dispatch_results"):
+                 "import_discovery", "plugin_policy", "toolset_queries", "dispatch_results",
+                 "manifest_imports", "manifest_checks"):
         assert not discovery.module_registers_tools(REPO_ROOT / "tools" / f"{stem}.py"), stem
         assert f"tools.{stem}" in registry_module.RUNTIME_MODULES
     assert registry_module.ManifestError is loader.ManifestError

@@ -1,0 +1,110 @@
+"""Validating a manifest that is not exactly as the generator wrote it.
+
+A manifest whose digest matches its bytes is what ``hermes-lint manifest`` rendered, which always
+passes these checks, and ``tools.manifest_loader`` uses it as it is. Any other (edited by hand,
+damaged, of format version 1 or 2) comes here before anything is registered: its JSON decoded
+with the exact error, the shipped JSON Schema applied (``tools.manifest_schema``), the fields a
+format version does not have refused, and the cross-references a schema cannot state checked.
+Kept out of the loader, which every start compiles (often without a ``.pyc``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tools.manifest_loader import ManifestError, _finite_float, _NonFinite, _refuse_constant
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # pragma: no cover
+    from tools.manifest_loader import JSONObject, _ManifestPlan
+
+
+def decode_json(where: str, text: str) -> object:
+    """``text`` decoded as ``json.loads`` does, non-finite numbers refused; ``ManifestError``
+    saying how it is broken."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _NonFinite as exc:
+        raise ManifestError(f"{where} is corrupt: it holds the non-finite number {exc}") from None
+    except RecursionError:
+        raise ManifestError(f"{where} is corrupt: nested too deeply") from None
+    except ValueError as exc:
+        # A manifest is one JSON object: text that stops before its closing brace was cut.
+        end = text.rstrip()
+        truncated = getattr(exc, "msg", "") != "Extra data" and (  # trailing garbage: corrupt
+            getattr(exc, "pos", 0) >= len(end) or not end.endswith("}")
+        )
+        state = "is truncated" if truncated else "is corrupt"
+        detail = getattr(exc, "msg", str(exc))
+        raise ManifestError(
+            f"{where} {state}: not valid JSON ({detail} at line {getattr(exc, 'lineno', 1)} "
+            f"column {getattr(exc, 'colno', 1)})"
+        ) from None
+
+
+def check_format(plan: _ManifestPlan, data: JSONObject, version: object) -> None:
+    """The shipped JSON Schema, and the fields a format version added absent from older ones."""
+    from tools.manifest_schema import manifest_problem
+
+    problem = manifest_problem(data)
+    if problem is not None:
+        plan._corrupt(problem)
+    if version == 1 and any("holes" in tool for tool in data["tools"].values()):
+        plan._corrupt("format version 1 has no holes")
+    if version != 3 and "digest" in data:
+        plan._corrupt(f"format version {version} has no digest")
+
+
+def check_references(plan: _ManifestPlan) -> None:
+    """What the schema cannot say: names and paths that must agree with each other."""
+    from hermes_lint.discovery import SKIPPED_FILE_NAMES
+
+    for module, record in plan.modules.items():
+        unrecorded = [read for read in record.get("reads", ()) if read not in plan.sources]
+        if unrecorded:
+            plan._corrupt(f"module {module!r} reads {unrecorded[0]!r}, which has no source hash")
+    for records in (plan.modules, plan.import_only):
+        for module, record in records.items():
+            stem = module[len(plan.package) + 1:]
+            if f"{stem}.py" in SKIPPED_FILE_NAMES:
+                plan._refuse(f"it names module {module!r}, which is never a tool module")
+            expected = f"{plan.tools_dir}/{stem}.py"
+            if record["path"] != expected:
+                plan._refuse(f"module {module!r} is recorded at {record['path']!r}, not {expected!r}")
+            if expected not in plan.sources:
+                plan._corrupt(f"module {module!r} has no source hash")
+    both = set(plan.modules) & set(plan.import_only)
+    if both:
+        plan._corrupt(f"module {sorted(both)[0]!r} is both frozen and import-only")
+    for name, tool in plan.tools.items():
+        _check_tool(plan, name, tool)
+    plan.check_own_modules()
+    listed = {n for record in plan.modules.values() for n in record["tools"]}
+    unlisted = sorted(set(plan.tools) - listed)
+    if unlisted:
+        plan._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
+
+
+def _check_tool(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
+    if tool["name"] != name:
+        plan._corrupt(f"tools[{name!r}] is not a tool of that name")
+    if tool["module"] not in plan.modules:
+        plan._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
+    handler = tool["handler"]
+    # A plain name of the tool's own module only: a dotted path could reach another
+    # module through the tool module's imports (`os.system`).
+    if isinstance(handler, dict) and handler["module"] != tool["module"]:
+        plan._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
+    holes = tool.get("holes", ())
+    if any("reason" in hole for hole in holes) and not tool["import_for_definitions"]:
+        plan._corrupt(f"tools[{name!r}] has a hole only its module can fill but is not "
+                      "import_for_definitions")
+    if holes:
+        from tools.manifest_templates import check_template, hole_target_problem
+
+        for index, hole in enumerate(holes):
+            problem = hole_target_problem(tool["schema"], hole["path"], "template" in hole)
+            if problem is None and "template" in hole:
+                problem = check_template(hole["template"])
+            if problem is not None:
+                plan._corrupt(f"tools[{name!r}].holes[{index}] {problem}")
