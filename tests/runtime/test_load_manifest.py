@@ -49,7 +49,7 @@ def test_a_manifest_start_imports_no_module_it_does_not_need(repo_manifest):
     assert completed.returncode == 0, completed.stderr
     loaded = completed.stdout.split()
 
-    avoided = {"ast", "asyncio", "copy", "hashlib", "logging", "pathlib", "threading", "typing"}
+    avoided = {"ast", "asyncio", "copy", "hashlib", "json", "logging", "pathlib", "threading", "typing"}
     assert [m for m in loaded if m.split(".")[0] in avoided] == []
     assert [m for m in loaded if m.split(".")[0] in ("hermes_lint", "tools")] == [
         "hermes_lint", "hermes_lint.discovery", "tools", "tools.manifest_loader", "tools.registry",
@@ -626,3 +626,54 @@ def test_importing_the_registry_stays_lean():
     completed = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True,
                                text=True, timeout=60, check=True)
     assert completed.stdout.strip() == "[]"
+
+
+# ============================================================== parsing without the json module
+
+PARSED = [
+    '{"a": [1, -2.5e3, 0.1, 10, true, false, null, "\\u00e9\\ud83d\\ude00 \\"q\\"", {}, []]}',
+    ' \t\r\n{"x": {"y": [{"z": 1e-7}]}}\n\n',
+    '{"dup": 1, "dup": 2}',
+    '"just a string"',
+]
+UNPARSED = {
+    "byte order mark": "\ufeff{}",
+    "trailing garbage": '{"a": 1} x',
+    "NaN": '{"a": NaN}',
+    "overflowing float": '{"a": 1e400}',
+    "cut short": '{"a": [1, 2',
+    "nested too deeply": "[" * 100_000 + "]" * 100_000,
+    "empty": "",
+    "control character in a string": '{"a": "\x01"}',
+}
+
+
+@pytest.mark.parametrize("without_c_scanner", [False, True])
+@pytest.mark.parametrize("text", PARSED)
+def test_the_manifest_is_parsed_as_json_loads_parses_it(monkeypatch, text, without_c_scanner):
+    from tools.manifest_loader import _parse_json
+
+    if without_c_scanner:
+        monkeypatch.setitem(sys.modules, "_json", None)  # an interpreter without it
+    parsed = _parse_json("m", text)
+
+    assert parsed == json.loads(text)
+    assert json.dumps(parsed) == json.dumps(json.loads(text))  # 1 stays an int, 0.1 a float
+
+
+@pytest.mark.parametrize("without_c_scanner", [False, True])
+@pytest.mark.parametrize("how", list(UNPARSED))
+def test_text_json_loads_refuses_gets_its_error(monkeypatch, how, without_c_scanner):
+    from tools.manifest_checks import decode_json
+    from tools.manifest_loader import _parse_json
+
+    text = UNPARSED[how]
+    with pytest.raises(ManifestError) as expected:
+        decode_json("m", text)
+    if without_c_scanner:
+        monkeypatch.setitem(sys.modules, "_json", None)
+    with pytest.raises(ManifestError) as raised:
+        _parse_json("m", text)
+
+    assert str(raised.value) == str(expected.value)
+    assert str(raised.value).startswith(("m is corrupt: ", "m is truncated: "))
