@@ -1,22 +1,28 @@
-"""Validating a manifest that is not exactly as the generator wrote it.
+"""The loader's checks that a start from a fresh manifest exactly as generated does not need.
 
 A manifest whose digest matches its bytes is what ``hermes-lint manifest`` rendered, which always
-passes these checks, and ``tools.manifest_loader`` uses it as it is. Any other (edited by hand,
-damaged, of format version 1 or 2) comes here before anything is registered: its JSON decoded
-with the exact error, the shipped JSON Schema applied (``tools.manifest_schema``), the fields a
-format version does not have refused, and the cross-references a schema cannot state checked.
-Kept out of the loader, which every start compiles (often without a ``.pyc``).
+passes the validation here, and ``tools.manifest_loader`` uses it as it is. Any other (edited by
+hand, damaged, of format version 1 or 2) comes here before anything is registered: its JSON
+decoded with the exact error, the shipped JSON Schema applied (``tools.manifest_schema``), the
+fields a format version does not have refused, and the cross-references a schema cannot state
+checked. So do manifests with import-only modules (each must be a tool module) and modules whose
+values were read from other files (stale when one of those changed). Kept out of the loader,
+which every start compiles (often without a ``.pyc``).
 """
 
 from __future__ import annotations
 
 import json
 
-from tools.manifest_loader import ManifestError, _finite_float, _NonFinite, _refuse_constant
+import os
+
+from tools.manifest_loader import ManifestError, _finite_float, _NonFinite, _read_regular, _refuse_constant
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
-    from tools.manifest_loader import JSONObject, _ManifestPlan
+    from collections.abc import Callable
+
+    from tools.manifest_loader import JSONObject, ToolFile, _Digest, _ManifestPlan
 
 
 def decode_json(where: str, text: str) -> object:
@@ -108,3 +114,41 @@ def _check_tool(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
                 problem = check_template(hole["template"])
             if problem is not None:
                 plan._corrupt(f"tools[{name!r}].holes[{index}] {problem}")
+
+
+def check_import_only(plan: _ManifestPlan, files: list[ToolFile], contents: dict[str, bytes],
+                      stale: set[str]) -> None:
+    """Refuse an ``import_only`` module whose (fresh) source is not a tool module: the
+    manifest must not make the runtime import a helper that discovery never would."""
+    from hermes_lint.discovery import source_registers_tools
+
+    for _path, name in files:
+        module = f"{plan.package}.{name[len(plan.tools_dir) + 1:-3]}"
+        if module in plan.import_only and name not in stale:
+            if not source_registers_tools(contents[name]):
+                plan._refuse(f"import-only module {module!r} registers no tool at top level")
+
+
+def stale_reads(plan: _ManifestPlan, files: list[ToolFile], already: set[str],
+                sha256: Callable[[bytes], _Digest]) -> list[tuple[str, str]]:
+    """A frozen module whose values came from other project files (``reads``) is stale
+    when one of them changed: its frozen schemas may no longer be what it registers."""
+    root = os.path.dirname(files[0][0]) if files else "."
+    for _ in plan.tools_dir.split("/"):
+        root = os.path.dirname(root)
+    digests: dict[str, str | None] = {}
+    stale: list[tuple[str, str]] = []
+    for record in plan.modules.values():
+        if record["path"] in already:
+            continue
+        for read in record.get("reads", ()):
+            if read not in digests:
+                try:
+                    data = _read_regular(os.path.join(root, *read.split("/")))
+                    digests[read] = sha256(data).hexdigest()
+                except OSError:
+                    digests[read] = None
+            if digests[read] != plan.sources.get(read):
+                stale.append((record["path"], f"{read} changed"))
+                break
+    return stale

@@ -120,7 +120,10 @@ def load_manifest(registry: ToolRegistry, path: str | os.PathLike[str], *,
         plan = _ManifestPlan.read(path)
         files = plan.files_on_disk(tools_path)
         stale, contents = plan.stale_files(files)
-        plan.check_import_only(files, contents, {name for name, _ in stale})
+        if plan.import_only:
+            from tools.manifest_checks import check_import_only
+
+            check_import_only(plan, files, contents, {name for name, _ in stale})
     except ManifestError as exc:
         if not fallback:
             raise
@@ -165,9 +168,14 @@ def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -
     """Lazy entries for one frozen module, in registration order; like an import, a
     ``PermissionError`` (an override not allowed) stops the module's remaining tools."""
     tools = plan.module_tools(module_name)
-    schemas, import_for_schema = _resolve_holes(tools)
+    schemas = [tool["schema"] for tool in tools]
+    needs_import = [False] * len(tools)
+    if any("holes" in tool for tool in tools):
+        from tools.manifest_templates import resolve_holes
+
+        schemas, needs_import = resolve_holes(tools)
     added: list[str] = []
-    for tool, schema in zip(tools, schemas):
+    for tool, schema, schema_needs_import in zip(tools, schemas, needs_import):
         existing = registry.get_entry(tool["name"])
         if (
             existing is not None
@@ -177,7 +185,7 @@ def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -
         ):
             added.append(tool["name"])
             continue  # the module is imported already: keep its real entry
-        entry = _lazy_entry(registry, tool, schema, import_for_schema or _has_reason_hole(tool))
+        entry = _lazy_entry(registry, tool, schema, schema_needs_import)
         try:
             if registry._add_entry(entry, override=tool["override"]):
                 added.append(tool["name"])
@@ -185,35 +193,6 @@ def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -
             _logger().warning("Could not import tool module %s: %s", module_name, exc)
             break
     return added
-
-
-def _has_reason_hole(tool: JSONObject) -> bool:
-    return any("reason" in hole for hole in tool.get("holes", ()))
-
-
-def _resolve_holes(tools: list[JSONObject]) -> tuple[list[JSONObject], bool]:
-    """Each tool's schema with its template holes filled from the environment, and whether
-    the module must be imported for definitions instead: a template that raises means the
-    module's own code raises on import, and then none of its tools exists."""
-    schemas: list[JSONObject] = []
-    for tool in tools:
-        holes = [hole for hole in tool.get("holes", ()) if "template" in hole]
-        if not holes:
-            schemas.append(tool["schema"])
-            continue
-        from tools.manifest_templates import TemplateFailed, evaluate, put
-
-        try:
-            values = [evaluate(hole["template"]) for hole in holes]
-        except TemplateFailed as exc:
-            _logger().debug("Template of tool '%s' raised %s; its module is imported for "
-                            "definitions", tool["name"], exc)
-            return [tool["schema"] for tool in tools], True
-        schema = tool["schema"]
-        for hole, value in zip(holes, values):
-            schema = put(schema, hole["path"], value)
-        schemas.append(schema)
-    return schemas, False
 
 
 # --------------------------------------------------------------------- the plan
@@ -351,44 +330,11 @@ class _ManifestPlan:
             else:
                 stale.append((name, "changed"))
         stale.extend((name, "removed") for name in sorted(recorded))
-        stale.extend(self._stale_reads(files, {name for name, _ in stale}, sha256))
+        if any("reads" in record for record in self.modules.values()):
+            from tools.manifest_checks import stale_reads
+
+            stale.extend(stale_reads(self, files, {name for name, _ in stale}, sha256))
         return stale, fresh
-
-    def _stale_reads(self, files: list[ToolFile], already: set[str],
-                     sha256: Callable[[bytes], _Digest]) -> list[tuple[str, str]]:
-        """A frozen module whose values came from other project files (``reads``) is stale
-        when one of them changed: its frozen schemas may no longer be what it registers."""
-        root = os.path.dirname(files[0][0]) if files else "."
-        for _ in self.tools_dir.split("/"):
-            root = os.path.dirname(root)
-        digests: dict[str, str | None] = {}
-        stale: list[tuple[str, str]] = []
-        for module, record in self.modules.items():
-            if record["path"] in already:
-                continue
-            for read in record.get("reads", ()):
-                if read not in digests:
-                    try:
-                        data = _read_regular(os.path.join(root, *read.split("/")))
-                        digests[read] = sha256(data).hexdigest()
-                    except OSError:
-                        digests[read] = None
-                if digests[read] != self.sources.get(read):
-                    stale.append((record["path"], f"{read} changed"))
-                    break
-        return stale
-
-    def check_import_only(self, files: list[ToolFile], contents: dict[str, bytes],
-                          stale: set[str]) -> None:
-        """Refuse an ``import_only`` module whose (fresh) source is not a tool module: the
-        manifest must not make the runtime import a helper that discovery never would."""
-        from hermes_lint.discovery import source_registers_tools
-
-        for _path, name in files:
-            module = f"{self.package}.{name[len(self.tools_dir) + 1:-3]}"
-            if module in self.import_only and name not in stale:
-                if not source_registers_tools(contents[name]):
-                    self._refuse(f"import-only module {module!r} registers no tool at top level")
 
     def module_tools(self, module: str) -> list[JSONObject]:
         return [self.tools[name] for name in self.modules[module]["tools"]]

@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["TemplateFailed", "check_template", "evaluate", "hole_target_problem", "put"]
+__all__ = ["TemplateFailed", "check_template", "evaluate", "hole_target_problem", "put", "resolve_holes"]
 
 _CALLS = {"int": int, "float": float, "str": str, "bool": bool}
 _CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
@@ -207,3 +207,26 @@ def put(schema: dict[str, Any], path: list[Any], value: object) -> dict[str, Any
         node = child
     node[path[-1]] = value
     return root
+
+
+def resolve_holes(tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bool]]:
+    """The schemas of one module's manifest tools with their template holes filled from the
+    environment, and per tool whether its definition needs the module imported: a hole with a
+    ``reason``, or any template of the module that raises (the module's own code raises on
+    import there, and then none of its tools exists)."""
+    schemas: list[dict[str, Any]] = []
+    for tool in tools:
+        holes = [hole for hole in tool.get("holes", ()) if "template" in hole]
+        schema = tool["schema"]
+        try:
+            values = [evaluate(hole["template"]) for hole in holes]
+        except TemplateFailed as exc:
+            from tools.registry import _logger
+
+            _logger().debug("Template of tool '%s' raised %s; its module is imported for "
+                            "definitions", tool["name"], exc)
+            return [tool["schema"] for tool in tools], [True] * len(tools)
+        for hole, value in zip(holes, values):
+            schema = put(schema, hole["path"], value)
+        schemas.append(schema)
+    return schemas, [any("reason" in hole for hole in tool.get("holes", ())) for tool in tools]
