@@ -15,6 +15,7 @@ so that warm path costs little more than starting Python and stat-ing the files.
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
@@ -37,6 +38,12 @@ StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of
 # (real tool modules, much of them plain code) to ~1 ms (dense tool modules) per KB: each
 # process must be given at least this much source to pay off.
 BYTES_PER_WORKER = 256 * 1024
+
+# A file whose modification time is this close to the moment the run took its stat may be written again
+# within the same timestamp tick (a few ms on ext4, 1-2 s on FAT, HFS+ and some network mounts)
+# at the same size: its stat would then match and hide the new content. Such a stat is not
+# recorded (git's "racily clean" entries): the next run compares the file's content hash instead.
+RACY_NS = 2_000_000_000
 
 
 def available_cpus() -> int:
@@ -86,15 +93,20 @@ class _Listing:
         plugins = plugin_paths(root, config.plugin_dirs)
         self.paths = self.paths + plugins
         self.relative += [path.relative_to(root).as_posix() for path in plugins]
+        listed_ns = time.time_ns()
         stats = [_stat(path) for path in self.paths]
         self.stats = [_key_of(stat) for stat in stats]
         self.regular = [stat is not None and _is_regular(stat) for stat in stats]
         self.toolsets_stat = _stat(root / config.toolsets_file)
+        # Whether each stat pins its file's content (``settled``): it may be recorded.
+        self.settled = [settled(key, listed_ns) for key in self.stats]
+        self.toolsets_settled = self.toolsets_stat is None or settled(_key_of(self.toolsets_stat), listed_ns)
 
     def state(self, config: Config) -> Optional[str]:
         """Everything the final diagnostics depend on besides the toolkit and the configuration
-        (which key the cache itself), or None when some input cannot be pinned by its stat."""
-        if not all(self.regular):
+        (which key the cache itself), or None when some input cannot be pinned by its stat (not
+        a regular file, or changed too recently for its stat to be trusted: ``RACY_NS``)."""
+        if not (all(self.regular) and all(self.settled) and self.toolsets_settled):
             return None
         parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
         if self.toolsets_stat is None:
@@ -125,6 +137,14 @@ def _key_of(stat: Optional[os.stat_result]) -> Optional[StatKey]:
     change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
     changes when a file is replaced: git's choice too."""
     return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def settled(key: Optional[StatKey], since_ns: int) -> bool:
+    """Whether a file's stat ``key`` taken at ``since_ns`` pins its content: its modification
+    time is more than ``RACY_NS`` older (see ``RACY_NS``). As git judges it, by the modification
+    time alone: a rewrite that keeps an old one (``cp -p``) moves the change time, which the key
+    compares."""
+    return key is not None and key[1] < since_ns - RACY_NS
 
 
 def _key_text(key) -> str:
@@ -337,7 +357,9 @@ def _module_results(
         ):
             data = None
             if cache is not None and regular and stat is not None:  # a regular file has a stat
-                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), full=schemas)
+                cached, data = cache.lookup(
+                    rel, stat, lambda p=path: _read_or_none(p), full=schemas, settled=listing.settled[position]
+                )
                 if cached is not None:
                     results[position] = cached
                     continue
@@ -351,7 +373,7 @@ def _module_results(
             results[position] = result
             stat = listing.stats[position]
             if cache is not None and source.data is not None and stat is not None:
-                cache.store(source.path, stat, result)
+                cache.store(source.path, stat if listing.settled[position] else None, result)
         if cache is not None:
             cache.prune(listing.relative)
             if save:
