@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hermes_lint.check.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.config import Config
+from hermes_lint.regular_files import RACY_NS, settled
 import pytest
 
 from hermes_lint.check import engine
@@ -272,11 +273,10 @@ def test_new_contents_with_the_old_size_and_mtime_are_checked_again(tmp_path):
     assert not [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
 
-@pytest.mark.parametrize("age_ns, trusted", [(runner.RACY_NS + 1, True), (runner.RACY_NS, False), (0, False)])
+@pytest.mark.parametrize("age_ns, trusted", [(RACY_NS + 1, True), (RACY_NS, False), (0, False)])
 def test_a_stat_pins_content_only_once_older_than_the_racy_window(age_ns, trusted):
-    since = 10**18
-    assert runner.settled((100, since - age_ns, since, 7), since) is trusted  # the modification time decides
-    assert runner.settled(None, since) is False
+    taken = 10**18
+    assert settled(taken - age_ns, taken) is trusted
 
 
 def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ so that warm path costs little more than starting Python and stat-ing the files.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set,
 
 from hermes_lint.config import Config
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.regular_files import require_listable
+from hermes_lint.regular_files import require_listable, settled
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from concurrent.futures import Future
@@ -38,12 +39,6 @@ StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of
 # (real tool modules, much of them plain code) to ~1 ms (dense tool modules) per KB: each
 # process must be given at least this much source to pay off.
 BYTES_PER_WORKER = 256 * 1024
-
-# A file whose modification time is this close to the moment the run took its stat may be written again
-# within the same timestamp tick (a few ms on ext4, 1-2 s on FAT, HFS+ and some network mounts)
-# at the same size: its stat would then match and hide the new content. Such a stat is not
-# recorded (git's "racily clean" entries): the next run compares the file's content hash instead.
-RACY_NS = 2_000_000_000
 
 
 def available_cpus() -> int:
@@ -99,13 +94,13 @@ class _Listing:
         self.regular = [stat is not None and _is_regular(stat) for stat in stats]
         self.toolsets_stat = _stat(root / config.toolsets_file)
         # Whether each stat pins its file's content (``settled``): it may be recorded.
-        self.settled = [settled(key, listed_ns) for key in self.stats]
-        self.toolsets_settled = self.toolsets_stat is None or settled(_key_of(self.toolsets_stat), listed_ns)
+        self.settled = [key is not None and settled(key[1], listed_ns) for key in self.stats]
+        self.toolsets_settled = self.toolsets_stat is None or settled(self.toolsets_stat.st_mtime_ns, listed_ns)
 
     def state(self, config: Config) -> Optional[str]:
         """Everything the final diagnostics depend on besides the toolkit and the configuration
         (which key the cache itself), or None when some input cannot be pinned by its stat (not
-        a regular file, or changed too recently for its stat to be trusted: ``RACY_NS``)."""
+        a regular file, or changed too recently for its stat to be trusted: ``settled``)."""
         if not (all(self.regular) and all(self.settled) and self.toolsets_settled):
             return None
         parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
@@ -137,14 +132,6 @@ def _key_of(stat: Optional[os.stat_result]) -> Optional[StatKey]:
     change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
     changes when a file is replaced: git's choice too."""
     return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
-
-
-def settled(key: Optional[StatKey], since_ns: int) -> bool:
-    """Whether a file's stat ``key`` taken at ``since_ns`` pins its content: its modification
-    time is more than ``RACY_NS`` older (see ``RACY_NS``). As git judges it, by the modification
-    time alone: a rewrite that keeps an old one (``cp -p``) moves the change time, which the key
-    compares."""
-    return key is not None and key[1] < since_ns - RACY_NS
 
 
 def _key_text(key) -> str:
@@ -316,10 +303,20 @@ def module_results(
     order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
     plugin memoises per file across a run). ``project_rules_only``: the facts are read by the
     project rules alone, so cached ones may be their ``cache.project_view`` (as in ``run_project``)."""
+    _start_run()
     cache = _open_cache(root, config) if use_cache else None
     schemas = not project_rules_only or _project_rules_need_schemas(config)
     with _freezing():
         return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=schemas)
+
+
+def _start_run() -> None:
+    """In a process that runs more than once (the flake8 plugin in an editor, the server), the
+    other project modules a run reads are looked up afresh (``evaluate.project.new_run``). A
+    process that never imported the evaluator has nothing to forget, and does not import it."""
+    project = sys.modules.get("hermes_lint.evaluate.project")
+    if project is not None:
+        project.new_run()
 
 
 def _project_rules_need_schemas(config: Config) -> bool:
@@ -389,6 +386,7 @@ def run_project(
 ) -> List[Diagnostic]:
     """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
     per-file phase; None: as many as the amount of work and the CPUs make worthwhile."""
+    _start_run()
     listing = _Listing(root, config)
     cache = _open_cache(root, config) if use_cache else None
     state = listing.state(config) if cache is not None else None
