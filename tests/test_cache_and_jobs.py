@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hermes_lint.check.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.config import Config
-from hermes_lint.regular_files import RACY_NS, settled
+from hermes_lint.regular_files import FINE_RACY_NS, RACY_NS, settled
 import pytest
 
 from hermes_lint.check import engine
@@ -273,10 +273,14 @@ def test_new_contents_with_the_old_size_and_mtime_are_checked_again(tmp_path):
     assert not [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
 
-@pytest.mark.parametrize("age_ns, trusted", [(RACY_NS + 1, True), (RACY_NS, False), (0, False)])
-def test_a_stat_pins_content_only_once_older_than_the_racy_window(age_ns, trusted):
-    taken = 10**18
-    assert settled(taken - age_ns, taken) is trusted
+@pytest.mark.parametrize("mtime_ns, age_ns, trusted", [
+    # whole seconds: a filesystem that may keep 2 s ticks
+    (10**18, RACY_NS + 1, True), (10**18, RACY_NS, False), (10**18, 0, False),
+    # a fraction of a second: a fine-grained one, whose tick is a kernel clock's
+    (10**18 + 1, FINE_RACY_NS + 1, True), (10**18 + 1, FINE_RACY_NS, False), (10**18 + 1, 0, False),
+])
+def test_a_stat_pins_content_only_once_older_than_a_timestamp_tick(mtime_ns, age_ns, trusted):
+    assert settled(mtime_ns, mtime_ns + age_ns) is trusted
 
 
 def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, monkeypatch):
@@ -295,6 +299,7 @@ def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, mon
         return None if key is None else (key[0], tick, tick, key[3])
 
     monkeypatch.setattr(runner, "_key_of", coarse_key_of)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
     first = run_project(root, CONFIG, use_cache=True)
     assert [d for d in first if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
