@@ -44,6 +44,9 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 _POLL_SECONDS = 30.0
 
 
+_UNSUPPORTED = "hermes-lint server needs Unix domain sockets (POSIX); here the flake8 plugin checks in process"
+
+
 class ServerError(Exception):
     """The server cannot start here; one line for the user."""
 
@@ -68,7 +71,7 @@ class Server:
     def start(self) -> None:
         """Take the project's server lock and listen; ServerError when that cannot be done."""
         if not server_client.supported():
-            raise ServerError("hermes-lint server needs Unix domain sockets (POSIX): the flake8 plugin checks in process here")
+            raise ServerError(_UNSUPPORTED)
         where = server_client.address(self.path)
         if where is None:
             raise ServerError(
@@ -268,6 +271,8 @@ def _log(message: str) -> None:
 
 def run_server(root: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
     """Serve the project at ``root`` in the foreground until idle, stale or signalled."""
+    if not server_client.supported():  # before anything POSIX-only (SIGHUP, fcntl) is touched
+        raise ServerError(_UNSUPPORTED)
     server = Server(root, idle_timeout)
 
     def stop(signum: int, frame: Any) -> None:

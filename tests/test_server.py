@@ -189,6 +189,28 @@ def test_flake8_asks_the_server_and_imports_no_checker(project, servers):
     assert served.stdout.decode().splitlines() == alone.stdout.decode().splitlines() == [
         "tools/lookup_001_tool.py:27:5: HRM101 handler `_handle_lookup_001` can return a number, not a JSON string"
     ]
+    # A run of many files: the first from the server, the rest checked in process; the same lines.
+    edit(project / "tools/lookup_002_tool.py", 'name="lookup_002"', 'name="lookup_001"')
+    whole = ["--isolated", "--select", "HRM", "tools", "toolsets.py"]
+    served = subprocess.run([sys.executable, "-m", "flake8", *whole], cwd=project, capture_output=True, timeout=120)
+    alone = subprocess.run([sys.executable, "-m", "flake8", *whole, "--hermes-lint-no-cache"], cwd=project,
+                           capture_output=True, timeout=120)
+    assert not served.stderr and not alone.stderr
+    assert sorted(served.stdout.decode().splitlines()) == sorted(alone.stdout.decode().splitlines())
+    found = {line.split()[1] for line in served.stdout.decode().splitlines()}
+    assert found == {"HRM101", "HRM303", "HRM401", "HRM403"}  # schema name, toolsets.py's lookup_002 gone
+
+
+def test_a_run_asks_the_server_for_its_first_file_only(project, monkeypatch):
+    asked = []
+    monkeypatch.setattr(server_client, "serving", lambda root: True)
+    monkeypatch.setattr(server_client, "ask", lambda *args: asked.append(args[1]) or [(1, 1, "HRM999", "served")])
+    flake8_plugin.new_run()
+    first, second = "tools/lookup_000_tool.py", "tools/lookup_001_tool.py"
+    rows = [list(HermesLintChecker(None, path, (project / path).read_text(encoding="utf-8").splitlines(True)).run())
+            for path in (first, second)]
+    assert asked == [first]
+    assert rows == [[(1, 0, "HRM999 served", HermesLintChecker)], []]
 
 
 @slow
@@ -336,3 +358,28 @@ def test_outside_a_project_the_server_says_so(tmp_path):
     assert completed.returncode == 2
     assert completed.stderr.decode().startswith("hermes-lint: error: no project found")
     assert not (tmp_path / ".hermes_lint_cache").exists()
+
+
+def test_a_socket_path_too_long_for_an_address_is_reached_relative_to_the_current_directory(tmp_path, monkeypatch):
+    longest = "/" + "a" * 102  # 103 bytes: with its NUL, what every platform's sun_path holds
+    assert server_client.address(longest) == longest
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    assert server_client.address(str(deep / "x")) == "x"
+    assert server_client.address("/" + "a" * 103) is None  # relative to here it is longer still
+
+
+def test_without_unix_sockets_there_is_no_server_and_the_plugin_checks_in_process(project, monkeypatch):
+    from hermes_lint.server import ServerError, run_server
+
+    monkeypatch.setattr(server_client, "supported", lambda: False)  # as on Windows
+    SOCKET.parent.mkdir()
+    with socket.socket(socket.AF_UNIX) as dead:  # a socket file there is not even looked at
+        dead.bind(str(SOCKET))
+    with pytest.raises(ServerError, match=r"needs Unix domain sockets \(POSIX\); here the flake8 plugin checks in process"):
+        run_server(project)
+    assert not server_client.serving(str(project))
+    relative = "tools/lookup_001_tool.py"
+    text = edit(project / relative, RETURNS_JSON, "return len(items)")
+    assert codes(plugin_rows(relative, text)) == ["HRM101"]
