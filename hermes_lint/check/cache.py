@@ -373,10 +373,10 @@ class ResultCache:
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
                 return False
             path, sha256 = item
-            if not path or leaves_root(path):
-                return False  # a tampered entry naming a file outside the project: a miss
-            current = self._current_hashes.get(path)
+            current = self._current_hashes.get(path)  # only paths that passed the test below
             if current is None:
+                if not path or leaves_root(path):
+                    return False  # a tampered entry naming a file outside the project: a miss
                 try:
                     current = _sha256(read_regular_file(self.root / path))
                 except (OSError, ValueError):
