@@ -165,6 +165,17 @@ class Server:
 
     # --- serving ------------------------------------------------------------------------
 
+    def warm_up(self) -> None:
+        """Import the checker and bring the project's cache up to date (what ``hermes-lint
+        check`` does), so that the first request costs what the others do. Requests arriving
+        meanwhile wait in the socket's queue."""
+        from hermes_lint.check.runner import run_project
+
+        try:
+            run_project(self.root, flake8_plugin.project_config(self.root), use_cache=True)
+        except Exception as exc:  # a request will say what is wrong, or the client checks in process
+            _log(f"reading the project failed: {type(exc).__name__}: {exc}")
+
     def serve(self) -> str:
         """Answer requests until idle, signalled or stale; why it stopped."""
         assert self.listener is not None, "start() first"
@@ -282,6 +293,7 @@ def run_server(root: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
     try:
         server.start()
         _log(f"listening on {server.path} for {root} (stops after {_duration(idle_timeout)} idle)")
+        server.warm_up()
         reason = server.serve()
     except _Stop as exc:
         reason = f"{exc}"
