@@ -17,6 +17,9 @@ For each, whole processes in rotating order, ``--rounds`` rounds, medians:
 - ``hermes-lint check``                  warm (nothing changed)
 - ``ruff check --select ALL --no-cache --isolated`` on the same files (``tools/*.py`` and
   ``toolsets.py``): the practical speed limit
+- the parsing floor: a bare ``python`` that reads the same files, ``ast.parse``-es each and
+  compiles the tool modules statement by statement, as ``check`` must before any rule runs (no
+  hermes-lint import): what a cold check in CPython cannot go below
 
 - with ``--baseline DIR`` (a ``hermes_lint`` package directory, e.g. an earlier commit's from
   ``git archive``): ``hermes-lint check --no-cache -j 1`` of that toolkit, interleaved with the
@@ -55,6 +58,23 @@ def copy_project(source: Path, target: Path) -> None:
         shutil.copy2(source / "toolsets.py", target / "toolsets.py")
 
 
+# The parsing floor (``--floor``): what every cold check does before any rule runs, in the
+# standard library alone: read each file, parse it, and compile a tool module's top-level
+# statements (``model.extract.parse_module``'s compile check).
+FLOOR_SCRIPT = """
+import ast, sys, warnings
+warnings.simplefilter("ignore")
+for name in sys.argv[1:]:
+    with open(name, "rb") as handle:
+        tree = ast.parse(handle.read(), filename=name)
+    if any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+           and s.value.func.attr == "register" for s in tree.body):
+        for stmt in tree.body:
+            compile(ast.Module(body=[stmt], type_ignores=[]), name, "exec", dont_inherit=True)
+"""
+FLOOR = "parsing floor (python, no rules)"
+
+
 def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str],
                   baseline_env: Optional[Dict[str, str]] = None) -> Dict[str, float]:
     hermes, ruff = executable("hermes-lint"), executable("ruff")
@@ -68,6 +88,7 @@ def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str],
         "hermes-lint warm": [hermes, "check"],
         "ruff --select ALL --no-cache": [ruff, "check", "--select", "ALL", "--no-cache", "--isolated",
                                          "--output-format", "concise", *files],
+        FLOOR: [sys.executable, "-c", FLOOR_SCRIPT, *files],
     }
     envs = {name: env for name in cases}
     if baseline_env is not None:
@@ -105,6 +126,8 @@ def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str],
     best = min(cold, serial)
     print(f"  {'MET    ' if best <= 2 * ruff_wall else 'NOT MET'} cold <= 2x ruff: "
           f"{cold / ruff_wall:.2f}x (default), {serial / ruff_wall:.2f}x (-j 1)")
+    print(f"  the parsing floor alone is {cpu[FLOOR] / ruff_cpu:.2f}x ruff's CPU and {wall[FLOOR] / ruff_wall:.2f}x its "
+          f"wall time; the checker above it: {(cpu['hermes-lint cold -j 1'] - cpu[FLOOR]):.3f} s CPU")
     print(f"  {'MET    ' if cold <= 1.05 * serial else 'NOT MET'} default -j never slower than -j 1: "
           f"{cold:.3f} s vs {serial:.3f} s")
     return wall

@@ -19,6 +19,14 @@ from typing import Optional
 # ~0.2 MB; a manifest of 20,000 tools ~20 MB), far below what would exhaust memory.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
+# A file modified within one timestamp tick of the moment its stat was taken may be written again
+# in that same tick at the same size: its stat would then match and hide the new content. Such a
+# stat pins nothing (git's "racily clean" entries): whoever keeps it must compare the content
+# again next time. The tick: up to 2 s where timestamps are whole seconds (FAT, HFS+, ext3, some
+# network mounts); a kernel clock tick (at most 10 ms) or less where they have a fraction.
+RACY_NS = 2_000_000_000
+FINE_RACY_NS = 50_000_000
+
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -55,6 +63,14 @@ def read_regular_file(path, limit: Optional[int] = None) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def settled(mtime_ns: int, stat_taken_ns: int) -> bool:
+    """Whether a stat taken at ``stat_taken_ns`` of a file last modified at ``mtime_ns`` pins its
+    content (``RACY_NS``). As git judges it, by the modification time alone: a rewrite that keeps
+    an old one (``cp -p``) moves the change time, which a stat key compares too."""
+    window = RACY_NS if mtime_ns % 1_000_000_000 == 0 else FINE_RACY_NS
+    return mtime_ns < stat_taken_ns - window
 
 
 def require_listable(directory) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hermes_lint.check.cache import CACHE_DIR_NAME, INDEX_NAME
 from hermes_lint.config import Config
+from hermes_lint.regular_files import FINE_RACY_NS, RACY_NS, settled
 import pytest
 
 from hermes_lint.check import engine
@@ -270,6 +271,57 @@ def test_new_contents_with_the_old_size_and_mtime_are_checked_again(tmp_path):
 
     assert run_project(root, CONFIG, use_cache=True) == run_project(root, CONFIG)
     assert not [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+
+
+@pytest.mark.parametrize("mtime_ns, age_ns, trusted", [
+    # whole seconds: a filesystem that may keep 2 s ticks
+    (10**18, RACY_NS + 1, True), (10**18, RACY_NS, False), (10**18, 0, False),
+    # a fraction of a second: a fine-grained one, whose tick is a kernel clock's
+    (10**18 + 1, FINE_RACY_NS + 1, True), (10**18 + 1, FINE_RACY_NS, False), (10**18 + 1, 0, False),
+])
+def test_a_stat_pins_content_only_once_older_than_a_timestamp_tick(mtime_ns, age_ns, trusted):
+    assert settled(mtime_ns, mtime_ns + age_ns) is trusted
+
+
+def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, monkeypatch):
+    """On a filesystem with coarse timestamps, a file written twice within one tick at the same
+    size keeps its stat (size, times, inode): a stat taken that recently is never trusted."""
+    root = make_corpus(tmp_path, 3)
+    target = root / "tools" / "t001_tool.py"
+    fixed = GOOD_TOOL.replace('"echo"', '"echo1"')
+    broken = bad_tool(1)
+    target.write_text(broken)
+    tick = target.stat().st_mtime_ns  # now: both writes fall in this tick
+    real_key_of = runner._key_of
+
+    def coarse_key_of(stat):
+        key = real_key_of(stat)
+        return None if key is None else (key[0], tick, tick, key[3])
+
+    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
+    first = run_project(root, CONFIG, use_cache=True)
+    assert [d for d in first if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+
+    target.write_text(fixed.ljust(len(broken)))  # same size, same (coarse) stat
+    after = run_project(root, CONFIG, use_cache=True)
+    assert not [d for d in after if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+    assert after == run_project(root, CONFIG)
+
+
+def test_a_settled_stat_is_recorded_and_trusted(tmp_path, monkeypatch):
+    """Past the racy window the stat alone says "unchanged": the file is not read again."""
+    root = make_corpus(tmp_path, 2)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: 2 ** 62)  # every file's times are long past
+    first = run_project(root, CONFIG, use_cache=True)
+    index = json.loads((root / CACHE_DIR_NAME / INDEX_NAME).read_text())
+    assert all(len(entry["stat"]) == 4 for entry in index["files"].values())
+    read = []
+    real_read = runner._read_or_none
+    monkeypatch.setattr(runner, "_read_or_none", lambda path: read.append(path) or real_read(path))
+    (root / CACHE_DIR_NAME / "project-v2.json").unlink()  # the per-file entries, not the whole run's
+    assert run_project(root, CONFIG, use_cache=True) == first
+    assert read == []
 
 
 def test_toolsets_edits_are_not_hidden_by_the_cache(tmp_path):

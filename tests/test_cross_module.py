@@ -4,6 +4,7 @@ and cached facts invalidated when one of those files changes."""
 from __future__ import annotations
 
 import inspect
+import os
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -173,3 +174,32 @@ def test_a_cached_result_that_could_not_parse_an_imported_module_goes_stale_when
     expected = (1, 'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice\n')
     assert _check_in_new_process(root, "--no-cache") == expected
     assert _check_in_new_process(root) == expected
+
+
+def test_a_process_that_runs_again_finds_a_module_created_since(tmp_path):
+    """A long-lived process (an editor's flake8 plugin, the server) runs once per request: a name
+    it found no module for in one run is looked up again in the next."""
+    from hermes_lint.check.runner import run_project
+    from hermes_lint.config import load_config
+
+    root = project(tmp_path)
+    (root / "agent/options.py").unlink()
+    assert run_project(root, load_config(root)) == []  # RATIOS unknown: the enum rules stay silent
+    (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
+    assert [d.as_text() for d in run_project(root, load_config(root))] == [
+        'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice'
+    ]
+
+
+def test_a_process_that_runs_again_reads_a_module_rewritten_with_its_old_size_and_mtime(tmp_path):
+    from hermes_lint.check.runner import run_project
+    from hermes_lint.config import load_config
+
+    root = project(tmp_path, ratios='["16:9", "16:9"]')
+    options = root / "agent/options.py"
+    before = options.stat()
+    assert [d.code for d in run_project(root, load_config(root))] == ["HRM311"]
+    options.write_text('RATIOS = ["16:9", "9:16"]\n')  # same size
+    os.utime(options, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert options.stat().st_size == before.st_size
+    assert run_project(root, load_config(root)) == []

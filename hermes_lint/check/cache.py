@@ -2,7 +2,9 @@
 
 One index file per project under ``.hermes_lint_cache/`` (tagged with ``CACHEDIR.TAG``, ignored by
 git). An entry is reused when the file's stat (size, mtime, ctime, inode) matches, or, failing
-that, when its content hash does; the whole cache is keyed on the toolkit version and the configuration.
+that, when its content hash does; a stat taken within ``regular_files.RACY_NS`` of the file's
+last change is not recorded, since a rewrite within the same timestamp tick would keep it. The
+whole cache is keyed on the toolkit version and the configuration.
 Beside it, a small file holds the last run's final diagnostics with the stat of every input
 (``runner.run_project``): when nothing changed they are reused as they are, without loading the
 index.
@@ -323,11 +325,13 @@ class ResultCache:
         return facts
 
     def lookup(
-        self, path: str, stat: Tuple[int, ...], read_bytes, *, full: bool = True
+        self, path: str, stat: Tuple[int, ...], read_bytes, *, full: bool = True, settled: bool = True
     ) -> Tuple[Optional[Any], Optional[bytes]]:
         """(cached ModuleResult or None, the file's bytes if they had to be read).
 
-        ``full=False``: the facts are the module's ``project_view``, read from the index alone."""
+        ``full=False``: the facts are the module's ``project_view``, read from the index alone.
+        ``settled=False``: ``stat`` is too recent to pin the content (``regular_files.RACY_NS``): it is
+        not recorded, so the next run compares the content hash again."""
         entry = self.entries.get(path)
         data = None
         if not isinstance(entry, dict):
@@ -359,8 +363,9 @@ class ResultCache:
             self.entries.pop(path, None)
             self.changed = True
             return None, data
-        if entry.get("stat") != list(stat):
-            entry["stat"] = list(stat)  # same content, new mtime (e.g. `touch`)
+        recorded = list(stat) if settled else []  # same content, new mtime (e.g. `touch`)
+        if entry.get("stat") != recorded:
+            entry["stat"] = recorded
             self.changed = True
         return result, data
 
@@ -386,14 +391,15 @@ class ResultCache:
                 return False
         return True
 
-    def store(self, path: str, stat: Tuple[int, ...], result: Any) -> None:
+    def store(self, path: str, stat: Optional[Tuple[int, ...]], result: Any) -> None:
+        """``stat`` None: one too recent to pin the content (``regular_files.RACY_NS``), not recorded."""
         _allow()
         record = _project_record(result.facts, result.diagnostics, result.noqa)
         text = json.dumps(_encode((result.facts, result.diagnostics, result.noqa)), separators=(",", ":"))
         name = _sha256(text.encode())
         self._new_modules[name] = text
         self.entries[path] = {
-            "stat": list(stat),
+            "stat": list(stat) if stat is not None else [],
             "sha256": result.facts.sha256,
             "check": zlib.crc32(f"{record}\0{name}".encode()),
             "project": record,

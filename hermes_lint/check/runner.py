@@ -15,13 +15,15 @@ so that warm path costs little more than starting Python and stat-ing the files.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from hermes_lint.config import Config
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.regular_files import require_listable
+from hermes_lint.regular_files import require_listable, settled
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from concurrent.futures import Future
@@ -86,15 +88,20 @@ class _Listing:
         plugins = plugin_paths(root, config.plugin_dirs)
         self.paths = self.paths + plugins
         self.relative += [path.relative_to(root).as_posix() for path in plugins]
+        listed_ns = time.time_ns()
         stats = [_stat(path) for path in self.paths]
         self.stats = [_key_of(stat) for stat in stats]
         self.regular = [stat is not None and _is_regular(stat) for stat in stats]
         self.toolsets_stat = _stat(root / config.toolsets_file)
+        # Whether each stat pins its file's content (``settled``): it may be recorded.
+        self.settled = [key is not None and settled(key[1], listed_ns) for key in self.stats]
+        self.toolsets_settled = self.toolsets_stat is None or settled(self.toolsets_stat.st_mtime_ns, listed_ns)
 
     def state(self, config: Config) -> Optional[str]:
         """Everything the final diagnostics depend on besides the toolkit and the configuration
-        (which key the cache itself), or None when some input cannot be pinned by its stat."""
-        if not all(self.regular):
+        (which key the cache itself), or None when some input cannot be pinned by its stat (not
+        a regular file, or changed too recently for its stat to be trusted: ``settled``)."""
+        if not (all(self.regular) and all(self.settled) and self.toolsets_settled):
             return None
         parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
         if self.toolsets_stat is None:
@@ -296,10 +303,20 @@ def module_results(
     order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
     plugin memoises per file across a run). ``project_rules_only``: the facts are read by the
     project rules alone, so cached ones may be their ``cache.project_view`` (as in ``run_project``)."""
+    _start_run()
     cache = _open_cache(root, config) if use_cache else None
     schemas = not project_rules_only or _project_rules_need_schemas(config)
     with _freezing():
         return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=schemas)
+
+
+def _start_run() -> None:
+    """In a process that runs more than once (the flake8 plugin in an editor, the server), the
+    other project modules a run reads are looked up afresh (``evaluate.project.new_run``). A
+    process that never imported the evaluator has nothing to forget, and does not import it."""
+    project = sys.modules.get("hermes_lint.evaluate.project")
+    if project is not None:
+        project.new_run()
 
 
 def _project_rules_need_schemas(config: Config) -> bool:
@@ -337,7 +354,9 @@ def _module_results(
         ):
             data = None
             if cache is not None and regular and stat is not None:  # a regular file has a stat
-                cached, data = cache.lookup(rel, stat, lambda p=path: _read_or_none(p), full=schemas)
+                cached, data = cache.lookup(
+                    rel, stat, lambda p=path: _read_or_none(p), full=schemas, settled=listing.settled[position]
+                )
                 if cached is not None:
                     results[position] = cached
                     continue
@@ -351,7 +370,7 @@ def _module_results(
             results[position] = result
             stat = listing.stats[position]
             if cache is not None and source.data is not None and stat is not None:
-                cache.store(source.path, stat, result)
+                cache.store(source.path, stat if listing.settled[position] else None, result)
         if cache is not None:
             cache.prune(listing.relative)
             if save:
@@ -367,6 +386,7 @@ def run_project(
 ) -> List[Diagnostic]:
     """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
     per-file phase; None: as many as the amount of work and the CPUs make worthwhile."""
+    _start_run()
     listing = _Listing(root, config)
     cache = _open_cache(root, config) if use_cache else None
     state = listing.state(config) if cache is not None else None

@@ -4,9 +4,11 @@
 away. When the imported module is a file under the project root, the evaluator reads that file's
 syntax tree and evaluates the name there, with the same bounds and the same refusals as in the
 importing module. Modules outside the root (installed packages, the standard library) stay
-unknown. Each file is parsed once per process (keyed on its size and modification time, so a
-long-lived process sees edits), and every file a value was read from is recorded with its
-content hash, so that cached facts can be invalidated when one of them changes.
+unknown. Each file is parsed once per process, keyed on its stat, so that a long-lived process
+(the flake8 plugin in an editor, the server) sees edits; where a run starts (``new_run``) a name
+is looked up afresh, since a module may have been created or removed since. Every file a value
+was read from is recorded with its content hash, so that cached facts can be invalidated when
+one of them changes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import ast
 import hashlib
 import os
 import stat
+import time
 from typing import Dict, List, Optional, Tuple
+
+from hermes_lint.regular_files import read_regular_file, settled
 
 # A module read from disk: (relative path, sha256, tree, source lines), or None.
 ParsedProjectModule = Tuple[str, str, ast.Module, List[str]]
@@ -32,8 +37,15 @@ class ProjectModules:
         rule's example); they are looked up before the disk (without a root, only they are)."""
         self.root = os.path.realpath(root) if root else ""
         self._files = dict(files or {})
-        self._paths: Dict[str, Optional[str]] = {}
-        self._parsed: Dict[str, Tuple[Tuple[int, int], Optional[ParsedProjectModule]]] = {}
+        self._paths: Dict[str, Optional[str]] = {}  # this run's lookups: ``new_run`` forgets them
+        self._run = 0
+        # relative path -> (stat key, the run it was parsed in if its stat was not settled, parse)
+        self._parsed: Dict[str, Tuple[Tuple[int, ...], Optional[int], Optional[ParsedProjectModule]]] = {}
+
+    def new_run(self) -> None:
+        """A new run of a long-lived process: files may have appeared, gone or changed since."""
+        self._paths.clear()
+        self._run += 1
 
     def path_of(self, module: str) -> Optional[str]:
         """``tools.shared.schema`` -> ``tools/shared/schema.py`` (or its package ``__init__.py``)."""
@@ -80,23 +92,25 @@ class ProjectModules:
         if relative in self._files:
             cached = self._parsed.get(relative)
             if cached is None:
-                cached = self._parsed[relative] = ((-1, -1), _parse_data(relative, self._files[relative]))
-            return cached[1]
+                cached = self._parsed[relative] = ((), None, _parse_data(relative, self._files[relative]))
+            return cached[2]
         if not self.root:
             return None
         full = os.path.join(self.root, relative)
+        taken = time.time_ns()
         try:
             info = os.stat(full)
         except OSError:
             return None
-        key = (info.st_size, info.st_mtime_ns)
+        key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
         cached = self._parsed.get(relative)
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if cached is not None and cached[0] == key and cached[1] in (None, self._run):
+            return cached[2]
         result = None
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_MODULE_BYTES:
             result = _parse(relative, full)
-        self._parsed[relative] = (key, result)
+        # A stat too recent to pin the content holds for this run only (``regular_files.settled``).
+        self._parsed[relative] = (key, None if settled(info.st_mtime_ns, taken) else self._run, result)
         return result
 
 
@@ -108,8 +122,6 @@ def _regular_file(path: str) -> bool:
 
 
 def _read_regular(path: str) -> Optional[bytes]:
-    from hermes_lint.regular_files import read_regular_file
-
     try:
         return read_regular_file(path)
     except (OSError, ValueError):
@@ -137,6 +149,12 @@ def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
 
 
 _PROJECTS: Dict[str, ProjectModules] = {}
+
+
+def new_run() -> None:
+    """A new run in this process (``ProjectModules.new_run`` of every project read so far)."""
+    for project in _PROJECTS.values():
+        project.new_run()
 
 
 def project_modules(root: str) -> ProjectModules:
