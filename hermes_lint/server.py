@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Dict, Optional, Tuple
 
 from hermes_lint import flake8_plugin, server_client
-from hermes_lint.check.cache_identity import key_text, toolkit_fingerprint
+from hermes_lint.check.cache_identity import key_text, pin_toolkit_fingerprint
 from hermes_lint.config import ConfigError
 
 LOCK_NAME = "server.lock"
@@ -60,7 +60,7 @@ class Server:
         self.root = root
         self.idle_timeout = idle_timeout
         self.path = server_client.socket_path(str(root))
-        self.toolkit = toolkit_fingerprint()  # the code this process runs: fixed at its start
+        self.toolkit = pin_toolkit_fingerprint()  # the code this process runs, as at its start
         self.listener: Optional[socket.socket] = None
         self._lock_fd: Optional[int] = None
         self._identity: Optional[Tuple[int, int]] = None  # (device, inode) of our socket file

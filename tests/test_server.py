@@ -383,3 +383,16 @@ def test_without_unix_sockets_there_is_no_server_and_the_plugin_checks_in_proces
     relative = "tools/lookup_001_tool.py"
     text = edit(project / relative, RETURNS_JSON, "return len(items)")
     assert codes(plugin_rows(relative, text)) == ["HRM101"]
+
+
+def test_a_server_keys_its_results_on_the_toolkit_it_imported_not_on_files_edited_since(monkeypatch):
+    from hermes_lint.check import cache, cache_identity
+
+    monkeypatch.setattr(cache_identity, "_pinned", "")
+    pinned = cache_identity.pin_toolkit_fingerprint()
+    assert pinned == cache_identity.toolkit_fingerprint() and "check/cache.py:" in pinned
+    monkeypatch.setattr(cache_identity.os, "walk", lambda top: iter([(top, [], ["edited.py"])]))  # files changed
+    assert cache_identity.toolkit_fingerprint() == pinned
+    assert cache.ResultCache(Path("."), "config").key_text.endswith("\n" + pinned)
+    monkeypatch.setattr(cache_identity, "_pinned", "")  # a process that pinned nothing sees the edit
+    assert cache_identity.toolkit_fingerprint() != pinned

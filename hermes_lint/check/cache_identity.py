@@ -12,9 +12,14 @@ from hermes_lint import __version__
 CACHE_DIR_NAME = ".hermes_lint_cache"
 
 
+_pinned = ""  # ``pin_toolkit_fingerprint``
+
+
 def toolkit_fingerprint() -> str:
     """Size and mtime of the toolkit's own modules: an edited rule must not reuse old results
     (the version alone does not change between a developer's edits)."""
+    if _pinned:
+        return _pinned
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # hermes_lint/, not check/
     parts = []
     # os.walk, not Path.rglob: this runs on every warm run and every editor save (~4x faster).
@@ -31,6 +36,16 @@ def toolkit_fingerprint() -> str:
             path = name if relative == "." else f"{relative}/{name}".replace(os.sep, "/")
             parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
     return "\n".join(sorted(parts))
+
+
+def pin_toolkit_fingerprint() -> str:
+    """The fingerprint of the toolkit's files as they are now, kept as this process's from now
+    on: a long-lived process (``hermes-lint server``) runs the code it imported at its start, and
+    keys what it computes and caches on that code, not on files edited since."""
+    global _pinned
+    _pinned = ""
+    _pinned = toolkit_fingerprint()
+    return _pinned
 
 
 def key_text(config_fingerprint: str, toolkit: str) -> str:
