@@ -191,6 +191,8 @@ class Server:
                 if not self._owns_socket():
                     return f"{self.path} was removed or replaced"
                 continue
+            except ConnectionAbortedError:  # a client that gave up while queued: the next one
+                continue
             with connection:
                 stop = self._handle(connection)
             deadline = time.monotonic() + self.idle_timeout
