@@ -160,6 +160,10 @@ def test_saved_files_duplicates_other_files_edits_and_noqa_get_the_in_process_an
     assert codes(answer) == ["HRM101"]
     assert answer == in_process(monkeypatch, one, text)
 
+    # The configuration changed between two requests: the server reads it again.
+    (project / "pyproject.toml").write_text('[tool.hermes-lint]\nignore = ["HRM101"]\n', encoding="utf-8")
+    assert via_server(monkeypatch, one, text) == [] == in_process(monkeypatch, one, text)
+
 
 @slow
 def test_an_editor_buffer_that_duplicates_a_name_on_disk_gets_the_in_process_answer(project, servers, monkeypatch):
@@ -266,10 +270,12 @@ def test_a_reply_that_is_not_an_answer_is_ignored_and_the_plugin_checks_in_proce
     listener.bind(str(SOCKET))
     listener.listen(1)
 
+    received = []
+
     def answer_once():
         connection, _ = listener.accept()
         with connection:
-            server_client.receive_all(connection)
+            received.append(json.loads(server_client.receive_all(connection)))
             connection.sendall(reply)
 
     fake = threading.Thread(target=answer_once, daemon=True)
@@ -281,6 +287,7 @@ def test_a_reply_that_is_not_an_answer_is_ignored_and_the_plugin_checks_in_proce
     finally:
         fake.join(timeout=30)
         listener.close()
+    assert [(request["path"], request["text"]) for request in received] == [(relative, text)]  # it was asked
     assert found == in_process(monkeypatch, relative, text)
     assert codes(found) == ["HRM101"]
 
