@@ -35,10 +35,9 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from hermes_lint import __version__
+from hermes_lint import __version__, server_client
 from hermes_lint.config import Config, ConfigError, find_root, load_config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
-from hermes_lint import server_client
 
 # flake8 imports every plugin for every file it checks, tool module or not: the engine and the
 # rules are imported only once a file turns out to be one.
@@ -63,7 +62,7 @@ def new_run() -> None:
     global _run, _run_token
     _run += 1
     # Made before flake8 forks its workers (``parse_options``), so they share it: a server reads
-    # the project once for all the files of one run, as this process would.
+    # the project once for the first files of all of them, as one process would.
     _run_token = os.urandom(8).hex()
     _root_above.cache_clear()
 

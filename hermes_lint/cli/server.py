@@ -17,9 +17,10 @@ from hermes_lint.config import load_config
 def server(root: Optional[str], idle_timeout: float, debug: bool) -> None:
     """Check files for the flake8 plugin in a long-lived process, in the foreground.
 
-    The plugin of an editor's flake8 asks it for a file that changed since the last run instead
-    of importing the checker and reading the project itself. It listens on a socket in the
-    project's .hermes_lint_cache/ and stops after --idle-timeout, on Ctrl-C or SIGTERM.
+    The flake8 plugin (an editor's flake8 on save) asks it for the file it lints instead of
+    importing the checker and reading the project itself, and checks in process when it gets no
+    answer. It listens on a socket in the project's .hermes_lint_cache/ and stops after
+    --idle-timeout, on Ctrl-C, SIGTERM, or when a plugin of another hermes-lint asks.
     """
 
     def action() -> int:
