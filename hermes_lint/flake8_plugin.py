@@ -51,16 +51,19 @@ TOOL, TOOLSETS = "tool", "toolsets"
 _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated again
 _run_token = ""  # the same, unique across processes: what a server is told (``new_run``)
 _configs: Dict[str, Tuple[Optional[Tuple[int, ...]], Config]] = {}  # root -> (pyproject stat, config)
-_modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result)
+_modules: Dict[Tuple[str, str], Tuple[bytes, ModuleResult]] = {}  # (config, path) -> (data, result), this run's
 _snapshots: Dict[str, "ProjectSnapshot"] = {}  # root -> the project as this run read it
 _stored: Dict[str, Tuple[int, Dict[str, List[Diagnostic]]]] = {}  # root -> (run, check's diagnostics by path)
 _asked: Dict[str, int] = {}  # root -> the run in which its server was asked: not asked again
 
 
 def new_run() -> None:
-    """Start a new flake8 run: the next file re-validates its project against the disk."""
+    """Start a new flake8 run: the next file re-validates its project against the disk. A file's
+    result is kept for one run only: the same bytes may read values from project modules that
+    change between runs of a long-lived process (the server, an editor's in-process flake8)."""
     global _run, _run_token
     _run += 1
+    _modules.clear()
     # Made before flake8 forks its workers (``parse_options``), so they share it: a server reads
     # the project once for the first files of all of them, as one process would.
     _run_token = os.urandom(8).hex()

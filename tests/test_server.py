@@ -403,3 +403,60 @@ def test_a_server_keys_its_results_on_the_toolkit_it_imported_not_on_files_edite
     assert cache.ResultCache(Path("."), "config").key_text.endswith("\n" + pinned)
     monkeypatch.setattr(cache_identity, "_pinned", "")  # a process that pinned nothing sees the edit
     assert cache_identity.toolkit_fingerprint() != pinned
+
+
+SHARED_PROPERTIES = '''\
+CLIP_PROPERTIES = {
+    "clips": {"type": "array", "items": {"type": "string"}, "description": "Clips to join."},
+}
+'''
+
+TOOL_WITH_SHARED_PROPERTIES = '''\
+import json
+
+from tools.registry import registry
+from tools.shared_properties import CLIP_PROPERTIES
+
+
+def check_join() -> bool:
+    return True
+
+
+def _handle_join(args, **kwargs):
+    return json.dumps({"clips": args.get("clips", [])})
+
+
+registry.register(
+    name="clip_join",
+    toolset="set_0",
+    schema={
+        "name": "clip_join",
+        "description": "Join clips.",
+        "parameters": {"type": "object", "properties": CLIP_PROPERTIES},
+    },
+    handler=_handle_join,
+    check_fn=check_join,
+)
+'''
+
+
+@slow
+def test_a_module_the_file_imports_from_edited_between_requests_gets_the_in_process_answer(project, servers, monkeypatch):
+    """The server outlives edits to the project modules a tool module reads values from: an
+    answer for the same bytes of the tool module follows them, created or edited."""
+    relative = "tools/clip_join_tool.py"
+    (project / relative).write_text(TOOL_WITH_SHARED_PROPERTIES, encoding="utf-8")
+    edit(project / "toolsets.py", '"lookup_000",', '"lookup_000", "clip_join",')
+    servers(project)
+    before = via_server(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)  # the module is missing
+    assert before == in_process(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
+
+    shared = project / "tools" / "shared_properties.py"
+    shared.write_text(SHARED_PROPERTIES, encoding="utf-8")  # created
+    assert via_server(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES) == []
+    assert in_process(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES) == []
+
+    edit(shared, '"items": {"type": "string"}, ', "")  # edited: the array loses its items
+    answer = via_server(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
+    assert codes(answer) == ["HRM309"]
+    assert answer == in_process(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
