@@ -11,6 +11,10 @@ Medians of ``--repeat`` runs; this machine's times are only meaningful as ratios
 - a file that is not a tool module, through stdin: with and without;
 - a tool file just saved (its content changed before every run, as an editor linting on save):
   with and without;
+- the same two editor cases (one file through stdin, warm; a tool file just saved) and the
+  whole project, with ``hermes-lint server`` running in the project, which the plugin then asks
+  for the first file of each run instead of checking it in its own process; with the server's
+  own CPU time per request (from ``/proc``): that work is moved to another process, not removed;
 - in process: the plugin's ``run()`` alone, for the first file (the whole project read) and for
   each further file of the same run.
 
@@ -27,8 +31,11 @@ are measured with ``.pyc`` files written and with ``PYTHONDONTWRITEBYTECODE=1``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -160,15 +167,17 @@ def drop_disk_cache(root: Path) -> None:
     shutil.rmtree(root / ".hermes_lint_cache", ignore_errors=True)
 
 
-def medians(repeat: int, make_command, cwd: Path, env: dict, stdin: bytes = None) -> dict:
+def medians(repeat: int, make_command, cwd: Path, env: dict, stdin: bytes = None, cold: bool = True) -> dict:
     """Median seconds of: flake8 without the plugin; with it and a warm .hermes_lint_cache;
-    with it and no cache on disk (a project never checked before). Interleaved, one warm-up.
-    Also the median CPU seconds of each, under the name + " cpu"."""
+    with it and no cache on disk (a project never checked before; not with ``cold=False``).
+    Interleaved, one warm-up. Also the median CPU seconds of each, under the name + " cpu"."""
     variants = {
         "without": lambda: make_command("without"),
         "warm": lambda: make_command("with"),
         "cold": lambda: drop_disk_cache(cwd) or make_command("with"),
     }
+    if not cold:
+        del variants["cold"]
     times = {name: [] for name in variants}
     cpu = {name: [] for name in variants}
     for round_ in range(repeat + 1):
@@ -180,6 +189,42 @@ def medians(repeat: int, make_command, cwd: Path, env: dict, stdin: bytes = None
     result = {name: statistics.median(values) for name, values in times.items()}
     result.update({f"{name} cpu": statistics.median(values) for name, values in cpu.items()})
     return result
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds a running process's main thread has used so far (Linux ``/proc``: the
+    scheduler's nanoseconds where it keeps them, else the 10 ms ticks of ``stat``)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+@contextlib.contextmanager
+def server_running(root: Path, env: dict):
+    """``hermes-lint server`` in ``root`` until the block ends (stopped with SIGTERM)."""
+    process = subprocess.Popen([sys.executable, "-m", "hermes_lint", "server", "--idle-timeout", "900"], cwd=root,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    path = root / ".hermes_lint_cache" / "server.sock"
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # ready once it accepts a connection
+            if process.poll() is not None:
+                raise SystemExit(f"hermes-lint server failed:\n{process.stderr.read().decode(errors='replace')}")
+            with socket.socket(socket.AF_UNIX) as probe:
+                try:
+                    probe.connect(str(path))
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise SystemExit("hermes-lint server did not start")
+                    time.sleep(0.05)
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        process.stderr.close()
 
 
 def in_process(root: Path, files: list, repeat: int):
@@ -273,6 +318,26 @@ def main() -> None:
                       f"without, {n['warm'] * 1000:.0f} ms with the plugin ({n['warm'] / n['without']:.2f}x; CPU "
                       f"{n['warm cpu'] * 1000:.0f} ms vs {n['without cpu'] * 1000:.0f} ms: "
                       f"{n['warm cpu'] / n['without cpu']:.2f}x)")
+
+                # The same editor cases, and the whole project, the plugin asking `hermes-lint server`.
+                with server_running(root, env) as server:
+                    # The plugin asks the server for the first file of each flake8 run only.
+                    for title, make_command, stdin in (
+                        ("one file through stdin, warm", stdin_run, buffer),
+                        ("one tool file just saved", after_save, None),
+                        (f"flake8 -j1 on the project ({checked} files), warm", project_run, None),
+                    ):
+                        timed(make_command("with"), root, env, stdin)  # the server's first request imports
+                        before = process_cpu(server.pid)
+                        n = medians(options.repeat, make_command, root, env, stdin=stdin, cold=False)
+                        # per request, over the measured runs and the warm-up of ``medians``
+                        served = (process_cpu(server.pid) - before) / (options.repeat + 1)
+                        print(f"  {title}, with `hermes-lint server` running: {n['without'] * 1000:.0f} ms "
+                              f"without, {n['warm'] * 1000:.0f} ms with the plugin ({n['warm'] / n['without']:.2f}x; "
+                              f"CPU {n['warm cpu'] * 1000:.0f} ms vs {n['without cpu'] * 1000:.0f} ms: "
+                              f"{n['warm cpu'] / n['without cpu']:.2f}x); the server's CPU per request: "
+                              f"{served * 1000:.1f} ms")
+                saved.write_text(original, encoding="utf-8")
 
         cold, reopened, warm = in_process(root, files, options.repeat)
         print("\n[in process, the plugin's run() alone]")

@@ -39,11 +39,13 @@ from pathlib import Path
 from stat import S_ISDIR
 from typing import Any, Dict, List, Optional, Tuple
 
-from hermes_lint import __version__, model
+from hermes_lint import model
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import leaves_root
+from hermes_lint.check.cache_identity import CACHE_DIR_NAME
+from hermes_lint.check.cache_identity import key_text as _key_text
+from hermes_lint.check.cache_identity import toolkit_fingerprint as _toolkit_fingerprint
 
-CACHE_DIR_NAME = ".hermes_lint_cache"
 INDEX_NAME = "results-v4.json"
 _OLD_INDEX_NAMES = ("results-v2.json", "results-v3.json")  # removed when the index is written
 MODULES_DIR_NAME = "modules"  # the full facts of each module: ``ResultCache.lookup(full=True)``
@@ -151,27 +153,6 @@ def _sha256(data: bytes) -> str:
     import hashlib  # not on the warm path (loading OpenSSL costs more than the rest of a lookup)
 
     return hashlib.sha256(data).hexdigest()
-
-
-def _toolkit_fingerprint() -> str:
-    """Size and mtime of the toolkit's own modules: an edited rule must not reuse old results
-    (the version alone does not change between a developer's edits)."""
-    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # hermes_lint/, not check/
-    parts = []
-    # os.walk, not Path.rglob: this runs on every warm run and every editor save (~4x faster).
-    for directory, subdirectories, files in os.walk(package):
-        subdirectories.sort()
-        relative = os.path.relpath(directory, package)
-        for name in sorted(files):
-            if not name.endswith(".py"):
-                continue
-            try:
-                stat = os.stat(os.path.join(directory, name))
-            except OSError:
-                continue
-            path = name if relative == "." else f"{relative}/{name}".replace(os.sep, "/")
-            parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
-    return "\n".join(sorted(parts))
 
 
 # What a registration's ``schema`` is in a project view (``project_view``).
@@ -282,7 +263,7 @@ class ResultCache:
         self.directory = root / CACHE_DIR_NAME
         # What every entry depends on, as text: compared as it is by the project file, hashed
         # into ``key`` for the index.
-        self.key_text = f"{__version__}\n{config_fingerprint}\n{_toolkit_fingerprint()}"
+        self.key_text = _key_text(config_fingerprint, _toolkit_fingerprint())
         self._key: Optional[str] = None
         self._entries: Optional[Dict[str, Any]] = None
         self.changed = False
@@ -397,10 +378,10 @@ class ResultCache:
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(part, str) for part in item)):
                 return False
             path, sha256 = item
-            if not path or leaves_root(path):
-                return False  # a tampered entry naming a file outside the project: a miss
-            current = self._current_hashes.get(path)
+            current = self._current_hashes.get(path)  # only paths that passed the test below
             if current is None:
+                if not path or leaves_root(path):
+                    return False  # a tampered entry naming a file outside the project: a miss
                 try:
                     current = _sha256(read_regular_file(self.root / path))
                 except (OSError, ValueError):

@@ -157,6 +157,7 @@ class _LazyGroup(click.Group):
         "manifest": ("hermes_lint.cli.manifest", "manifest"),
         "diff": ("hermes_lint.cli.diff", "diff"),
         "init": ("hermes_lint.cli.init", "init"),
+        "server": ("hermes_lint.cli.server", "server"),
     }
 
     def main(
