@@ -51,8 +51,10 @@ class ServerError(Exception):
     """The server cannot start here; one line for the user."""
 
 
-class _Stop(Exception):
-    """SIGTERM or SIGHUP: leave the loop and clean up."""
+class _Stop(BaseException):
+    """SIGTERM or SIGHUP: leave the loop and clean up. Not an ``Exception``: the handler raises
+    it wherever the server is (reading the project, answering), and those places catch every
+    ``Exception`` so that one bad request cannot take the server down."""
 
 
 class Server:

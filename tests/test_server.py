@@ -460,3 +460,26 @@ def test_a_module_the_file_imports_from_edited_between_requests_gets_the_in_proc
     answer = via_server(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
     assert codes(answer) == ["HRM309"]
     assert answer == in_process(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
+
+
+def test_a_stop_signal_while_reading_the_project_or_answering_is_not_swallowed(project, monkeypatch):
+    """SIGTERM raises where the server is: reading the project at start, or checking a file for
+    a request, both of which catch every error of their own."""
+    from hermes_lint import server as server_module
+    from hermes_lint.check import runner
+    from hermes_lint.check.cache_identity import key_text
+
+    def stopped(*args, **kwargs):
+        raise server_module._Stop("SIGTERM")
+
+    server = server_module.Server(project)
+    monkeypatch.setattr(runner, "run_project", stopped)
+    with pytest.raises(server_module._Stop):
+        server.warm_up()
+
+    monkeypatch.setattr(flake8_plugin, "check_buffer", stopped)
+    key = key_text(flake8_plugin.project_config(project).fingerprint(), server.toolkit)
+    request = {"protocol": server_client.PROTOCOL, "key": key, "run": "r", "root": str(project),
+               "path": "tools/lookup_001_tool.py", "text": "x = 1\n"}
+    with pytest.raises(server_module._Stop):
+        server.answer(json.dumps(request).encode())
