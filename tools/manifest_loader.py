@@ -118,12 +118,18 @@ def load_manifest(registry: ToolRegistry, path: str | os.PathLike[str], *,
     tools_path = _tools_dir_path(tools_dir)
     try:
         plan = _ManifestPlan.read(path)
-        files = plan.files_on_disk(tools_path)
-        stale, contents = plan.stale_files(files)
-        if plan.import_only:
-            from tools.manifest_checks import check_import_only
+        try:
+            files = plan.files_on_disk(tools_path)
+            stale, contents = plan.stale_files(files)
+            if plan.import_only:
+                from tools.manifest_checks import check_import_only
 
-            check_import_only(plan, files, contents, {name for name, _ in stale})
+                check_import_only(plan, files, contents, {name for name, _ in stale})
+            entries = _prepared_entries(registry, plan, files, {name for name, _ in stale})
+        except _SHAPE_ERRORS:
+            if plan.as_generated:
+                plan.validate()  # the digest is no proof of shape: the schema's error, if any
+            raise
     except ManifestError as exc:
         if not fallback:
             raise
@@ -132,11 +138,29 @@ def load_manifest(registry: ToolRegistry, path: str | os.PathLike[str], *,
 
         imported = import_tool_modules(tools_path)
         return ManifestLoad(str(path), imported, [], imported, [], fallback=True)
-    return _fill(registry, plan, files, stale, str(path))
+    return _fill(registry, plan, files, stale, str(path), entries)
+
+
+# What a manifest of the wrong shape raises where the schema was not checked (a file with a
+# digest recomputed over an edit): the schema is then checked, for its error.
+_SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError, IndexError)
+
+
+def _prepared_entries(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
+                      stale_names: set[str]) -> dict[str, list[_LazyTool]]:
+    """The lazy entries of each frozen module that is not stale, built before anything is
+    registered: a manifest they cannot be built from leaves the registry untouched."""
+    entries: dict[str, list[_LazyTool]] = {}
+    for file_path, recorded in files:
+        module_name = f"{plan.package}.{os.path.basename(file_path)[:-3]}"
+        if module_name in plan.modules and recorded not in stale_names:
+            entries[module_name] = _module_entries(registry, plan, module_name)
+    return entries
 
 
 def _fill(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
-          stale: list[tuple[str, str]], path: str) -> ManifestLoad:
+          stale: list[tuple[str, str]], path: str,
+          entries: dict[str, list[_LazyTool]]) -> ManifestLoad:
     if stale:
         _logger().warning(
             "Tool manifest %s is stale for %s; importing those modules instead "
@@ -150,7 +174,7 @@ def _fill(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
     for file_path, recorded in files:
         module_name = f"{plan.package}.{os.path.basename(file_path)[:-3]}"
         if module_name in plan.modules and recorded not in stale_names:
-            loaded.extend(_add_module(registry, plan, module_name))
+            loaded.extend(_add_module(registry, module_name, entries[module_name]))
             modules.append(module_name)
         elif recorded in stale_names or module_name in plan.import_only:
             from tools.import_discovery import import_tool_module, module_registers_tools, regular_tool_file
@@ -164,18 +188,32 @@ def _fill(registry: ToolRegistry, plan: _ManifestPlan, files: list[ToolFile],
     return ManifestLoad(path, modules, loaded, imported, [name for name, _ in stale])
 
 
-def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -> list[str]:
-    """Lazy entries for one frozen module, in registration order; like an import, a
-    ``PermissionError`` (an override not allowed) stops the module's remaining tools."""
+def _module_entries(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -> list[_LazyTool]:
+    """The lazy tools of one frozen module, in registration order, their schemas as frozen
+    (template holes are filled when they are registered, as the module's import would)."""
     tools = plan.module_tools(module_name)
-    schemas = [tool["schema"] for tool in tools]
-    needs_import = [False] * len(tools)
+    # What the registry keys and copies once asked, not when it registers: the shape it needs.
+    if not all(type(tool["schema"]) is dict and type(tool["toolset"]) is str for tool in tools):
+        raise TypeError("a tool's schema is not an object, or its toolset not a string")
+    return [_lazy_entry(registry, tool, tool["schema"], False) for tool in tools]
+
+
+def _add_module(registry: ToolRegistry, module_name: str, lazies: list[_LazyTool]) -> list[str]:
+    """Register one frozen module's lazy entries; like an import, a ``PermissionError`` (an
+    override not allowed) stops the module's remaining tools."""
+    tools = [lazy.tool for lazy in lazies]
     if any("holes" in tool for tool in tools):
         from tools.manifest_templates import resolve_holes
 
         schemas, needs_import = resolve_holes(tools)
+        for lazy, schema, schema_needs_import in zip(lazies, schemas, needs_import):
+            assert lazy.entry is not None  # set by _lazy_entry
+            lazy.entry.schema = schema
+            lazy.schema_needs_import = schema_needs_import
     added: list[str] = []
-    for tool, schema, schema_needs_import in zip(tools, schemas, needs_import):
+    for lazy in lazies:
+        tool, entry = lazy.tool, lazy.entry
+        assert entry is not None
         existing = registry.get_entry(tool["name"])
         if (
             existing is not None
@@ -185,7 +223,6 @@ def _add_module(registry: ToolRegistry, plan: _ManifestPlan, module_name: str) -
         ):
             added.append(tool["name"])
             continue  # the module is imported already: keep its real entry
-        entry = _lazy_entry(registry, tool, schema, schema_needs_import)
         try:
             if registry._add_entry(entry, override=tool["override"]):
                 added.append(tool["name"])
@@ -217,7 +254,8 @@ class _ManifestPlan:
     file never gets code outside the tools package imported (``check_own_modules``).
     """
 
-    __slots__ = ("where", "package", "tools_dir", "sources", "modules", "import_only", "tools")
+    __slots__ = ("where", "data", "version", "as_generated", "package", "tools_dir", "sources",
+                 "modules", "import_only", "tools")
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> _ManifestPlan:
@@ -249,11 +287,20 @@ class _ManifestPlan:
                 f"({MANIFEST_FORMAT_VERSION}): upgrade the runtime, or regenerate the manifest "
                 "with the matching `hermes-lint manifest`"
             )
-        as_generated = digest is not None and version == 3 and data.get("digest") == digest
-        if not as_generated:
-            from tools.manifest_checks import check_format
+        self.data = data
+        self.version = version
+        self.as_generated = digest is not None and version == 3 and data.get("digest") == digest
+        if not self.as_generated:
+            self.validate()
+            return
+        try:
+            self._take(data)
+            self.check_own_modules()
+        except _SHAPE_ERRORS:
+            self.validate()  # the digest is no proof of shape: the schema's error, if any
+            raise
 
-            check_format(self, data, version)
+    def _take(self, data: JSONObject) -> None:
         self.package: str = data["package"]
         if self.package != _PACKAGE:
             self._refuse(f"it is for package {self.package!r}, not this runtime's {_PACKAGE!r}")
@@ -262,12 +309,15 @@ class _ManifestPlan:
         self.modules: dict[str, JSONObject] = data["modules"]
         self.import_only: dict[str, JSONObject] = data["import_only"]
         self.tools: dict[str, JSONObject] = data["tools"]
-        if as_generated:
-            self.check_own_modules()
-        else:
-            from tools.manifest_checks import check_references
 
-            check_references(self)
+    def validate(self) -> None:
+        """``ManifestError`` unless the manifest passes the shipped JSON Schema and the
+        cross-references it cannot state (what a file not exactly as generated must pass)."""
+        from tools.manifest_checks import check_format, check_references
+
+        check_format(self, self.data, self.version)
+        self._take(self.data)
+        check_references(self)
 
     def check_own_modules(self) -> None:
         """Each module lists only tools of its own (a tool's module is the only one its lazy
@@ -277,7 +327,7 @@ class _ManifestPlan:
         for module, record in self.modules.items():
             for name in record["tools"]:
                 tool = tools.get(name)
-                if tool is None or tool["module"] != module:
+                if tool is None or tool["module"] != module or tool["name"] != name:
                     self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
                 check = tool["check"]
                 if check["kind"] == "module" and not check["name"].isidentifier():
@@ -447,11 +497,12 @@ class _LazyTool:
     """A manifest tool whose module is not imported yet: what its lazy callables share."""
 
     __slots__ = ("registry", "name", "toolset", "module", "qualname", "check", "override",
-                 "dynamic", "schema_needs_import", "handler", "entry", "check_fn")
+                 "dynamic", "schema_needs_import", "handler", "entry", "check_fn", "tool")
 
     def __init__(self, registry: ToolRegistry, tool: JSONObject,
                  schema_needs_import: bool) -> None:
         self.registry = registry
+        self.tool = tool  # its manifest record
         self.name: str = tool["name"]
         self.toolset: str = tool["toolset"]
         self.module: str = tool["module"]
@@ -528,7 +579,7 @@ class _ModuleCheck:
 
 
 def _lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
-                schema_needs_import: bool) -> ToolEntry:
+                schema_needs_import: bool) -> _LazyTool:
     lazy = _LazyTool(registry, tool, schema_needs_import)
     check = tool["check"]
     kind = check["kind"]
@@ -564,4 +615,4 @@ def _lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
     )
     lazy.entry = entry
     lazy.check_fn = check_fn
-    return entry
+    return lazy

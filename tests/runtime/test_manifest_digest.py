@@ -139,3 +139,45 @@ def test_a_recomputed_digest_never_makes_the_manifest_import_code_outside_the_to
             registry.dispatch(name, {})
 
     assert "zzevil_payload" not in sys.modules
+
+
+# Shapes a schema refuses: a file with a recomputed digest skips the schema, and must still get
+# the error the schema gives (not a KeyError or TypeError from deep in the loader, which
+# ``fallback=True`` would not catch), before anything is registered.
+MALFORMED = {
+    "no tools_dir": lambda d: d.pop("tools_dir"),
+    "no sources": lambda d: d.pop("sources"),
+    "sources a number": lambda d: d.update(sources=-1),
+    "module without its tool list": lambda d: d["modules"][f"tools.{TOOL}"].pop("tools"),
+    "module record not an object": lambda d: d["modules"].update({f"tools.{TOOL}": True}),
+    "tool without a module": lambda d: d["tools"][TOOL].pop("module"),
+    "tool record not an object": lambda d: d["tools"].update({TOOL: True}),
+    "tool without a schema": lambda d: d["tools"][TOOL].pop("schema"),
+    "schema not an object": lambda d: d["tools"][TOOL].update(schema=True),
+    "toolset not a string": lambda d: d["tools"][TOOL].update(toolset={"kind": "x"}),
+    "tool without override": lambda d: d["tools"][TOOL].pop("override"),
+    "tool without is_async": lambda d: d["tools"][TOOL].pop("is_async"),
+    "check without kind": lambda d: d["tools"][TOOL]["check"].pop("kind"),
+    "requires_env a number": lambda d: d["tools"][TOOL].update(requires_env=-1),
+    "name not the tool's key": lambda d: d["tools"][TOOL].update(name=None),
+}
+
+
+@pytest.mark.parametrize("how", list(MALFORMED))
+def test_a_recomputed_digest_over_a_malformed_file_gets_the_schemas_error_and_registers_nothing(
+        loaded_project, how):  # noqa: F811
+    forge(loaded_project.tools_dir / "manifest.json", MALFORMED[how])
+
+    with pytest.raises(ManifestError, match=r"^Tool manifest .* is corrupt: "):
+        loaded_project.load()
+    assert loaded_project.registry.get_all_tool_names() == []
+
+
+def test_with_fallback_a_recomputed_digest_over_a_malformed_file_falls_back_to_importing(
+        loaded_project, caplog):  # noqa: F811
+    forge(loaded_project.tools_dir / "manifest.json", MALFORMED["tool without override"])
+
+    loaded = loaded_project.load(fallback=True)
+
+    assert loaded.fallback and TOOL in loaded.tools + loaded_project.registry.get_all_tool_names()
+    assert "is corrupt" in caplog.text and "falling back" in caplog.text
