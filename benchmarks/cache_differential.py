@@ -1,7 +1,7 @@
 """Randomised differential test of the result cache: the cache must never change a finding.
 
     python benchmarks/cache_differential.py [--project gen|DIR] [--seed S] [--steps N]
-                                            [--flake8] [--manifest] [--keep-going]
+                                            [--flake8] [--manifest] [--server] [--keep-going]
 
 Copies a project (``gen``: a generated one of 60 modules, ``gen_corpus.py``; else a copy of DIR,
 e.g. an unpacked Hermes release) to a temporary directory, adds a helper module outside
@@ -18,7 +18,12 @@ edit it compares, byte for byte and with the exit status:
   with a fresh cache directory;
 - with ``--flake8``: ``flake8 --select HRM FILE`` (warm and ``--hermes-lint-no-cache``) for the
   edited tool module, against ``hermes-lint check --no-cache FILE`` (without HRM900, which the
-  plugin leaves to flake8's own noqa).
+  plugin leaves to flake8's own noqa);
+- with ``--server``: a ``hermes-lint server`` started on the project before the first edit and
+  kept running throughout, asked (``server_client.ask``, as the plugin asks it) for the edited
+  tool modules, toolsets.py and one more tool module, as saved or as an editor buffer that
+  differs from the disk, against ``flake8_plugin.check_buffer`` in a fresh process without the
+  cache; the server must answer every time.
 
 Every mismatch is printed with the edits that led to it; the same seed replays them. Exit 1 when
 one was found. Not a unit test (minutes per seed): ``tests/test_cache_differential.py`` runs a
@@ -530,6 +535,80 @@ def compare_flake8(root: Path, rel: str) -> List[Mismatch]:
     return found
 
 
+# Run in a fresh process: the plugin's rows for one file, from the server ("server": None when it
+# gives no answer) or checked in process ("fresh": without the cache, as a new flake8 process
+# with --hermes-lint-no-cache checks it).
+_ASK = """
+import json, os, sys
+from pathlib import Path
+from hermes_lint import flake8_plugin, server_client
+root, rel, mode = sys.argv[1:4]
+text = flake8_plugin.as_flake8_reads(sys.stdin.buffer.read())
+flake8_plugin.new_run()
+if mode == "server":
+    rows = server_client.ask(root, rel, text, flake8_plugin._key_text(Path(root)), flake8_plugin._run_token)
+else:
+    rows = flake8_plugin.check_buffer(os.path.join(root, rel), [text], root, use_cache=False)
+    rows = [list(flake8_plugin._row(d)) for d in rows]
+print(json.dumps(rows))
+"""
+
+
+def plugin_rows(root: Path, rel: str, data: bytes, mode: str) -> Tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _ASK, str(root), rel, mode], input=data, capture_output=True, cwd=root
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def buffer_variant(p: Project, rel: str, data: bytes) -> Tuple[str, bytes]:
+    """The file as saved, or an unsaved editor buffer: its first registered name made that of
+    another module (a duplicate the project rules see), or a line appended."""
+    choice = p.rng.random()
+    if choice < 0.5:
+        return "saved", data
+    text = data.decode("utf-8", "replace")
+    others = [q for q in p.registering() if p.rel(q) != rel]
+    names = NAME_RE.findall(_read(p.pick(others))) if others else []
+    if choice < 0.8 and names and NAME_RE.search(text):
+        name = names[0][1]
+        return f"buffer naming {name!r}", NAME_RE.sub(lambda m: f'{m.group(1)}"{name}"', text, count=1).encode()
+    return "buffer with a line appended", data + b"\nEXTRA_UNSAVED = 1\n"
+
+
+def compare_server(p: Project) -> List[Mismatch]:
+    """The running server's answer against the plugin checking in a fresh process."""
+    rels = [*p.edited, "toolsets.py"]
+    extra = p.pick(p.tools())
+    if extra is not None:
+        rels.append(p.rel(extra))
+    found = []
+    for rel in dict.fromkeys(rels):
+        path = p.root / rel
+        if not path.is_file():
+            continue
+        how, data = buffer_variant(p, rel, path.read_bytes()) if rel != "toolsets.py" else ("saved", path.read_bytes())
+        expected = plugin_rows(p.root, rel, data, "fresh")
+        got = plugin_rows(p.root, rel, data, "server")
+        if expected[0] != 0 or got[0] != 0 or got[1].strip() == "null" or json.loads(got[1]) != json.loads(expected[1]):
+            found.append(Mismatch(f"server vs fresh plugin on {rel} ({how})", expected, got))
+    return found
+
+
+def start_server(root: Path) -> subprocess.Popen:
+    import time
+
+    log = open(root.parent / "server.log", "w")
+    server = subprocess.Popen(hermes("server", "--root", str(root), "--idle-timeout", "3600"), cwd=root,
+                              stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while not (root / CACHE_DIR / "server.sock").exists():
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the server did not start: {(root.parent / 'server.log').read_text()}")
+        time.sleep(0.05)
+    return server
+
+
 def setup(source: str, directory: Path, seed: int, modules: int = 60) -> Path:
     root = directory / "project"
     if source == "gen":
@@ -550,6 +629,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--flake8", action="store_true", help="also compare the flake8 plugin")
     parser.add_argument("--manifest", action="store_true", help="also compare manifest warm / fresh")
+    parser.add_argument("--server", action="store_true", help="also compare a running hermes-lint server")
     parser.add_argument("--keep-going", action="store_true", help="go on after a mismatch")
     parser.add_argument("--keep", action="store_true", help="keep the temporary project")
     options = parser.parse_args(argv)
@@ -557,8 +637,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     directory = Path(tempfile.mkdtemp(prefix="cache-diff-"))
     root = setup(options.project, directory, options.seed)
     p = Project(root, random.Random(options.seed))
-    mismatches = 0
     run(hermes("check", "-q"), root)  # fill the cache before the first edit
+    server = start_server(root) if options.server else None
+    try:
+        return _steps(options, directory, root, p, server)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait()
+
+
+def _steps(options: argparse.Namespace, directory: Path, root: Path, p: Project, server: Optional[subprocess.Popen]) -> int:
+    mismatches = 0
     for step in range(1, options.steps + 1):
         described = random_edit(p)
         p.history.append(described)
@@ -569,6 +659,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if options.flake8:
             for rel in p.edited:
                 found += compare_flake8(root, rel)
+        if server is not None:
+            if server.poll() is not None:
+                print(f"the server stopped: {(root.parent / 'server.log').read_text()}")
+                return 1
+            found += compare_server(p)
         for mismatch in found:
             mismatches += 1
             print(f"MISMATCH: {mismatch.what}")
