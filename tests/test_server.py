@@ -483,3 +483,32 @@ def test_a_stop_signal_while_reading_the_project_or_answering_is_not_swallowed(p
                "path": "tools/lookup_001_tool.py", "text": "x = 1\n"}
     with pytest.raises(server_module._Stop):
         server.answer(json.dumps(request).encode())
+
+
+@slow
+def test_a_server_kept_through_edits_answers_what_a_fresh_plugin_process_does(tmp_path):
+    """``benchmarks/cache_differential.py --server``, a short seeded sequence: after each edit
+    (a helper module a tool reads created, broken and mended, a name duplicated, the registry
+    and the configuration changed), the running server answers for the edited files, saved or
+    as an editor buffer, what the plugin checks in a fresh process without the cache."""
+    import random
+
+    import cache_differential as diff
+
+    root = diff.setup("gen", tmp_path, 7, modules=6)
+    project = diff.Project(root, random.Random(7))
+    diff.run(diff.hermes("check", "-q", "-j", "1"), root)
+    server = diff.start_server(root)
+    try:
+        done = []
+        for edit in (diff.import_helper, diff.vary_helper, diff.break_helper, diff.reset_helper,
+                     diff.duplicate_name_across_modules, diff.edit_registry, diff.change_config):
+            described = edit(project)
+            assert described is not None, f"{edit.__name__} found nothing to edit"
+            done.append(described)
+            mismatches = diff.compare_server(project)
+            assert server.poll() is None, (root.parent / "server.log").read_text()
+            assert [m.what for m in mismatches] == [], "after: " + "; ".join(done) + f"\n{mismatches}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
