@@ -291,9 +291,12 @@ def run_server(root: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
     server = Server(root, idle_timeout)
 
     def stop(signum: int, frame: Any) -> None:
+        for other in stopping:  # stopping already: a second signal must not cut the clean-up short
+            signal.signal(other, signal.SIG_IGN)
         raise _Stop(signal.Signals(signum).name)
 
-    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    stopping = (signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, stop) for signum in stopping}
     try:
         server.start()
         _log(f"listening on {server.path} for {root} (stops after {_duration(idle_timeout)} idle)")
@@ -304,6 +307,8 @@ def run_server(root: Path, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> None:
     except KeyboardInterrupt:
         reason = "interrupted"
     finally:
+        for signum in stopping:  # however it stopped: the clean-up runs to its end
+            signal.signal(signum, signal.SIG_IGN)
         server.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -512,3 +512,32 @@ def test_a_server_kept_through_edits_answers_what_a_fresh_plugin_process_does(tm
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_second_stop_signal_while_the_server_cleans_up_does_not_interrupt_the_clean_up(project, monkeypatch, capsys):
+    """A service manager or a user may send SIGTERM twice (or SIGTERM then SIGHUP): the second
+    must not cut the clean-up short with a traceback and leave the socket behind."""
+    from hermes_lint import server as server_module
+
+    def signalled_while_serving(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises before this ends
+        raise AssertionError("SIGTERM did not stop the server")
+
+    real_close = server_module.Server.close
+
+    def signalled_again_while_closing(self):
+        os.kill(os.getpid(), signal.SIGHUP)
+        os.kill(os.getpid(), signal.SIGTERM)
+        real_close(self)
+
+    monkeypatch.setattr(server_module.Server, "warm_up", lambda self: None)
+    monkeypatch.setattr(server_module.Server, "serve", signalled_while_serving)
+    monkeypatch.setattr(server_module.Server, "close", signalled_again_while_closing)
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+
+    server_module.run_server(project)
+
+    assert not (project / SOCKET).exists()
+    assert capsys.readouterr().err.splitlines()[-1] == "hermes-lint server: stopped: SIGTERM"
+    assert {signum: signal.getsignal(signum) for signum in before} == before
