@@ -19,7 +19,9 @@ edit it compares, byte for byte and with the exit status:
 - with ``--flake8``: ``flake8 --select HRM FILE`` (warm and ``--hermes-lint-no-cache``) for the
   edited tool module, against ``hermes-lint check --no-cache FILE`` (without HRM900, which the
   plugin leaves to flake8's own noqa);
-- with ``--server``: a ``hermes-lint server`` started on the project before the first edit and
+- with ``--server`` (``--server-only``: without the comparisons above, the server asked from
+  this process, so that a request follows its edit by milliseconds, where a stat may not tell
+  two versions apart): a ``hermes-lint server`` started on the project before the first edit and
   kept running throughout, asked (``server_client.ask``, as the plugin asks it) for the edited
   tool modules, toolsets.py and one more tool module, as saved or as an editor buffer that
   differs from the disk, against ``flake8_plugin.check_buffer`` in a fresh process without the
@@ -589,8 +591,19 @@ def buffer_variant(p: Project, rel: str, data: bytes) -> Tuple[str, bytes]:
     return "buffer with a line appended", data + b"\nEXTRA_UNSAVED = 1\n"
 
 
-def compare_server(p: Project) -> List[Mismatch]:
-    """The running server's answer against the plugin checking in a fresh process."""
+def ask_here(root: Path, rel: str, data: bytes) -> Tuple[int, str, str]:
+    """``plugin_rows(..., "server")`` from this process: within milliseconds of the edit."""
+    from hermes_lint import flake8_plugin, server_client
+
+    flake8_plugin.clear_caches()  # this process's configuration memo is keyed on a stat
+    text = flake8_plugin.as_flake8_reads(data)
+    rows = server_client.ask(str(root), rel, text, flake8_plugin._key_text(root), flake8_plugin._run_token)
+    return 0, json.dumps(rows), ""
+
+
+def compare_server(p: Project, at_once: bool = False) -> List[Mismatch]:
+    """The running server's answer against the plugin checking in a fresh process. ``at_once``:
+    the server is asked from this process, right after the edit."""
     rels = [*p.edited, "toolsets.py"]
     extra = p.pick(p.tools())
     if extra is not None:
@@ -601,8 +614,8 @@ def compare_server(p: Project) -> List[Mismatch]:
         if not path.is_file():
             continue
         how, data = buffer_variant(p, rel, path.read_bytes()) if rel != "toolsets.py" else ("saved", path.read_bytes())
+        got = ask_here(p.root, rel, data) if at_once else plugin_rows(p.root, rel, data, "server")
         expected = plugin_rows(p.root, rel, data, "fresh")
-        got = plugin_rows(p.root, rel, data, "server")
         if expected[0] != 0 or got[0] != 0 or got[1].strip() == "null" or json.loads(got[1]) != json.loads(expected[1]):
             found.append(Mismatch(f"server vs fresh plugin on {rel} ({how})", expected, got))
     return found
@@ -643,6 +656,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--flake8", action="store_true", help="also compare the flake8 plugin")
     parser.add_argument("--manifest", action="store_true", help="also compare manifest warm / fresh")
     parser.add_argument("--server", action="store_true", help="also compare a running hermes-lint server")
+    parser.add_argument("--server-only", action="store_true",
+                        help="with --server: compare the server alone, each request right after its edit")
     parser.add_argument("--keep-going", action="store_true", help="go on after a mismatch")
     parser.add_argument("--keep", action="store_true", help="keep the temporary project")
     options = parser.parse_args(argv)
@@ -666,7 +681,7 @@ def _steps(options: argparse.Namespace, directory: Path, root: Path, p: Project,
         described = random_edit(p)
         p.history.append(described)
         print(f"[seed {options.seed} step {step}] {described}", flush=True)
-        found = compare_check(root, options.seed * 1000 + step)
+        found = [] if options.server_only else compare_check(root, options.seed * 1000 + step)
         if options.manifest:
             found += compare_manifest(root)
         if options.flake8:
@@ -676,7 +691,7 @@ def _steps(options: argparse.Namespace, directory: Path, root: Path, p: Project,
             if server.poll() is not None:
                 print(f"the server stopped: {(root.parent / 'server.log').read_text()}")
                 return 1
-            found += compare_server(p)
+            found += compare_server(p, at_once=options.server_only)
         for mismatch in found:
             mismatches += 1
             print(f"MISMATCH: {mismatch.what}")
