@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from click.testing import CliRunner
 
@@ -203,3 +204,57 @@ def test_a_process_that_runs_again_reads_a_module_rewritten_with_its_old_size_an
     os.utime(options, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert options.stat().st_size == before.st_size
     assert run_project(root, load_config(root)) == []
+
+
+class _CoarseClock:
+    """``os`` and ``time`` as the evaluator's reader sees them on a filesystem whose timestamps
+    are one tick: two writes within it differ in nothing but their content (same size, inode,
+    modification and change times). ``now``: the clock's time when a stat is taken."""
+
+    def __init__(self, tick: int):
+        self.tick = tick
+        self.now = tick
+
+    def stat(self, path, **kwargs):
+        real = os.stat(path, **kwargs)
+        return SimpleNamespace(st_mode=real.st_mode, st_size=real.st_size, st_ino=real.st_ino,
+                               st_mtime_ns=self.tick, st_ctime_ns=self.tick)
+
+    def time_ns(self) -> int:
+        return self.now
+
+    def __getattr__(self, name):
+        return getattr(os, name)
+
+
+def test_a_long_lived_process_reads_again_a_module_it_read_within_the_same_timestamp_tick(tmp_path, monkeypatch):
+    """The evaluator keeps a parsed module for as long as its stat does not change; a stat taken
+    within one tick of the file's last change pins nothing, so the next run reads the file again.
+    Past that window the stat is trusted and the file not read again."""
+    from hermes_lint.evaluate import project as project_module
+
+    root = project(tmp_path, ratios='["16:9", "16:9"]')
+    options = root / "agent/options.py"
+    clock = _CoarseClock(options.stat().st_mtime_ns)
+    monkeypatch.setattr(project_module, "os", clock)
+    monkeypatch.setattr(project_module, "time", clock)
+    parsed = []
+    real_parse = project_module._parse
+    monkeypatch.setattr(project_module, "_parse", lambda *args: parsed.append(args[0]) or real_parse(*args))
+
+    def ratios(modules) -> str:
+        modules.new_run()
+        return modules.parsed("agent/options.py")[3][0]
+
+    modules = project_module.ProjectModules(str(root))
+    clock.now = clock.tick + 1000  # within the tick
+    assert ratios(modules) == 'RATIOS = ["16:9", "16:9"]'
+    options.write_text('RATIOS = ["16:9", "9:16"]\n')  # same size, same (coarse) stat
+    assert ratios(modules) == 'RATIOS = ["16:9", "9:16"]'
+    assert parsed == ["agent/options.py"] * 2
+
+    settled_modules = project_module.ProjectModules(str(root))
+    clock.now = clock.tick + 10**12  # long after it
+    assert ratios(settled_modules) == 'RATIOS = ["16:9", "9:16"]'
+    assert ratios(settled_modules) == 'RATIOS = ["16:9", "9:16"]'
+    assert parsed == ["agent/options.py"] * 3  # the second run trusted the stat
