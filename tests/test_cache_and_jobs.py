@@ -309,6 +309,36 @@ def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, mon
     assert after == run_project(root, CONFIG)
 
 
+def test_a_touch_seen_within_its_timestamp_tick_is_not_recorded(tmp_path, monkeypatch):
+    """A file rewritten unchanged (``touch``, an editor's save) is found by its content hash; a
+    stat taken within the tick of that write is not recorded in its place, or a second write
+    in the same tick at the same size would go unseen."""
+    root = make_corpus(tmp_path, 3)
+    target = root / "tools" / "t001_tool.py"
+    broken = bad_tool(1)
+    target.write_text(broken)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: 2 ** 62)  # recorded: long past its tick
+    assert [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+
+    target.write_text(broken)  # the same content, written again: a new stat
+    tick = target.stat().st_mtime_ns
+    real_key_of = runner._key_of
+
+    def coarse_key_of(stat):
+        key = real_key_of(stat)
+        return None if key is None else (key[0], tick, tick, key[3])
+
+    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
+    assert [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+
+    fixed = GOOD_TOOL.replace('"echo"', '"echo1"')
+    target.write_text(fixed.ljust(len(broken)))  # same size, same (coarse) stat
+    after = run_project(root, CONFIG, use_cache=True)
+    assert not [d for d in after if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
+    assert after == run_project(root, CONFIG)
+
+
 def test_a_settled_stat_is_recorded_and_trusted(tmp_path, monkeypatch):
     """Past the racy window the stat alone says "unchanged": the file is not read again."""
     root = make_corpus(tmp_path, 2)
