@@ -309,6 +309,32 @@ def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, mon
     assert after == run_project(root, CONFIG)
 
 
+def test_toolsets_rewritten_within_the_same_timestamp_tick_is_read_again(tmp_path, monkeypatch):
+    """The last run's diagnostics are reused only when every input's stat pins its content,
+    toolsets.py's included: one written twice within a tick at the same size keeps its stat."""
+    root = make_corpus(tmp_path, 3)
+    toolsets = root / "toolsets.py"
+    tick = toolsets.stat().st_mtime_ns
+    for module in (root / "tools").iterdir():  # the tool modules: long unchanged, pinned by their stats
+        os.utime(module, ns=(tick - 10**10, tick - 10**10))
+    real_key_of = runner._key_of
+    inode = toolsets.stat().st_ino
+
+    def coarse_key_of(stat):
+        key = real_key_of(stat)
+        return key if key is None or key[3] != inode else (key[0], tick, tick, key[3])
+
+    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
+    first = run_project(root, CONFIG, use_cache=True)
+    assert not [d for d in first if d.code == "HRM404"]
+
+    toolsets.write_text(toolsets.read_text().replace('"echo2"', '"echoX"'))  # same size: echo2 unlisted
+    after = run_project(root, CONFIG, use_cache=True)
+    assert [(d.path, d.code) for d in after if d.code == "HRM404"] == [("tools/t002_tool.py", "HRM404")]
+    assert after == run_project(root, CONFIG)
+
+
 def test_a_touch_seen_within_its_timestamp_tick_is_not_recorded(tmp_path, monkeypatch):
     """A file rewritten unchanged (``touch``, an editor's save) is found by its content hash; a
     stat taken within the tick of that write is not recorded in its place, or a second write
