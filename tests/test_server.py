@@ -541,3 +541,16 @@ def test_a_second_stop_signal_while_the_server_cleans_up_does_not_interrupt_the_
     assert not (project / SOCKET).exists()
     assert capsys.readouterr().err.splitlines()[-1] == "hermes-lint server: stopped: SIGTERM"
     assert {signum: signal.getsignal(signum) for signum in before} == before
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_socket_another_user_owns_is_never_asked(project):
+    """Anyone who can write the project's cache directory could put a socket there that answers
+    anything: only one owned by the user running flake8 is asked."""
+    (project / SOCKET).parent.mkdir(exist_ok=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(SOCKET))
+        listener.listen(1)
+        assert server_client.serving(str(project))
+        os.chown(SOCKET, os.getuid() + 4242, -1)
+        assert not server_client.serving(str(project))
