@@ -86,10 +86,12 @@ def _stat_key(path: str) -> Optional[Tuple[int, ...]]:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # ctime: `cp -p` keeps the mtime
 
 
-def project_config(root: Path) -> Config:
+def project_config(root: Path, again: bool = False) -> Config:
+    """The project's configuration, read again when pyproject.toml's stat changed, or
+    ``again``: a stat cannot tell two saves apart within one timestamp tick."""
     key = _stat_key(os.path.join(root, "pyproject.toml"))
     cached = _configs.get(str(root))
-    if cached is None or cached[0] != key:
+    if again or cached is None or cached[0] != key:
         cached = (key, load_config(root))
         _configs[str(root)] = cached
     return cached[1]

@@ -236,8 +236,9 @@ class Server:
         if relative.is_absolute() or ".." in relative.parts or not relative.parts:
             return _error(f"{fields['path']!r} is not a path inside the project"), None
         try:
-            config = flake8_plugin.project_config(self.root)
-            ours = key_text(config.fingerprint(), self.toolkit)
+            ours = key_text(flake8_plugin.project_config(self.root).fingerprint(), self.toolkit)
+            if fields["key"] != ours:  # read it again: its stat may hide an edit the client saw
+                ours = key_text(flake8_plugin.project_config(self.root, again=True).fingerprint(), self.toolkit)
             if fields["key"] != ours:
                 version, _, rest = fields["key"].partition("\n")
                 _, _, toolkit = rest.partition("\n")

@@ -554,3 +554,30 @@ def test_a_socket_another_user_owns_is_never_asked(project):
         assert server_client.serving(str(project))
         os.chown(SOCKET, os.getuid() + 4242, -1)
         assert not server_client.serving(str(project))
+
+
+def test_a_configuration_edit_its_stat_hid_from_the_server_is_read_again_when_a_client_differs(project, monkeypatch):
+    """The server keeps the configuration while pyproject.toml's stat is unchanged; two saves
+    within one timestamp tick at the same size leave it unchanged. A client that read another
+    configuration makes the server read it again, rather than answer "mismatch" until the
+    next edit of the file."""
+    from hermes_lint import server as server_module
+    from hermes_lint.check.cache_identity import key_text
+    from hermes_lint.config import load_config
+
+    monkeypatch.setattr(flake8_plugin, "_stat_key", lambda path: (1, 2, 3))  # one tick, one size
+    server = server_module.Server(project)
+    relative = "tools/lookup_001_tool.py"
+    text = (project / relative).read_text(encoding="utf-8").replace("registry.register(", "registry.register(\n(", 1)
+
+    def ask() -> dict:
+        key = key_text(load_config(project).fingerprint(), server.toolkit)  # the client: a new process
+        request = {"protocol": server_client.PROTOCOL, "key": key, "run": os.urandom(4).hex(),
+                   "root": str(project), "path": relative, "text": text}
+        reply, stop = server.answer(json.dumps(request).encode())
+        assert stop is None
+        return reply
+
+    assert [row[2] for row in ask()["diagnostics"]] == ["HRM001"]
+    (project / "pyproject.toml").write_text('[tool.hermes-lint]\nignore = ["HRM001"]\n', encoding="utf-8")
+    assert ask() == {"status": "ok", "diagnostics": []}
