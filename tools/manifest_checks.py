@@ -101,6 +101,12 @@ def _check_tool(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
     # module through the tool module's imports (`os.system`).
     if isinstance(handler, dict) and handler["module"] != tool["module"]:
         plan._refuse(f"tools[{name!r}].handler is not a function of module {tool['module']!r}")
+    check_holes(plan, name, tool)
+
+
+def check_holes(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
+    """What a tool's holes must be before a template is evaluated or put into the schema; also
+    run on a manifest exactly as generated, whose schema validation is skipped."""
     holes = tool.get("holes", ())
     if any("reason" in hole for hole in holes) and not tool["import_for_definitions"]:
         plan._corrupt(f"tools[{name!r}] has a hole only its module can fill but is not "
@@ -109,6 +115,9 @@ def _check_tool(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
         from tools.manifest_templates import check_template, hole_target_problem
 
         for index, hole in enumerate(holes):
+            if ("template" in hole) == ("reason" in hole):
+                plan._corrupt(f"tools[{name!r}].holes[{index}] has both a template and a reason, "
+                              "or neither")
             problem = hole_target_problem(tool["schema"], hole["path"], "template" in hole)
             if problem is None and "template" in hole:
                 problem = check_template(hole["template"])

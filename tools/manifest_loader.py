@@ -192,6 +192,15 @@ def _module_entries(registry: ToolRegistry, plan: _ManifestPlan, module_name: st
     """The lazy tools of one frozen module, in registration order, their schemas as frozen
     (template holes are filled when they are registered, as the module's import would)."""
     tools = plan.module_tools(module_name)
+    if plan.as_generated and any("holes" in tool for tool in tools):
+        from tools.manifest_checks import check_holes
+
+        try:  # templates are evaluated and put into the schema: checked first, as in validation
+            for tool in tools:
+                check_holes(plan, tool["name"], tool)
+        except ManifestError:
+            plan.validate()  # the schema's error, if it has one
+            raise
     # What the registry keys and copies once asked, not when it registers: the shape it needs.
     if not all(type(tool["schema"]) is dict and type(tool["toolset"]) is str for tool in tools):
         raise TypeError("a tool's schema is not an object, or its toolset not a string")

@@ -467,3 +467,25 @@ def test_the_generators_manifest_loads_equal_to_import_discovery(generated_proje
 
     assert by_manifest["definitions"] == by_import["definitions"]
     assert by_manifest["after_load"] == []
+
+
+@pytest.mark.parametrize("case", list(BAD_HOLES))
+def test_malformed_holes_under_a_recomputed_digest_refuse_the_whole_manifest(holes_project, tmp_path, case):
+    """A digest recomputed over the edit skips the schema, not the checks a hole's template
+    and path need before they are evaluated: the same error, and nothing registered."""
+    from hermes_lint.manifest.generate import render
+    from tools.registry import ManifestError, ToolRegistry
+
+    change, message = BAD_HOLES[case]
+    data = json.loads((holes_project / "manifest.json").read_text(encoding="utf-8"))
+    data.update(format_version=3)
+    change(data)
+    path = tmp_path / "manifest.json"
+    path.write_bytes(render(data))
+    reg = ToolRegistry()
+
+    with pytest.raises(ManifestError) as raised:
+        reg.load_manifest(path, tools_dir=holes_project)
+
+    assert message in str(raised.value)
+    assert reg.get_all_tool_names() == []
