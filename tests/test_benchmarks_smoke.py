@@ -151,3 +151,15 @@ def test_edit_benchmark_times_every_row_and_states_the_target(tmp_path):
                     "check_module, in process"]
     assert completed.stdout.count("edited - warm <= 3x that file alone, cold") == 4  # wall, cpu; both toolkits
     assert completed.stdout.count("edited - warm <= 3x check_module of that file in process") == 1
+
+
+def test_manifest_benchmark_times_every_step_of_a_start():
+    """The runtime benchmark drives the loader's steps one by one (private names): a change to
+    the loader must keep it running."""
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_manifest.py"), "--sizes", "3", "--repeat", "1", "--steps"],
+        capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "import/manifest" in completed.stdout
+    assert "CPU per step" in completed.stdout and "get_definitions" in completed.stdout
