@@ -273,6 +273,22 @@ def test_new_contents_with_the_old_size_and_mtime_are_checked_again(tmp_path):
     assert not [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
 
+def stats_within_one_tick(monkeypatch, tick: int, inode=None) -> None:
+    """A filesystem whose timestamps stand still at ``tick`` (for the file of ``inode``, or for
+    every file), and runs that take their stats within that tick: two writes at the same size
+    then leave the same stat."""
+    real_key_of = runner._key_of
+
+    def coarse_key_of(stat):
+        key = real_key_of(stat)
+        if key is None or (inode is not None and key[3] != inode):
+            return key
+        return (key[0], tick, tick, key[3])
+
+    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
+    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)
+
+
 @pytest.mark.parametrize("mtime_ns, age_ns, trusted", [
     # whole seconds: a filesystem that may keep 2 s ticks
     (10**18, RACY_NS + 1, True), (10**18, RACY_NS, False), (10**18, 0, False),
@@ -291,15 +307,7 @@ def test_a_rewrite_within_the_same_timestamp_tick_is_checked_again(tmp_path, mon
     fixed = GOOD_TOOL.replace('"echo"', '"echo1"')
     broken = bad_tool(1)
     target.write_text(broken)
-    tick = target.stat().st_mtime_ns  # now: both writes fall in this tick
-    real_key_of = runner._key_of
-
-    def coarse_key_of(stat):
-        key = real_key_of(stat)
-        return None if key is None else (key[0], tick, tick, key[3])
-
-    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
-    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
+    stats_within_one_tick(monkeypatch, target.stat().st_mtime_ns)  # now: both writes fall in this tick
     first = run_project(root, CONFIG, use_cache=True)
     assert [d for d in first if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
@@ -317,15 +325,7 @@ def test_toolsets_rewritten_within_the_same_timestamp_tick_is_read_again(tmp_pat
     tick = toolsets.stat().st_mtime_ns
     for module in (root / "tools").iterdir():  # the tool modules: long unchanged, pinned by their stats
         os.utime(module, ns=(tick - 10**10, tick - 10**10))
-    real_key_of = runner._key_of
-    inode = toolsets.stat().st_ino
-
-    def coarse_key_of(stat):
-        key = real_key_of(stat)
-        return key if key is None or key[3] != inode else (key[0], tick, tick, key[3])
-
-    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
-    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
+    stats_within_one_tick(monkeypatch, tick, inode=toolsets.stat().st_ino)
     first = run_project(root, CONFIG, use_cache=True)
     assert not [d for d in first if d.code == "HRM404"]
 
@@ -347,15 +347,7 @@ def test_a_touch_seen_within_its_timestamp_tick_is_not_recorded(tmp_path, monkey
     assert [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
     target.write_text(broken)  # the same content, written again: a new stat
-    tick = target.stat().st_mtime_ns
-    real_key_of = runner._key_of
-
-    def coarse_key_of(stat):
-        key = real_key_of(stat)
-        return None if key is None else (key[0], tick, tick, key[3])
-
-    monkeypatch.setattr(runner, "_key_of", coarse_key_of)
-    monkeypatch.setattr(runner.time, "time_ns", lambda: tick + 1000)  # the runs take their stats in that tick
+    stats_within_one_tick(monkeypatch, target.stat().st_mtime_ns)
     assert [d for d in run_project(root, CONFIG, use_cache=True) if d.path == "tools/t001_tool.py" and d.code == "HRM004"]
 
     fixed = GOOD_TOOL.replace('"echo"', '"echo1"')
