@@ -2,9 +2,9 @@
 
 One index file per project under ``.hermes_lint_cache/`` (tagged with ``CACHEDIR.TAG``, ignored by
 git). An entry is reused when the file's stat (size, mtime, ctime, inode) matches, or, failing
-that, when its content hash does; a stat taken within ``regular_files.RACY_NS`` of the file's
-last change is not recorded, since a rewrite within the same timestamp tick would keep it. The
-whole cache is keyed on the toolkit version and the configuration.
+that, when its content hash does; a stat taken within one timestamp tick of the file's last
+change is not recorded (``regular_files.settled``), since a rewrite within that tick would keep
+it. The whole cache is keyed on the toolkit version and the configuration.
 Beside it, a small file holds the last run's final diagnostics with the stat of every input
 (``runner.run_project``): when nothing changed they are reused as they are, without loading the
 index.
@@ -330,8 +330,8 @@ class ResultCache:
         """(cached ModuleResult or None, the file's bytes if they had to be read).
 
         ``full=False``: the facts are the module's ``project_view``, read from the index alone.
-        ``settled=False``: ``stat`` is too recent to pin the content (``regular_files.RACY_NS``): it is
-        not recorded, so the next run compares the content hash again."""
+        ``settled=False``: ``stat`` is too recent to pin the content (``regular_files.settled``):
+        it is not recorded, so the next run compares the content hash again."""
         entry = self.entries.get(path)
         data = None
         if not isinstance(entry, dict):
@@ -392,7 +392,7 @@ class ResultCache:
         return True
 
     def store(self, path: str, stat: Optional[Tuple[int, ...]], result: Any) -> None:
-        """``stat`` None: one too recent to pin the content (``regular_files.RACY_NS``), not recorded."""
+        """``stat`` None: one too recent to pin the content (``regular_files.settled``), not recorded."""
         _allow()
         record = _project_record(result.facts, result.diagnostics, result.noqa)
         text = json.dumps(_encode((result.facts, result.diagnostics, result.noqa)), separators=(",", ":"))
