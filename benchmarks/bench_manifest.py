@@ -62,7 +62,7 @@ import hermes_lint.discovery
 marks.append(clock())
 tools_dir = sys.argv[1]
 tools.__path__.append(tools_dir)
-raw = loader._read_regular(tools_dir + "/manifest.json")
+raw = hermes_lint.discovery.read_regular_file(tools_dir + "/manifest.json")
 marks.append(clock())
 digest = loader._verified_digest(raw)
 marks.append(clock())

@@ -10,6 +10,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     import ast
+    from os import PathLike
     from pathlib import Path
 
 # Files in tools/ that are never tool modules: the package marker, the registry itself, and the
@@ -75,27 +76,35 @@ def is_regular_file(path: str | Path) -> bool:
         return False
 
 
-def module_registers_tools(path: str | Path) -> bool:
-    """True when the file at ``path`` is a tool module (see ``tree_registers_tools``); a file
-    that is not regular never is, and is not read (see ``is_regular_file``)."""
+def read_regular_file(path: str | PathLike[str]) -> bytes:
+    """The contents of the regular file at ``path`` (links followed); ``OSError`` for anything
+    else, unread: a FIFO blocks its reader forever and a link to ``/dev/zero`` never ends.
+    ``os.read`` on the descriptor: about twice as fast as ``open()`` and its buffered reader for
+    the many small files a runtime start hashes."""
     import os
     import stat
 
-    try:
-        # O_NONBLOCK: opening a FIFO would otherwise wait for a writer before fstat could tell.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return False
+    # O_NONBLOCK: opening a FIFO would otherwise wait for a writer before fstat could tell.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return False
-        with open(fd, "rb", closefd=False) as handle:
-            data = handle.read()
-    except OSError:
-        return False
+            raise OSError(f"{path}: not a regular file")
+        chunks = [os.read(fd, info.st_size + 1)]
+        while chunks[-1]:  # a file that grew since fstat, or a short read
+            chunks.append(os.read(fd, 1 << 16))
     finally:
         os.close(fd)
+    return b"".join(chunks)
+
+
+def module_registers_tools(path: str | Path) -> bool:
+    """True when the file at ``path`` is a tool module (see ``tree_registers_tools``); a file
+    that is not regular never is, and is not read (see ``read_regular_file``)."""
+    try:
+        data = read_regular_file(path)
+    except (OSError, ValueError):
+        return False
     return source_registers_tools(data)
 
 

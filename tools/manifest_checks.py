@@ -13,10 +13,10 @@ which every start compiles (often without a ``.pyc``).
 from __future__ import annotations
 
 import json
-
 import os
 
-from tools.manifest_loader import ManifestError, _finite_float, _NonFinite, _read_regular, _refuse_constant
+from hermes_lint.discovery import read_regular_file
+from tools.manifest_loader import ManifestError, _finite_float, _NonFinite, _refuse_constant
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
@@ -153,7 +153,7 @@ def stale_reads(plan: _ManifestPlan, files: list[ToolFile], already: set[str],
         for read in record.get("reads", ()):
             if read not in digests:
                 try:
-                    data = _read_regular(os.path.join(root, *read.split("/")))
+                    data = read_regular_file(os.path.join(root, *read.split("/")))
                     digests[read] = sha256(data).hexdigest()
                 except OSError:
                     digests[read] = None

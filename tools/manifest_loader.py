@@ -268,9 +268,11 @@ class _ManifestPlan:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> _ManifestPlan:
+        from hermes_lint.discovery import read_regular_file
+
         where = f"Tool manifest {path}"
         try:
-            raw = _read_regular(path)
+            raw = read_regular_file(path)
         except OSError as exc:
             raise ManifestError(f"{where} cannot be read: {exc.strerror or exc}") from None
         try:
@@ -364,6 +366,8 @@ class _ManifestPlan:
     def stale_files(self, files: list[ToolFile]) -> tuple[list[tuple[str, str]], dict[str, bytes]]:
         """``(name, why)`` for each tool file that is not as the manifest recorded it, and the
         contents of the others by name."""
+        from hermes_lint.discovery import read_regular_file
+
         prefix = self.tools_dir + "/"
         recorded = {
             name: digest
@@ -378,7 +382,7 @@ class _ManifestPlan:
                 stale.append((name, "added"))
                 continue
             try:
-                contents.append((name, expected, _read_regular(path)))
+                contents.append((name, expected, read_regular_file(path)))
             except OSError:
                 stale.append((name, "unreadable"))
         sha256 = _sha256_for(sum(len(data) for _, _, data in contents))
@@ -460,25 +464,6 @@ def _verified_digest(raw: bytes) -> str | None:
         return None
     digest = _sha256_for(len(raw))(b"{\n" + raw[_DIGEST_END + 3:]).hexdigest()
     return digest if raw[len(_DIGEST_START):_DIGEST_END] == digest.encode() else None
-
-
-def _read_regular(path: str | os.PathLike[str]) -> bytes:
-    """The file's contents, if it is a regular file (``OSError`` otherwise: a FIFO would block,
-    /dev/zero never ends). ``os.read`` on the descriptor is about twice as fast as ``open()``
-    and its buffered reader for the many small files that every start-up hashes."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path}: not a regular file")
-        chunks = [os.read(fd, info.st_size + 1)]
-        while chunks[-1]:  # a file that grew since fstat, or a short read
-            chunks.append(os.read(fd, 1 << 16))
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
 
 
 def _sha256_for(total_bytes: int) -> Callable[[bytes], _Digest]:
