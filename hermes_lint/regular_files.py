@@ -13,7 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import Optional
+from typing import Optional, Tuple
 
 # Far above any real tool module, toolsets.py or manifest (the largest Hermes tool module is
 # ~0.2 MB; a manifest of 20,000 tools ~20 MB), far below what would exhaust memory.
@@ -63,6 +63,18 @@ def read_regular_file(path, limit: Optional[int] = None) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``stat_key``
+
+
+def stat_key(info: os.stat_result) -> StatKey:
+    """What says a file is unchanged without reading it. Size and mtime alone are not enough:
+    ``cp -p``, ``rsync -t``, ``tar x`` and ``touch -r`` give new contents an old mtime. The
+    change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
+    changes when a file is replaced: git's choice too. Within one timestamp tick of a write it
+    says nothing (``settled``)."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def settled(mtime_ns: int, stat_taken_ns: int) -> bool:

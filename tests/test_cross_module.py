@@ -239,8 +239,8 @@ def test_a_long_lived_process_reads_again_a_module_it_read_within_the_same_times
     monkeypatch.setattr(project_module, "os", clock)
     monkeypatch.setattr(project_module, "time", clock)
     parsed = []
-    real_parse = project_module._parse
-    monkeypatch.setattr(project_module, "_parse", lambda *args: parsed.append(args[0]) or real_parse(*args))
+    real_parse = project_module._parse_data
+    monkeypatch.setattr(project_module, "_parse_data", lambda *args: parsed.append(args[0]) or real_parse(*args))
 
     def ratios(modules) -> str:
         modules.new_run()

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set,
 
 from hermes_lint.config import Config
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.regular_files import require_listable, settled
+from hermes_lint.regular_files import StatKey, require_listable, settled, stat_key
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from concurrent.futures import Future
@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstrin
     from hermes_lint.check.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
-StatKey = Tuple[int, int, int, int]  # size, mtime, ctime (ns), inode: ``_key_of``
 
 # A worker costs CPU however little it does (~30 ms to fork and stop, then the pages it touches
 # copied and its results pickled back: ~0.05 ms per KB of source), while checking costs ~0.2 ms
@@ -127,11 +126,7 @@ def _is_regular(stat: os.stat_result) -> bool:
 
 
 def _key_of(stat: Optional[os.stat_result]) -> Optional[StatKey]:
-    """What says a file is unchanged without reading it. Size and mtime alone are not enough:
-    ``cp -p``, ``rsync -t``, ``tar x`` and ``touch -r`` give new contents an old mtime. The
-    change time cannot be set that way (any write or ``utime`` moves it to now), and the inode
-    changes when a file is replaced: git's choice too."""
-    return None if stat is None else (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+    return None if stat is None else stat_key(stat)
 
 
 def _key_text(key) -> str:

@@ -20,7 +20,8 @@ import stat
 import time
 from typing import Dict, List, Optional, Tuple
 
-from hermes_lint.regular_files import read_regular_file, settled
+from hermes_lint.discovery import is_regular_file
+from hermes_lint.regular_files import read_regular_file, settled, stat_key
 
 # A module read from disk: (relative path, sha256, tree, source lines), or None.
 ParsedProjectModule = Tuple[str, str, ast.Module, List[str]]
@@ -56,7 +57,7 @@ class ProjectModules:
         if module and all(part.isidentifier() for part in parts):
             base = "/".join(parts)
             for relative in (base + ".py", base + "/__init__.py"):
-                if relative in self._files or (self.root and _regular_file(os.path.join(self.root, relative))):
+                if relative in self._files or (self.root and is_regular_file(os.path.join(self.root, relative))):
                     found = relative
                     break
         self._paths[module] = found
@@ -102,39 +103,24 @@ class ProjectModules:
             info = os.stat(full)
         except OSError:
             return None
-        key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+        key = stat_key(info)
         cached = self._parsed.get(relative)
         if cached is not None and cached[0] == key and cached[1] in (None, self._run):
             return cached[2]
         result = None
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_MODULE_BYTES:
-            result = _parse(relative, full)
+            data = _read_regular(full, MAX_MODULE_BYTES)
+            result = None if data is None else _parse_data(relative, data)
         # A stat too recent to pin the content holds for this run only (``regular_files.settled``).
         self._parsed[relative] = (key, None if settled(info.st_mtime_ns, taken) else self._run, result)
         return result
 
 
-def _regular_file(path: str) -> bool:
+def _read_regular(path: str, limit: Optional[int] = None) -> Optional[bytes]:
     try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _read_regular(path: str) -> Optional[bytes]:
-    try:
-        return read_regular_file(path)
+        return read_regular_file(path, limit)
     except (OSError, ValueError):
         return None
-
-
-def _parse(relative: str, full: str) -> Optional[ParsedProjectModule]:
-    try:
-        with open(full, "rb") as handle:
-            data = handle.read(MAX_MODULE_BYTES + 1)
-    except OSError:
-        return None
-    return _parse_data(relative, data)
 
 
 def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
