@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Dict, Optional, Tuple
 
 from hermes_lint import flake8_plugin, server_client
-from hermes_lint.check.cache_identity import key_text, pin_toolkit_fingerprint
+from hermes_lint.check.cache_identity import key_parts, key_text, pin_toolkit_fingerprint
 from hermes_lint.config import ConfigError
 
 LOCK_NAME = "server.lock"
@@ -240,9 +240,8 @@ class Server:
             if fields["key"] != ours:  # read it again: its stat may hide an edit the client saw
                 ours = key_text(flake8_plugin.project_config(self.root, again=True).fingerprint(), self.toolkit)
             if fields["key"] != ours:
-                version, _, rest = fields["key"].partition("\n")
-                _, _, toolkit = rest.partition("\n")
-                if (version, toolkit) != (ours.partition("\n")[0], self.toolkit):
+                version, _, toolkit = key_parts(fields["key"])
+                if (version, toolkit) != (key_parts(ours)[0], self.toolkit):
                     reason = "the client runs another hermes-lint (version or files)"
                     return _mismatch(reason), reason
                 return _mismatch("the client read another configuration"), None

@@ -6,6 +6,7 @@ importing the checker."""
 from __future__ import annotations
 
 import os
+from typing import Tuple
 
 from hermes_lint import __version__
 
@@ -51,3 +52,11 @@ def pin_toolkit_fingerprint() -> str:
 def key_text(config_fingerprint: str, toolkit: str) -> str:
     """The cache's key (``cache.ResultCache.key_text``): version, configuration, toolkit."""
     return f"{__version__}\n{config_fingerprint}\n{toolkit}"
+
+
+def key_parts(text: str) -> Tuple[str, str, str]:
+    """(version, configuration, toolkit) of a ``key_text``: the configuration's fingerprint is
+    one line (a ``repr``), the toolkit's is the rest."""
+    version, _, rest = text.partition("\n")
+    configuration, _, toolkit = rest.partition("\n")
+    return version, configuration, toolkit
