@@ -93,7 +93,7 @@ class Server:
 
         cache = ResultCache(self.root, "")  # the directory only: created, tagged, ignored by git
         try:
-            usable = cache._prepare()
+            usable = cache.prepare_directory()
         except OSError as exc:
             raise ServerError(f"{cache.directory}: cannot create it: {exc.strerror or exc}") from None
         if not usable:

@@ -542,7 +542,7 @@ class ResultCache:
         """The directory of module files, made if missing; None when it cannot be used."""
         directory = self.directory / MODULES_DIR_NAME
         try:
-            if not (self._prepare() and self._usable(directory)):
+            if not (self.prepare_directory() and self._usable(directory)):
                 return None
             directory.mkdir(exist_ok=True)
         except OSError:
@@ -562,7 +562,7 @@ class ResultCache:
         except OSError:
             pass
 
-    def _prepare(self) -> bool:
+    def prepare_directory(self) -> bool:
         """The cache directory, tagged and ignored by git: False when it is not usable."""
         if not self._usable():
             return False
@@ -575,7 +575,7 @@ class ResultCache:
 
     def _write(self, name: str, text: str) -> None:
         try:
-            if not self._prepare():
+            if not self.prepare_directory():
                 return
             temporary = self.directory / f".{name}.{os.urandom(8).hex()}.tmp"
             try:
