@@ -52,7 +52,7 @@ def may_replace(registry: ToolRegistry, existing: ToolEntry, entry: ToolEntry, o
 
 def check_may_remove(registry: ToolRegistry, entry: ToolEntry) -> None:
     """``PermissionError`` when the calling code is a plugin that may not remove ``entry``."""
-    caller = caller_module()
+    caller = registry._caller_module()
     plugin = plugin_namespace(registry, caller)
     if plugin is None or plugin == plugin_owner_of(registry, entry.handler):
         return

@@ -374,6 +374,15 @@ class ToolRegistry:
         with self._lock:
             self._plugin_override_policy[module_namespace] = bool(allowed)
 
+    @staticmethod
+    def _caller_module() -> str:
+        """The module whose code called the registry method that asks: the first frame outside
+        the runtime's own modules. ``deregister`` authorises plugin code by it (it has no
+        handler to bind to); upstream's hook of the same name, which callers may patch."""
+        from tools.plugin_policy import caller_module
+
+        return caller_module()
+
     def _add_entry(self, entry: ToolEntry, *, override: bool) -> bool:
         """Store ``entry`` under the conflict rules of ``register``; True when stored."""
         with self._lock:

@@ -422,6 +422,42 @@ def test_code_that_is_no_plugin_deregisters_freely():
     assert embedder["remove"]("terminal") is True
 
 
+CALLER_SOURCE = """
+def who_calls():
+    return reg._caller_module()
+"""
+
+
+def test_the_caller_hook_names_the_module_whose_code_called_the_registry():
+    reg = ToolRegistry()
+    shell = defined_in("hermes_plugins.shell.cleanup", CALLER_SOURCE, reg=reg)
+
+    assert shell["who_calls"]() == "hermes_plugins.shell.cleanup"
+    assert ToolRegistry._caller_module() == __name__  # called here, from this test module
+
+
+@pytest.mark.parametrize(
+    ("caller", "removed"),
+    [("hermes_plugins.shell", False), ("hermes_plugins.shell.tools", False),
+     ("hermes_plugins.acme", True), ("hermes_plugins.acme.cleanup", True),
+     ("tools.mcp_tool", True), ("", True)],
+    ids=["other-plugin", "other-plugin-submodule", "owner", "owner-submodule", "core", "unknown"],
+)
+def test_deregister_authorises_whoever_the_caller_hook_names(caller, removed):
+    reg = ToolRegistry()
+    owner = plugin(reg, "hermes_plugins.acme.handlers")
+    reg.register("acme_search", "acme", schema("acme_search"), owner["handler"])
+
+    with patch.object(ToolRegistry, "_caller_module", return_value=caller):
+        if removed:
+            assert reg.deregister("acme_search") is True
+        else:
+            with pytest.raises(PermissionError, match="allow_tool_override"):
+                reg.deregister("acme_search")
+
+    assert (reg.get_entry("acme_search") is None) is removed
+
+
 # ===================================================================== dispatch
 
 
