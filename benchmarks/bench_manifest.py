@@ -56,7 +56,7 @@ clock = time.process_time
 marks = [clock()]
 import tools, tools.registry as r
 marks.append(clock())
-import tools.manifest_loader as loader
+import tools.manifest_loader as loader, tools.manifest_plan as plans
 marks.append(clock())
 import hermes_lint.discovery
 marks.append(clock())
@@ -64,11 +64,11 @@ tools_dir = sys.argv[1]
 tools.__path__.append(tools_dir)
 raw = hermes_lint.discovery.read_regular_file(tools_dir + "/manifest.json")
 marks.append(clock())
-digest = loader._verified_digest(raw)
+digest = plans.verified_digest(raw)
 marks.append(clock())
-data = loader._parse_json("manifest", raw.decode("utf-8"))
+data = plans.parse_json("manifest", raw.decode("utf-8"))
 marks.append(clock())
-plan = loader._ManifestPlan("manifest", data, digest)
+plan = plans.ManifestPlan("manifest", data, digest)
 marks.append(clock())
 files = plan.files_on_disk(tools_dir)
 marks.append(clock())

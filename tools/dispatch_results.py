@@ -1,8 +1,8 @@
-"""What ``ToolRegistry.dispatch`` does beyond calling a handler that returns a string: running
-an async handler's awaitable, and replacing a result of the wrong type.
+"""``ToolRegistry.dispatch``: calling a tool's handler, running an async handler's awaitable,
+and replacing a result of the wrong type.
 
 Kept out of ``tools.registry``, which every start compiles (often without a ``.pyc``); imported
-by the first dispatch that needs it.
+by the first dispatch.
 """
 
 from __future__ import annotations
@@ -13,6 +13,29 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Awaitable, Coroutine
     from typing import Any, TypeGuard
+
+    from tools.registry import ToolRegistry
+
+
+def dispatch(registry: ToolRegistry, name: str, args: dict[str, Any],
+             kwargs: dict[str, Any]) -> str | dict[str, Any]:
+    """See ``ToolRegistry.dispatch``."""
+    import json
+
+    entry = registry.get_entry(name)
+    if entry is None:
+        return json.dumps({"error": f"Unknown tool: {name}"})
+    try:
+        # Any: whatever the handler returns is checked below, at run time.
+        result: Any = entry.handler(args, **kwargs)
+        if entry.is_async:
+            result = run_awaitable(result, name)
+    except Exception as exc:
+        _logger().exception("Tool '%s' raised", name)
+        return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
+    if isinstance(result, str):
+        return result
+    return result_within_contract(name, result)
 
 
 def run_awaitable(awaitable: Awaitable[object], tool_name: str) -> object:

@@ -16,13 +16,13 @@ import json
 import os
 
 from hermes_lint.discovery import read_regular_file
-from tools.manifest_loader import ManifestError, _finite_float, _NonFinite, _refuse_constant
+from tools.manifest_plan import ManifestError, _finite_float, _NonFinite, _refuse_constant
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
-    from tools.manifest_loader import JSONObject, ToolFile, _Digest, _ManifestPlan
+    from tools.manifest_plan import JSONObject, ManifestPlan, ToolFile, _Digest
 
 
 def decode_json(where: str, text: str) -> object:
@@ -48,7 +48,7 @@ def decode_json(where: str, text: str) -> object:
         ) from None
 
 
-def check_format(plan: _ManifestPlan, data: JSONObject, version: object) -> None:
+def check_format(plan: ManifestPlan, data: JSONObject, version: object) -> None:
     """The shipped JSON Schema, and the fields a format version added absent from older ones."""
     from tools.manifest_schema import manifest_problem
 
@@ -61,7 +61,7 @@ def check_format(plan: _ManifestPlan, data: JSONObject, version: object) -> None
         plan._corrupt(f"format version {version} has no digest")
 
 
-def check_references(plan: _ManifestPlan) -> None:
+def check_references(plan: ManifestPlan) -> None:
     """What the schema cannot say: names and paths that must agree with each other."""
     from hermes_lint.discovery import SKIPPED_FILE_NAMES
 
@@ -91,7 +91,7 @@ def check_references(plan: _ManifestPlan) -> None:
         plan._corrupt(f"tool {unlisted[0]!r} is not listed by its module")
 
 
-def _check_tool(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
+def _check_tool(plan: ManifestPlan, name: str, tool: JSONObject) -> None:
     if tool["name"] != name:
         plan._corrupt(f"tools[{name!r}] is not a tool of that name")
     if tool["module"] not in plan.modules:
@@ -104,7 +104,7 @@ def _check_tool(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
     check_holes(plan, name, tool)
 
 
-def check_holes(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
+def check_holes(plan: ManifestPlan, name: str, tool: JSONObject) -> None:
     """What a tool's holes must be before a template is evaluated or put into the schema; also
     run on a manifest exactly as generated, whose schema validation is skipped."""
     holes = tool.get("holes", ())
@@ -125,7 +125,7 @@ def check_holes(plan: _ManifestPlan, name: str, tool: JSONObject) -> None:
                 plan._corrupt(f"tools[{name!r}].holes[{index}] {problem}")
 
 
-def check_import_only(plan: _ManifestPlan, files: list[ToolFile], contents: dict[str, bytes],
+def check_import_only(plan: ManifestPlan, files: list[ToolFile], contents: dict[str, bytes],
                       stale: set[str]) -> None:
     """Refuse an ``import_only`` module whose (fresh) source is not a tool module: the
     manifest must not make the runtime import a helper that discovery never would."""
@@ -138,7 +138,7 @@ def check_import_only(plan: _ManifestPlan, files: list[ToolFile], contents: dict
                 plan._refuse(f"import-only module {module!r} registers no tool at top level")
 
 
-def stale_reads(plan: _ManifestPlan, files: list[ToolFile], already: set[str],
+def stale_reads(plan: ManifestPlan, files: list[ToolFile], already: set[str],
                 sha256: Callable[[bytes], _Digest]) -> list[tuple[str, str]]:
     """A frozen module whose values came from other project files (``reads``) is stale
     when one of them changed: its frozen schemas may no longer be what it registers."""

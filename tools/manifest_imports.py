@@ -9,7 +9,7 @@ a schema hole only the module can fill). Kept out of the loader, which every sta
 from __future__ import annotations
 
 from tools import registry as _registry_module
-from tools.manifest_loader import _LazyHandler
+from tools.lazy_tools import LazyHandler
 from tools.registry import ToolEntry, _logger
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -17,11 +17,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import Any
 
-    from tools.manifest_loader import JSONObject, _LazyTool
+    from tools.lazy_tools import LazyTool
+    from tools.manifest_plan import JSONObject
     from tools.registry import ToolRegistry
 
 
-def schema_from_module(lazy: _LazyTool) -> JSONObject | None:
+def schema_from_module(lazy: LazyTool) -> JSONObject | None:
     """The schema the imported module registered for a tool whose frozen schema has a hole only
     the module can fill (None: the import failed, and as with import discovery the tool has no
     definition)."""
@@ -39,7 +40,7 @@ class ImportingCheck:
 
     __slots__ = ("lazy",)
 
-    def __init__(self, lazy: _LazyTool) -> None:
+    def __init__(self, lazy: LazyTool) -> None:
         self.lazy = lazy
 
     def __call__(self) -> object:
@@ -54,7 +55,7 @@ class LazyOverrides:
 
     __slots__ = ("lazy",)
 
-    def __init__(self, lazy: _LazyTool) -> None:
+    def __init__(self, lazy: LazyTool) -> None:
         self.lazy = lazy
 
     def __call__(self) -> dict[str, Any]:
@@ -63,7 +64,7 @@ class LazyOverrides:
         return overrides() if overrides is not None else {}
 
 
-def materialize(lazy: _LazyTool) -> ToolEntry:
+def materialize(lazy: LazyTool) -> ToolEntry:
     """Import a lazy tool's module and return the tool's real entry.
 
     The import runs the module's ``registry.register(...)``, which replaces the lazy entry
@@ -92,7 +93,7 @@ def materialize(lazy: _LazyTool) -> ToolEntry:
         return real
 
 
-def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntry | None:
+def _adopt_entry(reg: ToolRegistry, lazy: LazyTool, module: object) -> ToolEntry | None:
     """The real entry of a lazy tool whose module's import did not register into ``reg``."""
     shared = getattr(_registry_module, "registry", None)
     if shared is not None and shared is not reg:
@@ -100,7 +101,7 @@ def _adopt_entry(reg: ToolRegistry, lazy: _LazyTool, module: object) -> ToolEntr
         if (
             entry is not None
             and entry.toolset == lazy.toolset
-            and not isinstance(entry.handler, _LazyHandler)
+            and not isinstance(entry.handler, LazyHandler)
             and _registry_module._handler_module(entry.handler) == lazy.module
         ):
             return ToolEntry(**{slot: getattr(entry, slot) for slot in ToolEntry.__slots__})

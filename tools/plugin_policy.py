@@ -2,7 +2,15 @@
 
 Consulted only when a registration conflicts with another toolset's tool, or when a tool is
 removed; kept out of ``tools.registry``, which every start compiles (often without a ``.pyc``).
-The rules are ``ToolRegistry.register_plugin_override_policy``'s.
+Plugin code is code defined in a module that equals a namespace recorded by
+``register_plugin_override_policy`` or starts with it followed by a dot (``"plugins.acme"``
+covers ``plugins.acme.tools`` but not ``plugins.acme_evil``; the longest recorded namespace is
+the owner), or any module under ``hermes_plugins.`` (owner ``hermes_plugins.<plugin>``). A
+handler belongs to the module that defined it (its ``__globals__``, else ``__module__``);
+``deregister`` asks ``ToolRegistry._caller_module()`` for the calling module. For plugin code,
+replacing (``override=True``) or removing a tool it does not own needs its policy's
+``allowed=True``; with no recorded decision, the registry's ``allow_tool_override`` decides.
+Other code keeps upstream's rule: ``override=True`` is its opt-in.
 """
 
 from __future__ import annotations

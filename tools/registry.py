@@ -3,31 +3,30 @@
 Built-in tools register themselves: ``discover_builtin_tools()`` imports each ``tools/*.py`` whose
 module body calls ``registry.register(...)`` at top level, and that import fills the module-level
 ``registry`` singleton. MCP servers and plugins write into the same table at run time, so every
-mutation happens under one ``RLock`` and readers work on a snapshot taken under it.
+mutation happens under one ``RLock`` and readers work on a snapshot taken under it. A drop-in for
+upstream Hermes's ``tools.registry``: the same public methods, signatures and result shapes (the
+README's parity table lists each and the few deliberate differences).
 
-A drop-in for upstream Hermes's ``tools.registry``: the same public methods, signatures and
-result shapes (the README's parity table lists each and the few deliberate differences).
-Loading a frozen manifest lives in ``tools.manifest_loader``; ``ToolRegistry.load_manifest``
-and ``discover_builtin_tools`` call into it.
-
-Standard library only, and lean at start-up: the runtime imports this module on every start,
-often with no ``.pyc`` to load, and compiling it is a large part of a start from the manifest.
-So it holds what a start uses; what only some later call needs lives in modules imported by
-that call: ``tools.import_discovery`` (importing every tool module), ``tools.plugin_policy``
-(who may replace or remove a tool), ``tools.toolset_queries`` (the reports by toolset) and
-``tools.dispatch_results`` (async handlers, results of the wrong type). Likewise ``ast``,
-``asyncio``, ``copy``, ``importlib``, ``json``, ``logging``, ``threading`` and
-``hermes_lint.discovery`` are imported only by the functions that need them (an ``import`` of a
-loaded module is a dict lookup). ``logger`` and ``importlib`` are still module attributes, made
-on first access, so that callers can patch them as upstream's.
+Standard library only, and lean at start-up: every start compiles this module, often with no
+``.pyc``. It holds the table; each other job is a module imported by the first call that needs
+it: ``tool_entry`` (a tool's record), ``check_cache`` (check_fn TTL and grace),
+``tool_definitions`` (``get_definitions``), ``manifest_loader`` (a frozen manifest),
+``import_discovery`` (importing every tool module), ``plugin_policy`` (who may replace or remove
+a tool), ``toolset_queries`` (the reports by toolset), ``dispatch_results`` (``dispatch``) and
+``tool_results`` (``tool_error``/``tool_result``). Likewise ``ast``, ``asyncio``, ``copy``,
+``importlib``, ``json``, ``logging``, ``threading`` and ``hermes_lint.discovery`` are imported
+by the functions that need them; ``logger`` and ``importlib`` are module attributes made on first
+access, so that callers can patch them as upstream's.
 """
 
 from __future__ import annotations
 
 import _thread  # threading's own lock types, without importing threading
 import os
-import sys
-import time
+import time as time  # the check cache's clock; callers patch tools.registry.time
+
+from tools.tool_entry import ToolEntry as ToolEntry
+from tools.tool_entry import check_schema_shape
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from tools.manifest_loader import ManifestLoad
+    from tools.tool_results import tool_error as tool_error
+    from tools.tool_results import tool_result as tool_result
 
 __all__ = [
     "CHECK_FN_GRACE_SECONDS",
@@ -94,7 +95,9 @@ RUNTIME_MODULES = frozenset(
     f"{_PACKAGE}.{stem}" for stem in ("registry", "manifest_loader", "manifest_schema",
                                       "manifest_templates", "import_discovery", "plugin_policy",
                                       "toolset_queries", "dispatch_results", "manifest_imports",
-                                      "manifest_checks")
+                                      "manifest_checks", "check_cache",
+                                      "tool_definitions", "tool_entry", "tool_results",
+                                      "manifest_plan", "lazy_tools")
 )
 
 # Names kept importable from here that live in other runtime modules (imported on first use).
@@ -139,6 +142,10 @@ def __getattr__(name: str) -> object:
         from tools import manifest_loader
 
         return getattr(manifest_loader, name)
+    if name in ("tool_error", "tool_result"):
+        from tools import tool_results
+
+        return getattr(tool_results, name)
     if name in _DISCOVERY_NAMES:
         from tools import import_discovery
 
@@ -153,20 +160,13 @@ def discover_builtin_tools(tools_dir: str | os.PathLike[str] | None = None, *,
                            use_manifest: bool | None = None) -> list[str]:
     """Import every tool module of ``tools_dir`` (default: this package) and return their names.
 
-    A tool module is a ``*.py`` file that ``hermes_lint.discovery`` recognises (top-level
-    ``registry.register(...)``; ``__init__.py``, ``registry.py`` and ``mcp_tool.py`` never are).
-    Modules are imported as ``tools.<stem>`` in sorted file order. A module that fails to import
-    is logged as a warning and skipped: one broken tool must not take the agent down. A
-    ``*.py`` entry that is not a regular file (a FIFO, a link to a device) is skipped with a
-    warning without being opened.
-
-    When ``tools_dir`` holds a ``manifest.json`` (``hermes-lint manifest``), the module-level
-    ``registry`` is filled from it instead (``ToolRegistry.load_manifest`` with
-    ``fallback=True``): no module is imported before its first dispatch, stale modules are
-    imported as here, and an unusable manifest falls back to this import discovery with a
-    warning. The returned names are then the tool modules whose tools are registered, imported
-    or not. ``use_manifest=False``, or the environment variable ``HERMES_TOOLS_MANIFEST=0``,
-    turns the manifest off.
+    Tool modules are those ``hermes_lint.discovery`` recognises, imported as ``tools.<stem>`` in
+    sorted file order (see ``tools.import_discovery``; one that fails to import is logged and
+    skipped). When ``tools_dir`` holds a ``manifest.json`` (``hermes-lint manifest``), the
+    module-level ``registry`` is filled from it instead (``load_manifest`` with
+    ``fallback=True``): no module is imported before it is needed, and the names returned are
+    the tool modules whose tools are registered. ``use_manifest=False``, or the environment
+    variable ``HERMES_TOOLS_MANIFEST=0``, turns the manifest off.
     """
     tools_path = _tools_dir_path(tools_dir)
     if use_manifest is None:
@@ -186,56 +186,6 @@ def _tools_dir_path(tools_dir: str | os.PathLike[str] | None) -> str:
     if tools_dir is None:
         return os.path.dirname(os.path.realpath(__file__))
     return os.fspath(tools_dir)
-
-
-# --------------------------------------------------------------------- entries
-
-
-class ToolEntry:
-    """One registered tool. ``__slots__`` keeps ~100 entries small and their fields fixed."""
-
-    __slots__ = (
-        "name",
-        "toolset",
-        "schema",
-        "handler",
-        "check_fn",
-        "requires_env",
-        "is_async",
-        "description",
-        "emoji",
-        "max_result_size_chars",
-        "dynamic_schema_overrides",
-    )
-
-    def __init__(
-        self,
-        name: str,
-        toolset: str,
-        schema: dict[str, Any],
-        handler: Callable[..., object],
-        check_fn: Callable[[], object] | None = None,
-        requires_env: list[str] | None = None,
-        is_async: bool = False,
-        description: str = "",
-        emoji: str = "",
-        max_result_size_chars: int | float | None = None,
-        dynamic_schema_overrides: Callable[[], dict[str, Any]] | None = None,
-    ) -> None:
-        self.name = name
-        self.toolset = toolset
-        self.schema = schema
-        self.handler = handler
-        self.check_fn = check_fn
-        self.requires_env = list(requires_env or ())
-        self.is_async = is_async
-        self.description = description
-        self.emoji = emoji
-        self.max_result_size_chars = max_result_size_chars
-        self.dynamic_schema_overrides = dynamic_schema_overrides
-
-    def __repr__(self) -> str:
-        return f"ToolEntry(name={self.name!r}, toolset={self.toolset!r})"
 
 
 # --------------------------------------------------------------------- the registry
@@ -299,7 +249,7 @@ class ToolRegistry:
         ``TypeError`` when ``schema`` is not a dict or its ``parameters`` is not a dict.
         ``description`` defaults to the schema's own description.
         """
-        _check_schema_shape(name, schema)
+        check_schema_shape(name, schema)
         if isinstance(requires_env, str):
             raise TypeError(
                 f"Tool '{name}': requires_env must be a list of variable names, "
@@ -359,17 +309,9 @@ class ToolRegistry:
             self._generation += 1
 
     def register_plugin_override_policy(self, module_namespace: str, allowed: bool) -> None:
-        """Record the operator's decision for the plugin whose code lives in ``module_namespace``.
-
-        Plugin code is code defined in a module that equals a recorded namespace or starts with
-        it followed by a dot (``"plugins.acme"`` covers ``plugins.acme.tools`` but not
-        ``plugins.acme_evil``; the longest recorded namespace is the owner), or any module under
-        ``hermes_plugins.`` (owner ``hermes_plugins.<plugin>``). A handler belongs to the module
-        that defined it (its ``__globals__``, else ``__module__``); ``deregister`` asks for the
-        calling module. For plugin code, replacing (``override=True``) or removing a tool it
-        does not own needs ``allowed=True``; with no recorded decision, the registry's
-        ``allow_tool_override`` decides. Other code keeps upstream's rule: ``override=True``
-        is its opt-in. Durable: a policy is never cleared.
+        """Record the operator's decision for the plugin whose code lives in ``module_namespace``:
+        may its code replace (``override=True``) or remove a tool it does not own? Durable: a
+        policy is never cleared. What plugin code is, and the rules: ``tools.plugin_policy``.
         """
         with self._lock:
             self._plugin_override_policy[module_namespace] = bool(allowed)
@@ -438,7 +380,11 @@ class ToolRegistry:
     def get_schema(self, name: str) -> dict[str, Any] | None:
         """The tool's schema as registered (not a copy; availability not checked), or None."""
         entry = self.get_entry(name)
-        return _definition_schema(entry) if entry is not None else None
+        if entry is None:
+            return None
+        from tools.tool_definitions import definition_schema
+
+        return definition_schema(entry)
 
     def get_toolset_for_tool(self, name: str) -> str | None:
         entry = self.get_entry(name)
@@ -463,36 +409,11 @@ class ToolRegistry:
 
     def get_definitions(self, tool_names: Iterable[str],
                         quiet: bool = False) -> list[dict[str, Any]]:
-        """Provider-ready definitions of the available tools among ``tool_names``.
+        """Provider-ready definitions of the available tools among ``tool_names``, sorted by
+        name, each once (see ``tools.tool_definitions``)."""
+        from tools.tool_definitions import definitions
 
-        Sorted by name, each once; unknown names and tools whose check_fn fails are left out
-        (a debug log each unless ``quiet``). Each definition is
-        ``{"type": "function", "function": {...}}`` where the function dict is a deep copy of
-        the schema, with ``dynamic_schema_overrides()`` merged over its top-level keys (an
-        override that raises or returns a non-dict is logged and the static schema is used)
-        and ``name`` always the registered name.
-        """
-        entries = {entry.name: entry for entry in self._snapshot_entries()}
-        checked: dict[int, bool] = {}
-        definitions = []
-        for name in sorted(set(tool_names)):
-            entry = entries.get(name)
-            if entry is None:
-                continue
-            if not self._available(entry, checked):
-                if not quiet and "logging" in sys.modules:
-                    # Without logging imported no handler exists to show a debug record:
-                    # skipping it keeps logging's import out of a healthy start-up.
-                    _logger().debug("Tool %s unavailable (check failed)", name)
-                continue
-            schema = _definition_schema(entry)
-            if schema is None:
-                continue
-            function = _copy_schema(schema)
-            function.update(_dynamic_overrides(entry))
-            function["name"] = entry.name
-            definitions.append({"type": "function", "function": function})
-        return definitions
+        return definitions(self, tool_names, quiet)
 
     def _snapshot_state(self) -> tuple[list[ToolEntry], dict[str, Callable[[], object]]]:
         """The entries and the toolsets' recorded checks, copied under one lock hold: MCP
@@ -519,38 +440,11 @@ class ToolRegistry:
         return checked[key]
 
     def _check_fn_cached(self, fn: Callable[[], object]) -> bool:
-        """``bool(fn())``, probed at most once per TTL per check function.
+        """``bool(fn())``, probed at most once per TTL per check function (see
+        ``tools.check_cache``)."""
+        from tools.check_cache import check_fn_cached
 
-        A probe that raises counts as False (logged). A failing probe within the grace window
-        after the function's last success answers True and is not cached (the next request
-        probes again); past it, the failure is cached like a success.
-        """
-        now = self._clock() if self._clock is not None else time.monotonic()
-        key = _check_key(fn)
-        with self._check_lock:
-            cached = self._check_results.get(key)
-        if cached is not None and now - cached[0] < _CHECK_FN_TTL_SECONDS:
-            return cached[1]
-        passed, failure = _probe(fn)
-        with self._check_lock:
-            if passed:
-                self._check_last_good[key] = now
-                self._check_results[key] = (now, True, fn)
-                return True
-            last_good = self._check_last_good.get(key)
-            in_grace = last_good is not None and now - last_good < _CHECK_FN_FAILURE_GRACE_SECONDS
-            if not in_grace:
-                self._check_results[key] = (now, False, fn)
-        if in_grace:
-            _logger().warning("check_fn %s %s within %.0f s of its last success; its tools stay "
-                              "available", _callable_name(fn), failure,
-                              _CHECK_FN_FAILURE_GRACE_SECONDS)
-        elif failure is not _RETURNED_FALSE:
-            # A plain False (a key not configured) is the everyday case, and logging costs
-            # start-up time: only a check that raised is worth a warning.
-            _logger().warning("check_fn %s %s; its tools are unavailable", _callable_name(fn),
-                              failure)
-        return in_grace
+        return check_fn_cached(self, fn)
 
     def invalidate_check_fn_cache(self) -> None:
         """Forget every cached check result and last success (after a configuration change)."""
@@ -608,26 +502,9 @@ class ToolRegistry:
         "result_type": TYPE}``. ``is_async`` handlers return an awaitable that the registry runs
         (handlers never call ``asyncio.run`` themselves).
         """
-        import json
+        from tools.dispatch_results import dispatch
 
-        entry = self.get_entry(name)
-        if entry is None:
-            return json.dumps({"error": f"Unknown tool: {name}"})
-        try:
-            # Any: whatever the handler returns is checked below, at run time.
-            result: Any = entry.handler(args, **kwargs)
-            if entry.is_async:
-                from tools.dispatch_results import run_awaitable
-
-                result = run_awaitable(result, name)
-        except Exception as exc:
-            _logger().exception("Tool '%s' raised", name)
-            return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
-        if isinstance(result, str):
-            return result
-        from tools.dispatch_results import result_within_contract
-
-        return result_within_contract(name, result)
+        return dispatch(self, name, args, kwargs)
 
     # ----------------------------------------------------------------- manifest
 
@@ -654,81 +531,7 @@ def _check_fn_cached(fn: Callable[[], object]) -> bool:
 # --------------------------------------------------------------------- helpers
 
 
-def _definition_schema(entry: ToolEntry) -> dict[str, Any] | None:
-    """The schema a definition starts from. A manifest entry may know it only once its module
-    is imported (a hole in the frozen schema): its lazy handler says (None: the import failed,
-    so the tool has no definition, as with import discovery)."""
-    # Looked up on the type: a mock handler answers every attribute.
-    from_manifest = getattr(type(entry.handler), "_manifest_schema", None)
-    if from_manifest is None:
-        return entry.schema
-    schema: dict[str, Any] | None = from_manifest(entry.handler)
-    return schema
-
-
-def _check_key(fn: object) -> object:
-    """The cache key of a check function: itself, or its id when it is not hashable."""
-    try:
-        hash(fn)
-    except TypeError:
-        return ("unhashable", id(fn))
-    return fn
-
-
-def _callable_name(fn: object) -> str:
-    return getattr(fn, "__qualname__", None) or repr(fn)
-
-
 # --------------------------------------------------------------------- internals
-
-
-def _check_schema_shape(name: str, schema: object) -> None:
-    if not isinstance(schema, dict):
-        raise TypeError(f"Tool '{name}': schema must be a dict, got {type(schema).__name__}")
-    parameters = schema.get("parameters")
-    if "parameters" in schema and not isinstance(parameters, dict):
-        raise TypeError(
-            f"Tool '{name}': schema['parameters'] must be a dict, got {type(parameters).__name__}"
-        )
-
-
-# Types a schema copy shares rather than copies: immutable JSON scalars.
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-class _NotJSON(Exception):
-    pass
-
-
-def _copy_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``schema``. JSON-shaped data (dicts, lists and scalars, as every manifest
-    schema and nearly every registered one is) is copied directly, ~7× faster than
-    ``copy.deepcopy``; anything else (a tuple, another object, a cycle) goes to ``deepcopy``."""
-    try:
-        copied: dict[str, Any] = _copy_json(schema)
-        return copied
-    except (_NotJSON, RecursionError):
-        import copy
-
-        return copy.deepcopy(schema)
-
-
-def _copy_json(value: Any) -> Any:
-    # Any: the branches dispatch on the exact type() (a dict subclass goes to deepcopy), which
-    # mypy cannot narrow through ``kind``.
-    kind = type(value)
-    if kind is dict:
-        copied = {}
-        for key, item in value.items():
-            if type(key) not in _JSON_SCALARS:
-                raise _NotJSON
-            copied[key] = item if type(item) in _JSON_SCALARS else _copy_json(item)
-        return copied
-    if kind is list:
-        return [item if type(item) in _JSON_SCALARS else _copy_json(item) for item in value]
-    if kind in _JSON_SCALARS:
-        return value
-    raise _NotJSON
 
 
 def _handler_module(handler: Callable[..., object]) -> str:
@@ -736,61 +539,4 @@ def _handler_module(handler: Callable[..., object]) -> str:
     return getattr(handler, "__module__", None) or ""
 
 
-_RETURNED_FALSE = "returned False"
-
-
-def _probe(fn: Callable[[], object]) -> tuple[bool, str]:
-    """``(bool(fn()), what went wrong)``; an exception is a failure, never raised."""
-    try:
-        return bool(fn()), _RETURNED_FALSE
-    except Exception as exc:
-        return False, f"raised {type(exc).__name__}: {exc}"
-
-
-def _dynamic_overrides(entry: ToolEntry) -> dict[str, Any]:
-    if entry.dynamic_schema_overrides is None:
-        return {}
-    try:
-        overrides = entry.dynamic_schema_overrides()
-    except Exception as exc:
-        _logger().warning("dynamic_schema_overrides of tool '%s' raised %s: %s; using the static "
-                          "schema", entry.name, type(exc).__name__, exc)
-        return {}
-    if not isinstance(overrides, dict):
-        _logger().warning("dynamic_schema_overrides of tool '%s' returned %s, expected a dict; "
-                          "using the static schema", entry.name, type(overrides).__name__)
-        return {}
-    return overrides
-
-
 registry = ToolRegistry()
-
-
-def tool_error(message: object, **extra: object) -> str:
-    """The standard error result: ``{"error": str(message), **extra}`` as JSON."""
-    import json
-
-    return json.dumps({"error": str(message), **extra}, ensure_ascii=False)
-
-
-def tool_result(data: object = None, **fields: object) -> str:
-    """The standard success result, as JSON.
-
-    ``data`` None: just ``fields``; a dict: its keys merged with ``fields`` (``fields`` win on
-    a clash); anything else: ``data`` itself, or ``{"result": data, **fields}`` when there are
-    fields. ``tool_result({"path": p}, bytes=n)`` → ``{"path": p, "bytes": n}``;
-    ``tool_result(42)`` → ``42``. (Upstream drops ``fields`` whenever ``data`` is given; here
-    they are kept.)
-    """
-    import json
-
-    payload: object
-    if data is None:
-        payload = dict(fields)
-    elif isinstance(data, dict):
-        payload = {**data, **fields}
-    elif fields:
-        payload = {"result": data, **fields}
-    else:
-        payload = data
-    return json.dumps(payload, ensure_ascii=False)

@@ -52,8 +52,10 @@ def test_a_manifest_start_imports_no_module_it_does_not_need(repo_manifest):
     avoided = {"ast", "asyncio", "copy", "hashlib", "json", "logging", "pathlib", "threading", "typing"}
     assert [m for m in loaded if m.split(".")[0] in avoided] == []
     assert [m for m in loaded if m.split(".")[0] in ("hermes_lint", "tools")] == [
-        "hermes_lint", "hermes_lint.discovery", "tools", "tools.manifest_loader", "tools.registry",
-    ]  # not tools.manifest_schema: the file is as generated (its digest matches)
+        "hermes_lint", "hermes_lint.discovery", "tools", "tools.check_cache", "tools.lazy_tools",
+        "tools.manifest_loader", "tools.manifest_plan", "tools.registry", "tools.tool_definitions",
+        "tools.tool_entry",
+    ]  # not manifest_schema (the file is as generated), nor dispatch, nor tool_error/tool_result
 
 
 def load_generator():
@@ -651,11 +653,11 @@ UNPARSED = {
 @pytest.mark.parametrize("without_c_scanner", [False, True])
 @pytest.mark.parametrize("text", PARSED)
 def test_the_manifest_is_parsed_as_json_loads_parses_it(monkeypatch, text, without_c_scanner):
-    from tools.manifest_loader import _parse_json
+    from tools.manifest_plan import parse_json
 
     if without_c_scanner:
         monkeypatch.setitem(sys.modules, "_json", None)  # an interpreter without it
-    parsed = _parse_json("m", text)
+    parsed = parse_json("m", text)
 
     assert parsed == json.loads(text)
     assert json.dumps(parsed) == json.dumps(json.loads(text))  # 1 stays an int, 0.1 a float
@@ -665,7 +667,7 @@ def test_the_manifest_is_parsed_as_json_loads_parses_it(monkeypatch, text, witho
 @pytest.mark.parametrize("how", list(UNPARSED))
 def test_text_json_loads_refuses_gets_its_error(monkeypatch, how, without_c_scanner):
     from tools.manifest_checks import decode_json
-    from tools.manifest_loader import _parse_json
+    from tools.manifest_plan import parse_json
 
     text = UNPARSED[how]
     with pytest.raises(ManifestError) as expected:
@@ -673,7 +675,7 @@ def test_text_json_loads_refuses_gets_its_error(monkeypatch, how, without_c_scan
     if without_c_scanner:
         monkeypatch.setitem(sys.modules, "_json", None)
     with pytest.raises(ManifestError) as raised:
-        _parse_json("m", text)
+        parse_json("m", text)
 
     assert str(raised.value) == str(expected.value)
     assert str(raised.value).startswith(("m is corrupt: ", "m is truncated: "))

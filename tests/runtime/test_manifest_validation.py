@@ -75,12 +75,46 @@ def test_the_generators_format_constants_are_the_runtimes():
 def test_the_loader_is_not_a_tool_module_and_the_registry_names_stay_importable():
     for stem in ("manifest_loader", "manifest_schema", "manifest_templates", "registry",
                  "import_discovery", "plugin_policy", "toolset_queries", "dispatch_results",
-                 "manifest_imports", "manifest_checks"):
+                 "manifest_imports", "manifest_checks", "manifest_plan", "lazy_tools",
+                 "check_cache", "tool_definitions", "tool_entry", "tool_results"):
         assert not discovery.module_registers_tools(REPO_ROOT / "tools" / f"{stem}.py"), stem
         assert f"tools.{stem}" in registry_module.RUNTIME_MODULES
     assert registry_module.ManifestError is loader.ManifestError
     assert registry_module.ManifestLoad is loader.ManifestLoad
     assert set(loader.__all__) <= set(dir(loader))
+
+
+def test_the_runtime_modules_are_a_closed_set_of_standard_library_code():
+    """RUNTIME_MODULES is what gets copied to run a manifest: each listed module exists, and
+    every module it imports is another runtime module, hermes_lint.discovery or the standard
+    library (a runtime module importing anything else would break a copied runtime)."""
+    import ast
+
+    runtime = registry_module.RUNTIME_MODULES
+    imported: dict[str, set[str]] = {}
+    for module in sorted(runtime):
+        path = REPO_ROOT / "tools" / f"{module.split('.')[1]}.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names
+                                         if node.module in ("tools", "hermes_lint")]
+            else:
+                continue
+            imported.setdefault(module, set()).update(names)
+    outside = {
+        (module, name)
+        for module, names in imported.items()
+        for name in names
+        if name.split(".")[0] in ("tools", "hermes_lint")
+        and name not in runtime | {"tools", "hermes_lint", "hermes_lint.discovery"}
+        or name.split(".")[0] not in sys.stdlib_module_names | {"tools", "hermes_lint"}
+    }
+    assert outside == set()
+    assert {"tools.tool_entry", "tools.manifest_plan", "tools.lazy_tools"} <= set(imported["tools.registry"]) | set(
+        imported["tools.manifest_loader"])
 
 
 # ===================================================================== the schema interpreter
