@@ -130,6 +130,30 @@ def test_an_import_cycle_and_an_installed_package_stay_unknown(tmp_path):
     ]
 
 
+
+def chain_of_imports(root: Path, away: int) -> None:
+    """The schema's ``type`` read from a module ``away`` imports from the tool module: the tool
+    imports tools.shared_schema (1), which imports agent.d2 (2), ... agent.d<away>."""
+    shared = SHARED.replace("from agent.options import RATIOS", "from agent.options import RATIOS\nfrom agent.d2 import KIND")
+    write(root, {"tools/shared_schema.py": shared.replace('"type": "string", "enum"', '"type": KIND, "enum"')})
+    for distance in range(2, away):
+        write(root, {f"agent/d{distance}.py": f"from agent.d{distance + 1} import KIND"})
+    write(root, {f"agent/d{away}.py": 'KIND = "string"'})
+
+
+def test_a_value_is_followed_up_to_4_imports_away_and_refused_past_them(tmp_path):
+    from hermes_lint.evaluate.project import MAX_IMPORT_DEPTH
+
+    assert MAX_IMPORT_DEPTH == 4
+    chain_of_imports(project(tmp_path / "at_limit"), away=MAX_IMPORT_DEPTH)
+    assert check(tmp_path / "at_limit", "--no-cache") == []
+    chain_of_imports(project(tmp_path / "past_it"), away=MAX_IMPORT_DEPTH + 1)
+    assert check(tmp_path / "past_it", "--no-cache", "--select", "HRM301") == [
+        "tools/video_tool.py:14:62: HRM301 schema cannot be evaluated statically: module agent.d5 is more than 4 "
+        "imports away (in module agent.d4) (in module agent.d3) (in module agent.d2) "
+        "(at `parameters.properties.ratio.type`)"
+    ]
+
 def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_sees_them_change(tmp_path):
     from hermes_lint.config import load_config
     from hermes_lint.manifest.generate import generate_for_root
