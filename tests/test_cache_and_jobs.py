@@ -411,8 +411,13 @@ def test_past_the_timestamp_window_warm_project_rules_equal_cold_ones(tmp_path, 
     assert warm_equals_cold() == ["HRM403"]
     settled_edit(elsewhere, 'EXTRA_TOOLS = ["ghost"]\n')
     assert warm_equals_cold() == []
+    # toolsets.py: with every listed name registered, nothing is searched and the whole run's
+    # result is stored; an edit listing a name nothing registers must not be answered from it
     toolsets = root / "toolsets.py"
-    settled_edit(toolsets, toolsets.read_text().replace('"ghost"', '"ghost", "phantom"'))
+    settled_edit(toolsets, toolsets.read_text().replace(', "ghost"', ""))
+    assert warm_equals_cold() == []
+    assert warm_equals_cold() == []
+    settled_edit(toolsets, toolsets.read_text().replace('"echo"', '"echo", "phantom"'))
     assert warm_equals_cold() == ["HRM403"]
 
 def count_checks(monkeypatch) -> list:
