@@ -10,7 +10,7 @@ arguments write the same bytes.
 Checks are declarative by default — ``return True`` (60%), an environment variable (30%: set
 ``GEN_NNNN_KEY`` to make the tool available) or ``importlib.util.find_spec`` (10%) — so loading
 by manifest imports no module. ``--import-checks 0.1`` gives that fraction a check of kind
-``import`` (``shutil.which(...)``). ``--variety`` also mixes in lambda handlers, an ``and`` of
+``import`` (``os.path.isdir(...)``, which a manifest cannot evaluate). ``--variety`` also mixes in lambda handlers, an ``and`` of
 two variables, a ``"X" in os.environ`` check, a check calling another function, an async handler
 and ``dynamic_schema_overrides``: the shapes the manifest must reproduce exactly.
 
@@ -142,8 +142,8 @@ def _check(index: int, name: str, rng: random.Random, import_fraction: float, va
     env = f"GEN_{index:04d}_KEY"
     func = f"check_{name}_requirements"
     if rng.random() < import_fraction:
-        body = '    """Available when a shell is installed."""\n    return shutil.which("sh") is not None\n'
-        return f"def {func}():\n{body}", func, [], ["shutil"]
+        body = '    """Available when the root directory is one."""\n    return os.path.isdir("/")\n'
+        return f"def {func}():\n{body}", func, [], []
     slot = index % 10
     if variety and slot == 1:
         second = f"GEN_{index:04d}_SECRET"
@@ -159,6 +159,11 @@ def _check(index: int, name: str, rng: random.Random, import_fraction: float, va
         return text, func, [env], []
     if variety and slot == 6:
         return "", f'lambda: bool(os.getenv("{env}"))', [env], []
+    if variety and slot == 9:
+        variable = f"GEN_{index:04d}_SHELL"
+        body = (f'    """Available when the shell {variable} names (default sh) is on PATH."""\n'
+                f'    return shutil.which(os.getenv("{variable}", "sh")) is not None\n')
+        return f"def {func}():\n{body}", func, [], ["shutil"]
     if slot in (2, 5, 7):
         body = f'    """Available when {env} is set."""\n    return bool(os.getenv("{env}"))\n'
         return f"def {func}():\n{body}", func, [env], []

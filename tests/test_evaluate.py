@@ -713,7 +713,7 @@ def test_a_helper_called_before_it_is_defined_is_refused():
         ("import os", 'os.environ["KEY"]', "environment read", (2, 10)),
         ("import os", 'os.environ.get("KEY", "")', "environment variable KEY", (2, 10)),
         ("import os", 'os.getenv("KEY")', "environment variable KEY", (2, 10)),
-        ("import os as system", 'system.environ.get("KEY").lower()', "environment read", (2, 10)),
+        ("import os as system", 'system.environ.get("KEY").lower()', "environment variable KEY", (2, 10)),
         ("from os import environ", 'environ["KEY"]', "environment read", (2, 10)),
         ("from os import getenv", 'getenv("KEY")', "environment variable KEY", (2, 10)),
         ("", 'open("f").read()', "call to builtin open", (2, 10)),

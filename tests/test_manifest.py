@@ -102,22 +102,59 @@ CHECKS = {
 }
 
 NOT_DECLARATIVE = {
-    "shutil.which": 'import shutil\ndef check():\n    return shutil.which("docker") is not None',
-    "or": 'def check():\n    return bool(os.getenv("A") or os.getenv("B"))',
-    "not": 'def check():\n    return not os.getenv("A")',
-    "not in": 'def check():\n    return "A" not in os.environ',
-    "truthy default": 'def check():\n    return os.getenv("A", "1")',
-    "two statements": 'def check():\n    key = os.getenv("A")\n    return bool(key)',
-    "parameters": 'def check(strict=False):\n    return True',
-    "async": 'async def check():\n    return True',
-    "decorated": 'import functools\n@functools.lru_cache()\ndef check():\n    return True',
-    "returns False": 'def check():\n    return False',
-    "os rebound": 'os = object()\ndef check():\n    return bool(os.getenv("A"))',
-    "name not constant": 'def check():\n    return bool(os.getenv(os.getenv("WHICH")))',
-    "dotted find_spec": 'def check():\n    return importlib.util.find_spec("a.b") is not None',
-    "env and module": 'def check():\n    return os.getenv("A") and importlib.util.find_spec("yaml") is not None',
-    "imported check": "from tools.helpers import check",
-    "subscript": 'def check():\n    return bool(os.environ["A"])',
+    # (source, the start of the reason the manifest gives)
+    "not in": ('def check():\n    return "A" not in os.environ',
+               "check_fn must run: it reads the environment other than by os.getenv"),
+    "async": ('async def check():\n    return True', "check_fn is async"),
+    "decorated": ('import functools\n@functools.lru_cache()\ndef check():\n    return True',
+                  "check_fn is decorated"),
+    "os rebound": ('os = object()\ndef check():\n    return bool(os.getenv("A"))',
+                   "check_fn must run: os is bound by an import and rebound in the module"),
+    "name not constant": ('def check():\n    return bool(os.getenv(os.getenv("WHICH")))',
+                          "check_fn must run: it reads the environment other than by os.getenv"),
+    "dotted find_spec": ('def check():\n    return importlib.util.find_spec("a.b") is not None',
+                         "check_fn must run: the manifest cannot evaluate it (find_spec of a name "
+                         "that is not a constant top-level module"),
+    "imported check": ("from tools.helpers import check", "check_fn is not a plain function"),
+    "subscript": ('def check():\n    return bool(os.environ["A"])',
+                  "check_fn must run: it reads the environment other than by os.getenv"),
+    "reads a file": ('def check():\n    return open("/etc/hostname").read() != ""',
+                     "check_fn must run: the manifest cannot evaluate it (call to builtin open"),
+}
+
+ENV_A = {"if": {"is_none": {"env": "A"}}, "then": {"const": ""}, "else": {"env": "A"}}
+# Checks whose every path a template states: what the manifest records.
+TEMPLATE_CHECKS = {
+    "shutil.which": ('import shutil\ndef check():\n    return shutil.which("docker") is not None',
+                     {"not": {"is_none": {"which": {"const": "docker"}}}}),
+    "or": ('def check():\n    return bool(os.getenv("A") or os.getenv("B"))',
+           {"call": "bool", "args": [{"or": [{"env": "A"}, {"env": "B"}]}]}),
+    "not": ('def check():\n    return not os.getenv("A")', {"not": {"env": "A"}}),
+    "truthy default": ('def check():\n    return os.getenv("A", "1")',
+                       {"if": {"is_none": {"env": "A"}}, "then": {"const": "1"}, "else": {"env": "A"}}),
+    "two statements": ('def check():\n    key = os.getenv("A")\n    return bool(key)',
+                       {"call": "bool", "args": [{"env": "A"}]}),
+    "parameters with defaults": ('def check(strict=False):\n    return True', {"const": True}),
+    "returns False": ('def check():\n    return False', {"const": False}),
+    "env and module": ('def check():\n    return os.getenv("A") and importlib.util.find_spec("yaml") is not None',
+                       {"and": [{"env": "A"}, {"not": {"is_none": {"find_spec": "yaml"}}}]}),
+    "if chain over a truthy set": (
+        'TRUTHY = frozenset({"1", "true", "on"})\n'
+        'def enabled(name):\n    value = os.getenv(name, "")\n'
+        '    if not value:\n        return False\n'
+        '    return value.strip().lower() in TRUTHY\n'
+        'def check():\n    return enabled("A")',
+        {"if": {"not": ENV_A}, "then": {"const": False},
+         "else": {"in": {"method": "lower", "of": {"method": "strip", "of": ENV_A}},
+                  "values": ["1", "on", "true"]}}),
+    "platform": ('import sys\ndef check():\n    return sys.platform == "darwin"',
+                 {"eq": [{"platform": None}, {"const": "darwin"}]}),
+    "path exists": ('from pathlib import Path\ndef check():\n    return Path("~/.probe").expanduser().exists()',
+                    {"path_exists": {"const": "~/.probe"}, "expanduser": True}),
+    "which of a variable": ('import shutil\ndef check():\n    return bool(shutil.which(os.getenv("PROBE_BIN", "probe")))',
+                            {"call": "bool", "args": [{"which": {"if": {"is_none": {"env": "PROBE_BIN"}},
+                                                                 "then": {"const": "probe"},
+                                                                 "else": {"env": "PROBE_BIN"}}}]}),
 }
 
 
@@ -145,12 +182,24 @@ def test_declarative_check_forms(tmp_path, case):
 
 @pytest.mark.parametrize("case", list(NOT_DECLARATIVE))
 def test_other_checks_need_the_import(tmp_path, case):
-    make_project(tmp_path, {"probe_tool": tool_module(NOT_DECLARATIVE[case])})
+    source, reason = NOT_DECLARATIVE[case]
+    make_project(tmp_path, {"probe_tool": tool_module(source)})
     generated = generate(tmp_path)
     assert generated.ok, generated.problems
     check = generated.data["tools"]["probe"]["check"]
-    assert check["kind"] == "import" and check["reason"]
+    assert check["kind"] == "import" and check["reason"].startswith(reason), check
     assert generated.data["tools"]["probe"]["import_for_definitions"] is True
+
+
+@pytest.mark.parametrize("case", list(TEMPLATE_CHECKS))
+def test_checks_a_template_states(tmp_path, case):
+    source, template = TEMPLATE_CHECKS[case]
+    make_project(tmp_path, {"probe_tool": tool_module(source)})
+    generated = generate(tmp_path)
+    assert generated.ok, generated.problems
+    assert generated.data["tools"]["probe"]["check"] == {"kind": "template", "template": template,
+                                                        "function": "check"}
+    assert generated.data["tools"]["probe"]["import_for_definitions"] is False
 
 
 # ============================================================== content
@@ -484,7 +533,7 @@ def test_generated_corpus_manifests_validate_against_the_shipped_schema(tmp_path
     assert generated.ok, generated.problems
     assert_valid_manifest(generated.data)
     kinds = {tool["check"]["kind"] for tool in generated.data["tools"].values()}
-    assert kinds == {"always", "env", "module", "import"}
+    assert kinds == {"always", "env", "module", "template", "import"}
 
 
 def test_the_schema_rejects_what_the_runtime_refuses():

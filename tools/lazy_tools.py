@@ -105,6 +105,29 @@ class ModuleCheck:
         return importlib.util.find_spec(self.name) is not None
 
 
+class TemplateCheck:
+    """``{"kind": "template"}``: ``bool`` of the template's value (``tools.manifest_templates``),
+    computed at each probe the registry's cache lets through. A template that raises is where
+    the check's own code raises or depends on what the template cannot know: the module is
+    then imported and its real check asked, as for a check of kind ``import``."""
+
+    __slots__ = ("lazy", "template")
+
+    def __init__(self, lazy: LazyTool, template: JSONObject) -> None:
+        self.lazy = lazy
+        self.template = template
+
+    def __call__(self) -> object:
+        from tools.manifest_templates import TemplateFailed, evaluate
+
+        try:
+            return bool(evaluate(self.template))
+        except TemplateFailed:
+            from tools.manifest_imports import ImportingCheck
+
+            return ImportingCheck(self.lazy)()
+
+
 def lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
                 schema_needs_import: bool) -> LazyTool:
     lazy = LazyTool(registry, tool, schema_needs_import)
@@ -118,6 +141,8 @@ def lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
         check_fn = EnvCheck(check.get("all", []), check.get("present", []))
     elif kind == "module":
         check_fn = ModuleCheck(check["name"])
+    elif kind == "template":
+        check_fn = TemplateCheck(lazy, check["template"])
     else:
         from tools.manifest_imports import ImportingCheck
 

@@ -142,6 +142,12 @@ class ManifestPlan:
                 if check["kind"] == "module" and not check["name"].isidentifier():
                     self._refuse(f"tools[{name!r}].check probes {check['name']!r}, "
                                  "not a top-level module")
+                if check["kind"] == "template":
+                    from tools.manifest_templates import check_template
+
+                    problem = check_template(check["template"])
+                    if problem is not None:
+                        self._corrupt(f"tools[{name!r}].check {problem}")
 
     def _corrupt(self, what: str) -> NoReturn:
         raise ManifestError(f"{self.where} is corrupt: {what}")

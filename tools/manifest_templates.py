@@ -14,6 +14,21 @@ A template is one of (``T`` another template)::
     {"or": [T, ...]}  {"and": [T, ...]}  Python's short-circuit, returning an operand
     {"try": T, "except": [NAME, ...], "fallback": T}
                                        NAME: built-in exception classes
+    {"method": "strip"|"lstrip"|"rstrip"|"lower"|"upper", "of": T}
+                                       the str method, without arguments (T must give a str)
+    {"in": T, "values": [v, ...]}      T's value in frozenset(values)
+    {"isinstance": T, "type": "str"|"bool"|"int"|"float"}
+
+and the queries of the machine a check makes, each exact and without side effects::
+
+    {"which": T}                       shutil.which(value)
+    {"find_spec": "pkg"}               importlib.util.find_spec("pkg"), a top-level name
+    {"platform": null}                 sys.platform
+    {"path_exists": T, "expanduser": b}
+                                       pathlib.Path(value)[.expanduser()].exists()
+
+A ``check_fn`` whose every path these can state is recorded as ``{"kind": "template",
+"template": T}``: the check is ``bool`` of its value.
 
 An exception escaping a template (``int("abc")`` without a ``try``) is ``TemplateFailed``: the
 module's own code raises there too, so the loader imports it instead. ``check_template`` tells
@@ -47,7 +62,17 @@ _FORMS = {
     "or": ({"or"}, set()),
     "and": ({"and"}, set()),
     "try": ({"try", "except", "fallback"}, set()),
+    "method": ({"method", "of"}, set()),
+    "in": ({"in", "values"}, set()),
+    "isinstance": ({"isinstance", "type"}, set()),
+    "which": ({"which"}, set()),
+    "find_spec": ({"find_spec"}, set()),
+    "platform": ({"platform"}, set()),
+    "path_exists": ({"path_exists", "expanduser"}, set()),
 }
+_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper"})
+_TYPES = {"str": str, "bool": bool, "int": int, "float": float}
+_SCALARS = (str, int, float, bool, type(None))
 # Nesting bound: templates come from a file, and evaluation recurses.
 MAX_DEPTH = 64
 
@@ -96,7 +121,30 @@ def check_template(template: object, depth: int = 0) -> str | None:
         if not isinstance(names, list) or not names or not all(_exception_class(n) for n in names):
             return "template 'try' must name built-in exception classes"
         children = [value, template["fallback"]]
-    else:  # is_none, not
+    elif operator == "method":
+        if value not in _METHODS:
+            return f"template 'method' of {value!r} is not a str method the runtime knows"
+        children = [template["of"]]
+    elif operator == "in":
+        values = template["values"]
+        if not isinstance(values, list) or not all(isinstance(v, _SCALARS) for v in values):
+            return "template 'in' needs a list of constants"
+        children = [value]
+    elif operator == "isinstance":
+        if template["type"] not in _TYPES:
+            return "template 'isinstance' names a type other than str, bool, int or float"
+        children = [value]
+    elif operator == "find_spec":
+        if not isinstance(value, str) or not value.isidentifier():
+            return "template 'find_spec' needs a top-level module name"
+    elif operator == "platform":
+        if value is not None:
+            return "template 'platform' takes null"
+    elif operator == "path_exists":
+        if not isinstance(template["expanduser"], bool):
+            return "template 'path_exists' needs expanduser true or false"
+        children = [value]
+    else:  # is_none, not, which
         children = [value]
     for child in children:
         problem = check_template(child, depth + 1)
@@ -167,6 +215,34 @@ def _value(t: dict[str, Any]) -> object:
             if not result:
                 return result
         return result
+    if "method" in t:
+        text = _value(t["of"])
+        if not isinstance(text, str):
+            raise AttributeError(f"'{type(text).__name__}' object has no attribute '{t['method']}'")
+        return getattr(text, t["method"])()
+    if "in" in t:
+        return _value(t["in"]) in frozenset(t["values"])
+    if "isinstance" in t:
+        return isinstance(_value(t["isinstance"]), _TYPES[t["type"]])
+    if "which" in t:
+        import shutil
+
+        command: Any = _value(t["which"])  # not a str: which raises, as the check does
+        return shutil.which(command)
+    if "find_spec" in t:
+        import importlib.util
+
+        return importlib.util.find_spec(t["find_spec"])
+    if "platform" in t:
+        import sys
+
+        return sys.platform
+    if "path_exists" in t:
+        from pathlib import Path
+
+        where: Any = _value(t["path_exists"])  # not a path: Path raises, as the check does
+        path = Path(where)
+        return (path.expanduser() if t["expanduser"] else path).exists()
     # check_template made sure that every name is a built-in exception class.
     caught = tuple(
         found for name in t["except"] if (found := _exception_class(name)) is not None

@@ -11,6 +11,7 @@ from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .limits import ITEMS_PER_STEP, MAX_CALL_DEPTH
 from .methods import _METHODS
 from .module_index import _is_environment
+from .primitives import PRIMITIVES as _PRIMITIVES
 from .state import _EvaluatorState
 from .syntax import FunctionNode, _dotted, _path_from_root, _root_name
 from .values import (
@@ -37,6 +38,10 @@ class _Calls(_EvaluatorState):
             reached = self._imported_root(func)
             if reached is not None and _is_environment(reached):  # from os import getenv
                 return self._environment_read(reached, self._arguments(node), node)
+            if reached in _PRIMITIVES:  # from shutil import which
+                return self._template_primitive(reached, self._arguments(node), node)
+            if func.id == "isinstance" and not self._is_local("isinstance") and self._classify("isinstance")[0] == "undefined":
+                return self._isinstance(self._arguments(node), node)
             callee = self._callee_by_name(func)
         else:
             callee = self._eval(func)
@@ -80,17 +85,28 @@ class _Calls(_EvaluatorState):
         if root is None or self._is_local(root):
             return None
         kind = self._classify(root)
-        if kind[0] != "import":
+        if kind[0] != "import" or not self._only_imported(root):
             return None
         return kind[1].origin + _path_from_root(node)
 
+    def _only_imported(self, name: str) -> bool:
+        """Whether every module-level binding of ``name`` is an import: what an environment
+        read or a machine query is recognised by must not be rebound (``os = object()``)."""
+        index = self._get_index()
+        if name in index.global_declarations or index.dynamic is not None or index.star_imports:
+            return False
+        return all(binding.kind == "import" for binding in index.bindings.get(name, ()))
+
     def _call_attribute(self, node: ast.Call, func: ast.Attribute) -> Any:
-        reached = self._imported_root(func)
+        # A method of a call's result (``os.getenv("X", "").strip()``) is the result's method.
+        reached = None if _has_call(func.value) else self._imported_root(func)
         if reached is not None:
             if reached in ("copy.copy", "copy.deepcopy"):
                 return self._copy_call(reached, self._arguments(node), node)
             if _is_environment(reached) or _is_environment(reached.rpartition(".")[0]):
                 return self._environment_read(reached, self._arguments(node), node)
+            if reached in _PRIMITIVES:
+                return self._template_primitive(reached, self._arguments(node), node)
             written = _dotted(func)
             if written is None:
                 raise _Refusal(f"call on a value of another module ({_root_name(func)})", node)
@@ -98,9 +114,12 @@ class _Calls(_EvaluatorState):
             if not isinstance(callee, _FunctionRef):
                 raise _Refusal(f"call of a {_type_name(callee)}", node)
             return self._call_function(callee, self._arguments(node), node)
+        exists = self._path_exists(node, func)
+        if exists is not None:
+            return exists
         receiver = self._eval(func.value)
         if receiver.__class__ is Hole:
-            raise self._refuse_hole(receiver, node)
+            return self._template_method(receiver, func.attr, self._arguments(node), node)
         arguments = self._arguments(node)
         self._refuse_hole_arguments(arguments, node)
         return self._call_method(receiver, func.attr, arguments, node)
@@ -110,6 +129,8 @@ class _Calls(_EvaluatorState):
         if reached is not None:
             if _is_environment(reached):
                 raise _Refusal("environment read", node)
+            if reached == "sys.platform":
+                return Hole("sys.platform", self._location(node), {"platform": None})
             written = _dotted(node)
             if written is None:
                 raise _Refusal(f"attribute of a value of another module ({_root_name(node)})", node)
@@ -268,3 +289,10 @@ class _Calls(_EvaluatorState):
         if cls is set:
             return set(value)
         raise _Refusal(f"copy of a {_type_name(value)}")
+
+
+def _has_call(node: ast.AST) -> bool:
+    """Whether a call or subscript is on the way from ``node`` to its root name."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.__class__ is not ast.Name

@@ -17,6 +17,7 @@ from .limits import BUDGET_EXCEEDED, TOTAL_BUDGET_FACTOR
 from .locations import _Locations
 from .module_index import _BINDING_WORDS, _Binding, _BindingIndex, _is_environment
 from .operators import _Operators
+from .primitives import _Primitives
 from .statements import _Statements
 from .syntax import (
     _EXPRESSION_WORDS,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .project import ParsedProjectModule, ProjectModules
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
@@ -131,6 +132,14 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         now, frame = self._context_of(node)
         return self._run(lambda: self._eval(node), node, now, frame, partial)
 
+    def call_after_import(self, function: ast.expr) -> Any:
+        """The value ``function()`` returns once the module is imported (``function`` an
+        expression of this module naming a callable), partially: a value the environment decides
+        is a ``Hole``, with a template when the runtime can compute it; else an ``Unresolved``."""
+        call = ast.Call(func=function, args=[], keywords=[])
+        ast.copy_location(call, function)
+        return self._run(lambda: self._eval(call), call, None, None, True, whole_hole=True)
+
     def constant(self, name: str, *, partial: bool = False) -> Any:
         """The value of module constant ``name`` (as it is once the module is imported)."""
         return self._run(lambda: self._global(name, None), self._definition_of(name), None, None, partial)
@@ -154,7 +163,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
         self._constants, self._defaults = self._caches[partial]
         return former
 
-    def _run(self, compute: Callable[[], Any], node, now, frame, partial: bool = False) -> Any:
+    def _run(self, compute: Callable[[], Any], node, now, frame, partial: bool = False,
+             whole_hole: bool = False) -> Any:
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = frame, now, 0, 0
         former_mode = self._set_mode(partial)
@@ -166,7 +176,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Imports, _Express
             if hole is None:
                 return value
             if value.__class__ is Hole:  # wholly unknown: a plain Unresolved says so
-                return Unresolved(hole.reason, hole.location)
+                return value if whole_hole else Unresolved(hole.reason, hole.location)
             return value if partial else Unresolved(hole.reason, hole.location)
         except _Refusal as refusal:
             return self._unresolved(refusal, node)

@@ -95,6 +95,8 @@ class _Expressions(_EvaluatorState):
         operand = self._eval(node.operand)
         op = node.op.__class__
         if op is ast.Not:
+            if operand.__class__ is Hole and operand.template is not None:
+                return Hole(operand.reason, operand.location, {"not": operand.template})
             return not self._truth(operand)
         if operand.__class__ not in _NUMBER_TYPES:
             raise TypeError(f"bad operand type for unary operator: '{_type_name(operand)}'")

@@ -105,6 +105,10 @@ class _Holes(_EvaluatorState):
 
     def _template_call(self, name: str, arguments: _Arguments, node) -> Hole:
         """``int(hole)`` and the like: a template when the argument has one."""
+        if name == "isinstance":
+            instance = self._template_isinstance(arguments, node)
+            if instance is not None:
+                return instance
         if name not in _TEMPLATE_BUILTINS or arguments.keywords or len(arguments.positional) != 1:
             self._refuse_hole_arguments(arguments, node)
         hole = arguments.positional[0]
@@ -162,6 +166,10 @@ class _Branches(_EvaluatorState):
                 if None not in templates:
                     template = {"eq": templates}
                     return Hole(hole.reason, hole.location, template if cls is ast.Eq else {"not": template})
+            if (cls is ast.In or cls is ast.NotIn) and hole is left:
+                membership = self._template_membership(hole, right, cls is ast.NotIn)
+                if membership is not None:
+                    return membership
         raise self._refuse_hole(hole)
 
     def _split(self, condition: Hole, stmt: ast.If, rest: Sequence[ast.stmt]) -> Any:

@@ -173,10 +173,11 @@ def generate(sources, config: Config) -> Generated:
                                f"name its module `{module}`; rename the file")
                 )
                 continue
-            reads = ctx.evaluator.read_modules()  # files of the project values were read from
+            frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
+            # Files of the project values were read from, schemas' and checks' alike.
+            reads = ctx.evaluator.read_modules()
             reads.pop(source.path, None)
             source_hashes.update(reads)
-            frozen, reasons, module_problems = _freeze_module(ctx, facts, module)
             if reasons:
                 # Imported at run time, like import discovery: its schemas are not frozen, so
                 # what would be wrong with freezing them does not block the manifest.

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import FrozenSet, Optional, Tuple, Union
 
+from hermes_lint.model import Hole, Unresolved
 from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
@@ -77,7 +78,18 @@ def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
             raise _NotDeclarative("check_fn is not a plain function or lambda of this module")
         form = _Classifier(ctx).callable_form(target, depth=0, seen=())
     except _NotDeclarative as exc:
-        result = {"kind": "import", "reason": str(exc)}
+        reason = str(exc)
+        if target is not None:
+            value = ctx.evaluator.call_after_import(node)
+            template = template_of_check(value)
+            if template is not None:
+                result = {"kind": "template", "template": template}
+                if function is not None:
+                    result["function"] = function
+                return result
+            if isinstance(value, Unresolved) and not value.reason.startswith(_CLASSIFIER_KNOWS_BETTER):
+                reason = import_reason(value.reason)
+        result = {"kind": "import", "reason": reason}
         if function is not None:
             result["function"] = function
         return result
@@ -194,6 +206,10 @@ class _Classifier:
             return None
         if not self.ctx.semantic.binds_only_by_import(_root_name(call.func)):
             return None
+        # Only os's own getters: a project's environment reader (``env_var_enabled("X")``) reads
+        # X but answers something else (is it "1"/"true"/...?); the template path states that.
+        if self.ctx.semantic.import_target(call.func) not in ("os.getenv", "os.environ.get"):
+            return None
         return self._constant_str(access.name_node)
 
     def _find_spec_name(self, call: ast.Call) -> Optional[str]:
@@ -231,3 +247,40 @@ def _source(ctx: ModuleContext, node: ast.expr) -> str:
     text = source_segment(ctx.lines, node)
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def template_of_check(value: object) -> Optional[dict]:
+    """The template whose truthiness is the check's, from what the evaluator says calling the
+    check returns: a templated hole's template, or a constant; None when there is none."""
+    if isinstance(value, Hole):
+        return value.template
+    if value is None or type(value) in (bool, int, float, str):
+        return {"const": value}
+    return None
+
+
+# Refusals the classifier's own reason states better (async, decorated).
+_CLASSIFIER_KNOWS_BETTER = ("call to async function", "call to decorated function")
+
+# What the evaluator's refusals mean for a check the runtime must import to run.
+_REASONS = (
+    (re.compile(r"^unsupported statement: import \(in (\w+)\)"),
+     "{0} imports a module inside the function, which only running it can do"),
+    (re.compile(r"^call to imported function (\w+)"),
+     "it calls {0}, which is not a function of a project module the manifest can evaluate"),
+    (re.compile(r"^environment read"),
+     "it reads the environment other than by os.getenv/os.environ.get of a constant name"),
+    (re.compile(r"^imported name (\w+)"),
+     "{0} is bound by an import and rebound in the module, so its value is not known"),
+    (re.compile(r"contains a global declaration \(in (\w+)\)"),
+     "{0} changes module state (a global declaration)"),
+)
+
+
+def import_reason(evaluator_reason: str) -> str:
+    """An understandable sentence for why a check stays an import."""
+    for pattern, sentence in _REASONS:
+        found = pattern.search(evaluator_reason)
+        if found is not None:
+            return "check_fn must run: " + sentence.format(*found.groups())
+    return f"check_fn must run: the manifest cannot evaluate it ({evaluator_reason})"

@@ -222,7 +222,7 @@ def test_definitions_equal_import_discovery_on_the_check_benchmark_corpus(tmp_pa
 def test_corpus_exercises_every_check_kind(corpus):
     _, _, manifest = corpus
     kinds = {tool["check"]["kind"] for tool in manifest["tools"].values()}
-    assert kinds == {"always", "env", "module", "import"}
+    assert kinds == {"always", "env", "module", "template", "import"}
     assert any(tool["handler"] == "via import" for tool in manifest["tools"].values())
     assert any(tool["is_async"] for tool in manifest["tools"].values())
 
