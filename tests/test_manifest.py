@@ -118,6 +118,9 @@ NOT_DECLARATIVE = {
     "imported check": ("from tools.helpers import check", "check_fn is not a plain function"),
     "subscript": ('def check():\n    return bool(os.environ["A"])',
                   "check_fn must run: it reads the environment other than by os.getenv"),
+    "local import of a project module": (
+        'def check():\n    from tools.helpers import configured\n    return configured()',
+        "check_fn must run: check imports a module inside the function, which only running it can do"),
     "reads a file": ('def check():\n    return open("/etc/hostname").read() != ""',
                      "check_fn must run: the manifest cannot evaluate it (call to builtin open"),
 }
@@ -147,6 +150,12 @@ TEMPLATE_CHECKS = {
         {"if": {"not": ENV_A}, "then": {"const": False},
          "else": {"in": {"method": "lower", "of": {"method": "strip", "of": ENV_A}},
                   "values": ["1", "on", "true"]}}),
+    "find_spec after a local import, in a try": (
+        'def check():\n    import importlib.util\n    try:\n'
+        '        return importlib.util.find_spec("yaml") is not None\n'
+        '    except (ImportError, ValueError):\n        return False',
+        {"try": {"not": {"is_none": {"find_spec": "yaml"}}}, "except": ["ImportError", "ValueError"],
+         "fallback": {"const": False}}),
     "platform": ('import sys\ndef check():\n    return sys.platform == "darwin"',
                  {"eq": [{"platform": None}, {"const": "darwin"}]}),
     "path exists": ('from pathlib import Path\ndef check():\n    return Path("~/.probe").expanduser().exists()',

@@ -35,15 +35,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
 
     def action() -> int:
         from hermes_lint.config import load_config
-        from hermes_lint.manifest.generate import (
-            diff,
-            generate_for_root,
-            is_fresh,
-            read_current,
-            stale_diagnostic,
-            summary,
-        )
-        from hermes_lint.report.output import format_text
 
         project_root = resolve_root(root)
         config = load_config(project_root)
@@ -60,6 +51,23 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             raise UsageError(f"{shown}: is not a regular file (a device, FIFO or socket); it is never replaced")
         if not (check_only or show_diff) and target.is_symlink():
             raise UsageError(f"{shown}: is a symbolic link; it is never replaced (name the file it points to)")
+
+        if check_only:  # unchanged since the last run found it fresh: nothing to generate
+            from hermes_lint.manifest.fresh_cache import known_fresh
+
+            known = known_fresh(project_root, config, target)
+            if known is not None:
+                click.echo(f"{shown} is up to date ({known})", err=True)
+                return EXIT_CLEAN
+        from hermes_lint.manifest.generate import (
+            diff,
+            generate_for_root,
+            is_fresh,
+            read_current,
+            stale_diagnostic,
+            summary,
+        )
+        from hermes_lint.report.output import format_text
 
         if not (check_only or show_diff):
             try:
@@ -83,6 +91,9 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             raise UsageError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
         if is_fresh(current, generated):
             if check_only:
+                from hermes_lint.manifest.fresh_cache import remember_fresh
+
+                remember_fresh(project_root, config, target, summary(data), generated.inputs)
                 click.echo(f"{shown} is up to date ({summary(data)})", err=True)
             return EXIT_CLEAN
         if check_only:

@@ -82,8 +82,11 @@ class _Calls(_EvaluatorState):
         """What an expression rooted at an imported name reaches: ``os.environ`` for
         ``os.environ.get`` after ``import os``; None when the root is not an import."""
         root = _root_name(node)
-        if root is None or self._is_local(root):
+        if root is None:
             return None
+        if self._is_local(root):
+            origin = self._local_import(root)
+            return None if origin is None else origin + _path_from_root(node)
         kind = self._classify(root)
         if kind[0] != "import" or not self._only_imported(root):
             return None

@@ -20,6 +20,7 @@ from typing import Any, List, Optional, Sequence
 
 from ..model import Hole, HoleUsed
 from .limits import BUDGET_EXCEEDED
+from .primitives import LocalImport
 from .state import _EvaluatorState
 from .syntax import _root_name
 from .values import _PYTHON_ERRORS, _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal, _Returned, _raises
@@ -146,7 +147,8 @@ class _Holes(_EvaluatorState):
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 # Exceptions a template's ``try`` may name (the runtime knows these builtins by name).
-_TEMPLATE_EXCEPTIONS = frozenset({"Exception", "ValueError", "TypeError", "ArithmeticError", "LookupError", "KeyError"})
+_TEMPLATE_EXCEPTIONS = frozenset({"Exception", "ValueError", "TypeError", "ArithmeticError", "LookupError", "KeyError",
+                                  "ImportError", "ModuleNotFoundError"})
 
 
 class _Branches(_EvaluatorState):
@@ -255,7 +257,7 @@ def _exception_names(node: Optional[ast.expr]) -> Optional[List[str]]:
 
 def _is_frozen(value: Any) -> bool:
     cls = value.__class__
-    if cls in _SCALAR_TYPES or cls is Hole or cls is _FunctionRef or cls is _BuiltinRef:
+    if cls in _SCALAR_TYPES or cls is Hole or cls is _FunctionRef or cls is _BuiltinRef or cls is LocalImport:
         return True
     return cls is tuple and all(_is_frozen(item) for item in value)
 

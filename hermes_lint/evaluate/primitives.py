@@ -33,6 +33,20 @@ _TYPES = frozenset(_TYPE_OBJECTS)
 _TOP_LEVEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+# Modules a function may import locally (``import importlib.util`` inside the check): the
+# standard library's, whose functions the runtime computes or the evaluator reads as such.
+LOCAL_IMPORTS = frozenset({"importlib", "importlib.util", "shutil", "sys", "os", "os.path", "pathlib"})
+
+
+class LocalImport:
+    """A local name bound by an import statement inside a function: what it reaches."""
+
+    __slots__ = ("origin",)
+
+    def __init__(self, origin: str):
+        self.origin = origin
+
+
 class _Primitives(_EvaluatorState):
     """Templates of machine queries and text methods (a mixin of ModuleEvaluator)."""
 
@@ -114,16 +128,57 @@ class _Primitives(_EvaluatorState):
     def _imported_name(self, node: ast.expr) -> Optional[str]:
         """What ``node`` (a name or dotted attribute rooted at an import) reaches, else None."""
         root = _root_name(node)
-        if root is None or self._is_local(root):
+        if root is None:
             return None
-        kind = self._classify(root)
-        if kind[0] != "import" or not self._only_imported(root):
-            return None
+        if self._is_local(root):
+            origin = self._local_import(root)
+            if origin is None:
+                return None
+        else:
+            kind = self._classify(root)
+            if kind[0] != "import" or not self._only_imported(root):
+                return None
+            origin = kind[1].origin
         path = []
-        while node.__class__ is ast.Attribute:
+        while isinstance(node, ast.Attribute):
             path.append(node.attr)
             node = node.value
-        return ".".join([kind[1].origin, *reversed(path)])
+        return ".".join([origin, *reversed(path)])
+
+    def _local_import(self, name: str) -> Optional[str]:
+        """What local ``name`` reaches when an import statement of the function bound it."""
+        frame = self._frame
+        while frame is not None:
+            if name in frame.local_names:
+                value = frame.values.get(name)
+                return value.origin if value.__class__ is LocalImport else None
+            frame = frame.parent
+        return None
+
+    def _exec_import(self, stmt: ast.stmt) -> None:
+        """``import importlib.util`` (or ``from shutil import which``) inside a function, of the
+        standard-library modules in ``LOCAL_IMPORTS``: binds the local name to what it reaches."""
+        frame = self._frame
+        if frame is None or frame.opaque:
+            raise _Refusal("unsupported statement: import", stmt)
+        bound = {}
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name not in LOCAL_IMPORTS:
+                    raise _Refusal("unsupported statement: import", stmt)
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    bound[alias.name.partition(".")[0]] = alias.name.partition(".")[0]
+        elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module in LOCAL_IMPORTS:
+            for alias in stmt.names:
+                if alias.name == "*":
+                    raise _Refusal("unsupported statement: import", stmt)
+                bound[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+        else:
+            raise _Refusal("unsupported statement: import", stmt)
+        for name, origin in bound.items():
+            frame.values[name] = LocalImport(origin)
 
 
 def _template_of(value: Any) -> Any:

@@ -234,5 +234,7 @@ _STATEMENTS: Dict[type, Callable] = {
     ast.For: _Statements._exec_for,
     ast.Assert: _Statements._exec_assert,
     ast.Try: _Statements._exec_try,
+    ast.Import: lambda self, stmt: self._exec_import(stmt),
+    ast.ImportFrom: lambda self, stmt: self._exec_import(stmt),
 }
 

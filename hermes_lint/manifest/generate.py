@@ -93,6 +93,8 @@ class Generated:
     problems: List[Diagnostic] = field(default_factory=list)
     # Files left out, with why (a syntax error: runtime discovery cannot read them either).
     skipped: List[Diagnostic] = field(default_factory=list)
+    # Other project files the result depends on: sha256 of each read, "" of each looked for.
+    inputs: Dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -148,6 +150,7 @@ def generate(sources, config: Config) -> Generated:
     modules: Dict[str, dict] = {}
     import_only: Dict[str, dict] = {}
     tools: Dict[str, dict] = {}
+    inputs: Dict[str, str] = {}
 
     for source in sources.tool_files:
         if source.data is None:
@@ -178,6 +181,7 @@ def generate(sources, config: Config) -> Generated:
             reads = ctx.evaluator.read_modules()
             reads.pop(source.path, None)
             source_hashes.update(reads)
+            inputs.update(ctx.evaluator.read_modules(inspected=True))
             if reasons:
                 # Imported at run time, like import discovery: its schemas are not frozen, so
                 # what would be wrong with freezing them does not block the manifest.
@@ -211,7 +215,8 @@ def generate(sources, config: Config) -> Generated:
     }
     digest, text = _digest_and_bytes(data)
     data = {DIGEST_KEY: digest, **data}
-    return Generated(data, text, [], skipped)
+    listed = {source.path for source in sources.tool_files}
+    return Generated(data, text, [], skipped, {p: h for p, h in inputs.items() if p not in listed})
 
 
 # --------------------------------------------------------------------------- one module

@@ -77,6 +77,14 @@ def check_module():
         return False
 
 
+def check_local_module():
+    import importlib.util
+    try:
+        return importlib.util.find_spec("probe_optional_module") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def check_platform():
     if sys.platform == "darwin":
         return True
@@ -109,7 +117,7 @@ CHECKS = {
 }
 '''
 
-PROBES = ("enabled", "token", "program", "configured_program", "module", "platform",
+PROBES = ("enabled", "token", "program", "configured_program", "module", "local_module", "platform",
           "config_file", "sandbox", "count")
 REGISTRATIONS = "".join(
     f'registry.register(name="probe_{name}", toolset="probe", schema={{"name": "probe_{name}", '
@@ -226,7 +234,7 @@ def test_a_program_on_path_a_findable_module_and_a_file_present(project, tmp_pat
     by_import = run(project, "import", env)
     by_manifest = run(project, "manifest", env)
     assert by_manifest == {"available": by_import["available"], "imported": []}
-    assert {"probe_program", "probe_configured_program", "probe_module",
+    assert {"probe_program", "probe_configured_program", "probe_module", "probe_local_module",
             "probe_config_file"} <= set(by_import["available"])
 
 
