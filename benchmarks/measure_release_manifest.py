@@ -106,7 +106,7 @@ def measure(release: Path, env: dict[str, str]) -> None:
         print(f"{release.name}: {len(tool_modules)} tool modules, {len(tools)} tools in the manifest")
         print(f"  tool modules imported by the manifest start: {len(by_manifest['before'])}; by the start "
               f"and get_definitions: {len(by_manifest['after'])} of {len(tool_modules)} (import attempts, "
-              f"one that fails included)")
+              f"even when the import fails)")
         print(f"  frozen schemas: {frozen} of {len(tools)}; checks: {dict(sorted(kinds.items()))}")
         print(f"  definitions: {len(by_manifest['definitions'])} from the manifest, "
               f"{len(by_import['definitions'])} by import discovery; compared {len(compared)} tools, "

@@ -115,7 +115,8 @@ NOT_DECLARATIVE = {
     "dotted find_spec": ('def check():\n    return importlib.util.find_spec("a.b") is not None',
                          "check_fn must run: the manifest cannot evaluate it (find_spec of a name "
                          "that is not a constant top-level module"),
-    "imported check": ("from tools.helpers import check", "check_fn is not a plain function"),
+    "imported check": ("from tools.helpers import check",
+                       "check_fn must run: it calls check, which is not a function of a project module"),
     "subscript": ('def check():\n    return bool(os.environ["A"])',
                   "check_fn must run: it reads the environment other than by os.getenv"),
     "local import of a project module": (
@@ -198,6 +199,46 @@ def test_other_checks_need_the_import(tmp_path, case):
     check = generated.data["tools"]["probe"]["check"]
     assert check["kind"] == "import" and check["reason"].startswith(reason), check
     assert generated.data["tools"]["probe"]["import_for_definitions"] is True
+
+
+BACKEND_MODULE = """
+import os
+import shutil
+
+PROGRAM = os.environ.get("PROBE_PROGRAM", "probe-program")
+
+
+def program_available():
+    return bool(shutil.which(PROGRAM))
+"""
+HELPER_MODULE = """
+import sys
+
+
+def check():
+    if sys.platform not in ("darwin", "linux"):
+        return False
+    from tools.backend import program_available
+    return program_available()
+"""
+
+
+@pytest.mark.parametrize("import_line", ["from tools.helpers import check",
+                                         "import tools.helpers\ncheck = tools.helpers.check"])
+def test_a_check_of_another_project_module_is_followed(tmp_path, import_line):
+    """Imported from a project module, with a local import of another function there."""
+    make_project(tmp_path, {"probe_tool": tool_module(import_line), "helpers": HELPER_MODULE,
+                            "backend": BACKEND_MODULE})
+    generated = generate(tmp_path)
+    assert generated.ok, generated.problems
+    program = {"if": {"is_none": {"env": "PROBE_PROGRAM"}}, "then": {"const": "probe-program"},
+               "else": {"env": "PROBE_PROGRAM"}}
+    check = generated.data["tools"]["probe"]["check"]
+    assert check == {"kind": "template", "template": {
+        "if": {"not": {"in": {"platform": None}, "values": ["darwin", "linux"]}},
+        "then": {"const": False},
+        "else": {"call": "bool", "args": [{"which": program}]}}}
+    assert generated.data["modules"]["tools.probe_tool"]["reads"] == ["tools/backend.py", "tools/helpers.py"]
 
 
 @pytest.mark.parametrize("case", list(TEMPLATE_CHECKS))

@@ -23,7 +23,7 @@ from typing import Any, Optional
 from ..model import Hole
 from .state import _EvaluatorState
 from .syntax import _root_name
-from .values import _SCALAR_TYPES, _Arguments, _BuiltinRef, _Refusal
+from .values import _SCALAR_TYPES, _Arguments, _BuiltinRef, _FunctionRef, _Refusal
 
 # Calls whose result the runtime computes itself, by what the call's name reaches.
 PRIMITIVES = frozenset({"shutil.which", "importlib.util.find_spec"})
@@ -175,6 +175,18 @@ class _Primitives(_EvaluatorState):
                 if alias.name == "*":
                     raise _Refusal("unsupported statement: import", stmt)
                 bound[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.level == 0:
+            # A function of a project module the evaluator reads (``from pkg.mod import f``):
+            # what the module-level import of it would give.
+            for alias in stmt.names:
+                if alias.name == "*":
+                    raise _Refusal("unsupported statement: import", stmt)
+                value = self._imported(alias.name, f"{stmt.module}.{alias.name}", stmt,
+                                       "unsupported statement: import")
+                if value.__class__ is not _FunctionRef:
+                    raise _Refusal("unsupported statement: import", stmt)
+                frame.values[alias.asname or alias.name] = value
+            return None
         else:
             raise _Refusal("unsupported statement: import", stmt)
         for name, origin in bound.items():

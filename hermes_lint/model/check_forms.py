@@ -79,7 +79,7 @@ def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
         form = _Classifier(ctx).callable_form(target, depth=0, seen=())
     except _NotDeclarative as exc:
         reason = str(exc)
-        if target is not None:
+        if target is not None or isinstance(node, ast.Name):  # a function of this or a project module
             value = ctx.evaluator.call_after_import(node)
             template = template_of_check(value)
             if template is not None:
@@ -266,6 +266,8 @@ _CLASSIFIER_KNOWS_BETTER = ("call to async function", "call to decorated functio
 _REASONS = (
     (re.compile(r"^unsupported statement: import \(in (\w+)\)"),
      "{0} imports a module inside the function, which only running it can do"),
+    (re.compile(r"^imported name (\w+)$"),
+     "check_fn is {0}, imported from a module the manifest cannot read"),
     (re.compile(r"^call to imported function (\w+)"),
      "it calls {0}, which is not a function of a project module the manifest can evaluate"),
     (re.compile(r"^environment read"),
