@@ -174,6 +174,25 @@ def test_autofix_of_invalid_example(rule, example: Invalid):
     assert again.texts == {} and again.fixed == 0
 
 
+
+@pytest.mark.parametrize("rule, example", list(_autofix_cases()))
+def test_an_autofix_never_reads_its_finding_s_message(rule, example: Invalid, monkeypatch):
+    """A fix takes what it writes from the finding's data (``Diagnostic.fix_data``): with every
+    message reworded, the fixes are the same."""
+    from dataclasses import replace
+
+    from hermes_lint.edit.fix import run as fix_run
+
+    config = config_from_table({"select": [rule.code], **example.options})
+    expected = fix_run.fix_sources(example_sources(example), config, unsafe=True).texts
+    real_fixes_for = fix_run.fixes_for
+
+    def reworded(diagnostics, source, **kwargs):
+        return real_fixes_for([replace(d, message="reworded") for d in diagnostics], source, **kwargs)
+
+    monkeypatch.setattr(fix_run, "fixes_for", reworded)
+    assert fix_run.fix_sources(example_sources(example), config, unsafe=True).texts == expected
+
 def test_every_rule_with_an_autofix_shows_it():
     for rule in all_rules():
         if rule.fix_applicability is not None:

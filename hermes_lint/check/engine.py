@@ -165,6 +165,7 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
                             finding.location.col,
                             rule_class.code,
                             finding.message,
+                            finding.fix_data,
                         )
                     )
         finally:
@@ -228,6 +229,7 @@ def unsuppressed_diagnostics(
                     finding.location.col,
                     rule_class.code,
                     finding.message,
+                    finding.fix_data,
                 )
             )
     return diagnostics
@@ -276,7 +278,10 @@ def apply_suppressions(
             for code in comment.codes:
                 if code.startswith("HRM") and code not in suppressed and config.is_selected(code, path):
                     kept.append(
-                        Diagnostic(path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing")
+                        Diagnostic(
+                            path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing",
+                            (("code", code),),
+                        )
                     )
     return sorted(kept)
 

@@ -33,6 +33,9 @@ class Finding:
     location: Location
     message: str
     path: Optional[str] = None
+    # Structured data for the rule's ``fix`` (``Diagnostic.fix_data``): what to write, never
+    # parsed back out of the message.
+    fix_data: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
