@@ -68,7 +68,7 @@ def collect_sources(root: Path, config: Config, plugins: bool = True) -> Project
     """Every candidate tool module under the tools directory, the plugin packages that register
     tools (``plugins=False``: not them), and toolsets.py when present."""
     from hermes_lint.project.plugin_tools import plugin_paths
-    from hermes_lint.regular_files import require_listable
+    from hermes_lint.config import require_listable
 
     tools_dir = root / config.tools_dir
     require_listable(tools_dir)

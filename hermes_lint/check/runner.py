@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
-from hermes_lint.config import Config
+from hermes_lint.config import Config, require_listable
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.regular_files import StatKey, require_listable, settled, stat_key
+from hermes_lint.regular_files import StatKey, settled, stat_key
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from concurrent.futures import Future
