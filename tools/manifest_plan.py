@@ -53,7 +53,9 @@ class ManifestPlan:
     file ``<tools_dir>/<stem>.py`` that discovery could import (not ``os``, not ``../x``, not
     ``tools.x.y``, not ``tools.registry``); handler and check references are plain names looked
     up on such a module after it is imported; nothing else is ever imported except a
-    ``module`` check's ``importlib.util.find_spec`` probe, which locates but does not import.
+    ``find_spec`` probe of a top-level name (a ``module`` check, a template's ``find_spec``),
+    which locates but does not import, and the standard library's ``shutil``/``pathlib`` when a
+    template asks ``which``/``path_exists``.
 
     A file exactly as generated (its digest matches) is used as it is; any other is validated
     in full by ``tools.manifest_checks``. The digest is no signature: whoever can write the
@@ -131,7 +133,8 @@ class ManifestPlan:
     def check_own_modules(self) -> None:
         """Each module lists only tools of its own (a tool's module is the only one its lazy
         entry imports, and modules are only those of files in the tools directory); a module
-        check probes a top-level name (``find_spec`` of a dotted name imports its parent)."""
+        check probes a top-level name (``find_spec`` of a dotted name imports its parent); a template
+        check is well formed."""
         tools = self.tools
         for module, record in self.modules.items():
             for name in record["tools"]:

@@ -23,9 +23,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.check.cache import ResultCache
 
 FRESH_NAME = "manifest-fresh-v1.json"
+MAX_RECORD_BYTES = 64 * 1024 * 1024  # a record names every file read: far below this
 
 
-def _state(root: Path, config: Config, target: Path) -> Optional[Tuple[ResultCache, str]]:
+def _state(root: Path, config: Config, target: Path,
+           open_cache: bool = True) -> Optional[Tuple[Optional[ResultCache], str]]:
     """``(cache, state)``: what the verdict depends on besides other files' contents, or None
     when some input cannot be pinned by its stat."""
     import time
@@ -42,22 +44,43 @@ def _state(root: Path, config: Config, target: Path) -> Optional[Tuple[ResultCac
     manifest = _stat(target)
     if state is None or manifest is None or not settled(manifest.st_mtime_ns, taken):
         return None
-    return _open_cache(root, config), f"{state}\n{target}\0{_key_text(_key_of(manifest))}"
+    return (_open_cache(root, config) if open_cache else None), f"{state}\n{target}\0{_key_text(_key_of(manifest))}"
 
 
 def known_fresh(root: Path, config: Config, target: Path) -> Optional[str]:
     """The summary recorded when the manifest was last found up to date, if nothing it depended
-    on has changed since; else None."""
-    pinned = _state(root, config, target)
+    on has changed since; else None. Reads the record itself, without loading the cache's
+    codec and the toolkit's data model (a tenth of a second of a run that finds nothing to do)."""
+    import hashlib
+    import os
+    import stat
+
+    from hermes_lint.check.cache_identity import CACHE_DIR_NAME, key_text, toolkit_fingerprint
+    from hermes_lint.config import leaves_root
+    from hermes_lint.regular_files import read_regular_file
+
+    pinned = _state(root, config, target, open_cache=False)
     if pinned is None:
         return None
-    cache, state = pinned
+    _, state = pinned
+    directory = root / CACHE_DIR_NAME
     try:
-        data = json.loads(cache._read(FRESH_NAME))
-        if not isinstance(data, dict) or data.get("key") != cache.key_text or data.get("state") != state:
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):  # a link to a directory: not used
             return None
-        if not cache._read_modules_unchanged(data.get("inputs")):
+        data = json.loads(read_regular_file(directory / FRESH_NAME, MAX_RECORD_BYTES).decode("utf-8"))
+        if (not isinstance(data, dict) or data.get("state") != state
+                or data.get("key") != key_text(config.fingerprint(), toolkit_fingerprint())):
             return None
+        for item in data["inputs"]:  # as ResultCache._read_modules_unchanged judges them
+            path, recorded = item
+            if not isinstance(path, str) or not path or leaves_root(path):
+                return None
+            try:
+                current = hashlib.sha256(read_regular_file(root / path)).hexdigest()
+            except (OSError, ValueError):
+                current = ""
+            if current != recorded:
+                return None
         summary = data.get("summary")
     except Exception:  # missing, corrupt or tampered: generate
         return None
@@ -71,6 +94,7 @@ def remember_fresh(root: Path, config: Config, target: Path, summary: str, input
     if pinned is None:
         return
     cache, state = pinned
+    assert cache is not None
     text = json.dumps({"key": cache.key_text, "state": state,
                        "inputs": [list(item) for item in sorted(inputs.items())], "summary": summary},
                       separators=(",", ":"))

@@ -23,6 +23,11 @@ arguments. Anything else — another function body, parameters, decorators, ``as
 binds some other way — is ``{"kind": "import", "reason": ...}``: the runtime must import the
 module and run the real function (``function`` names it when it is a plain module function).
 
+Anything else the evaluator can follow on every path (``ModuleEvaluator.call_after_import``) is
+``{"kind": "template", "template": T}``: ``bool`` of a template over the operators of
+``tools/manifest_templates.py``. Only what it cannot follow is ``import``, with a sentence
+saying why (``import_reason``).
+
 Exactness over coverage: a form is only produced when evaluating it gives the same answer as
 running the function, for every environment.
 """
