@@ -67,8 +67,9 @@ VARIANTS = {
 
 # The runtime a project without a manifest runs on: the registry and the modules it imports
 # for import discovery, dispatch and the plugin and toolset rules.
-RUNTIME_FILES = ("registry.py", "import_discovery.py", "dispatch_results.py", "plugin_policy.py",
-                 "toolset_queries.py")
+RUNTIME_FILES = ("registry.py", "tool_entry.py", "import_discovery.py", "dispatch_results.py",
+                 "plugin_policy.py", "toolset_queries.py", "tool_definitions.py", "check_cache.py",
+                 "tool_results.py")
 
 
 def make_project(root: Path, toolsets: str = MINIMAL_TOOLSETS) -> Path:
