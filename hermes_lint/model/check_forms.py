@@ -70,6 +70,12 @@ _Form = Union[_Env, _Module]  # an _Env with no names is "always"
 class _NotDeclarative(Exception):
     """The check's truthiness cannot be stated as a declarative form; the message says why."""
 
+    too_deep = False
+
+
+class _TooDeep(_NotDeclarative):
+    too_deep = True
+
 
 def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
     """The declarative form of the ``check_fn`` passed to the register ``call`` of ``ctx``."""
@@ -84,7 +90,8 @@ def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
         form = _Classifier(ctx).callable_form(target, depth=0, seen=())
     except _NotDeclarative as exc:
         reason = str(exc)
-        if target is not None or isinstance(node, ast.Name):  # a function of this or a project module
+        # Past the call depth every analysis shares (CALL_DEPTH), the check stays an import.
+        if (target is not None or isinstance(node, ast.Name)) and not exc.too_deep:
             value = ctx.evaluator.call_after_import(node)
             template = template_of_check(value)
             if template is not None:
@@ -122,7 +129,7 @@ class _Classifier:
 
     def callable_form(self, fn: CallableNode, depth: int, seen: Tuple[int, ...]) -> _Form:
         if depth > CALL_DEPTH or id(fn) in seen:
-            raise _NotDeclarative("check_fn calls too deep a chain of functions")
+            raise _TooDeep("check_fn calls too deep a chain of functions")
         seen = seen + (id(fn),)
         if _has_parameters(fn.args):
             raise _NotDeclarative("check_fn takes parameters")
