@@ -49,7 +49,7 @@ ENV_VAR_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
 TEMPLATE_SUFFIX = ".py.tmpl"
 # Generated lines stay within this width where the generator chooses the line breaks.
-LINE_WIDTH = 99
+LINE_WIDTH = 79  # flake8's default (pycodestyle E501): the file passes it as generated
 # Unicode categories refused in a description: controls (other than newline and tab),
 # invisible format characters (bidi overrides, zero-width), line/paragraph separators,
 # surrogates. HRM701 would report most of them in the finished file.
@@ -240,15 +240,17 @@ def render_tool(spec: ToolSpec, template: Optional[str] = None) -> str:
         "schema_const": f"{name.upper()}_SCHEMA",
         "description_literal": _wrapped_literal(spec.description, indent=4, prefix='"description": '),
         "extra_imports": "import os" if env else "",
-        "check_doc": (
+        "check_doc": _wrapped_docstring(
             f"Available when {_enumerate(env)} {'is' if len(env) == 1 else 'are'} set."
             if env
-            else "Always available: this tool needs no configuration."
+            else "Always available: this tool needs no configuration.",
+            indent=4,
         ),
         "check_return": _check_return(env),
         "availability_guard": (
+            # A block at the handler's indentation (4): the return is at 8 in the file.
             f"if not {check_fn}():\n"
-            f"    return tool_error({string_literal(f'{name} is not configured: set {_enumerate(env)}')})"
+            + _dedented(_wrapped_call("tool_error", f"{name} is not configured: set {_enumerate(env)}", 8, "return "), 4)
             if env
             else ""
         ),
@@ -303,7 +305,25 @@ def _wrapped_literal(text: str, indent: int, prefix: str) -> str:
     literal = string_literal(text)
     if indent + len(prefix) + len(literal) + 1 <= LINE_WIDTH:
         return literal
-    room = LINE_WIDTH - (indent + 4) - 2  # inside the quotes of a continuation line
+    return "(\n" + _continuation_lines(text, indent + 4) + " " * indent + ")"
+
+
+def _wrapped_call(function: str, text: str, indent: int, prefix: str = "") -> str:
+    """The line ``prefix function("text")`` at ``indent``, or the call with the string on
+    continuation lines that fit."""
+    one_line = f"{' ' * indent}{prefix}{function}({string_literal(text)})"
+    if len(one_line) <= LINE_WIDTH:
+        return one_line
+    return f"{' ' * indent}{prefix}{function}(\n" + _continuation_lines(text, indent + 4) + " " * indent + ")"
+
+
+def _dedented(text: str, by: int) -> str:
+    return "\n".join(line[by:] for line in text.split("\n"))
+
+
+def _continuation_lines(text: str, indent: int) -> str:
+    """``text`` as string literals on lines of their own at ``indent``, each within the width."""
+    room = LINE_WIDTH - indent - 2  # inside the quotes
     pieces: List[str] = []
     current = ""
     for word in re.findall(r"\S+\s*|\s+", text):
@@ -312,8 +332,15 @@ def _wrapped_literal(text: str, indent: int, prefix: str) -> str:
             current = ""
         current += word
     pieces.append(current)
-    inner = " " * (indent + 4)
-    return "(\n" + "".join(f"{inner}{string_literal(piece)}\n" for piece in pieces) + " " * indent + ")"
+    return "".join(f"{' ' * indent}{string_literal(piece)}\n" for piece in pieces)
+
+
+def _wrapped_docstring(text: str, indent: int) -> str:
+    """The text of a one-sentence docstring at ``indent``: its later lines indented, every
+    line (quotes included) within the width."""
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    lines = textwrap.wrap(escaped, width=LINE_WIDTH - indent - 6, break_long_words=False, break_on_hyphens=False)
+    return ("\n" + " " * indent).join(lines)
 
 
 # --------------------------------------------------------------------- planning
