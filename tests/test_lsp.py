@@ -334,3 +334,62 @@ async def test_a_changed_pyproject_is_read_again(client, project):
         types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Created)])
     ))
     assert codes(found) == [(24, "HRM201"), (25, "HRM404")]
+
+
+SHARED_SCHEMA = '''\
+"""A schema shared by tools (registers nothing itself)."""
+
+LOOKUP_SCHEMA = {
+    "name": "lookup",
+    "description": "Look a word up.",
+    "parameters": {
+        "type": "object",
+        "properties": {"word": {"type": "string", "description": "The word."}},
+        "required": ["word"],
+    },
+}
+'''
+
+LOOKUP_TOOL = '''\
+"""A tool whose schema comes from another module."""
+import json
+
+from tools.registry import registry
+from tools.shared_schema import LOOKUP_SCHEMA
+
+
+def check_lookup() -> bool:
+    return True
+
+
+def _handle_lookup(args, **kwargs):
+    return json.dumps({"word": args.get("word", "")})
+
+
+registry.register(
+    name="lookup",
+    toolset="demo",
+    schema=LOOKUP_SCHEMA,
+    handler=_handle_lookup,
+    check_fn=check_lookup,
+)
+'''
+
+
+@pytest.mark.asyncio
+async def test_an_unsaved_edit_to_an_imported_schema_shows_in_the_tool_that_imports_it(client, project):
+    shared = project / "tools" / "shared_schema.py"
+    shared.write_text(SHARED_SCHEMA, encoding="utf-8")
+    tool = project / "tools" / "lookup_tool.py"
+    tool.write_text(LOOKUP_TOOL, encoding="utf-8")
+    tool_uri = await _opened(client, tool)
+    before = client.diagnostics[tool_uri]
+    assert "HRM306" not in [d.code for d in before]
+    shared_uri = await _opened(client, shared)
+    assert list(client.diagnostics[shared_uri]) == []  # not a tool module: nothing of its own
+    emptied = SHARED_SCHEMA.replace('"Look a word up."', '""')
+    found = await diagnostics_after(client, tool_uri, lambda: change_document(client, shared_uri, emptied, 2))
+    # reported where the schema is registered (the tool's register call), from the unsaved text
+    assert "HRM306" in [d.code for d in found]
+    found = await diagnostics_after(client, tool_uri, lambda: change_document(client, shared_uri, SHARED_SCHEMA, 3))
+    assert sorted(d.code for d in found) == sorted(d.code for d in before)

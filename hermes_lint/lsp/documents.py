@@ -101,7 +101,7 @@ def check_documents(root: Path, texts: Dict[str, str]) -> Dict[str, List[Diagnos
     """Each open document's diagnostics (``texts``: relative path -> buffer text), as
     ``hermes-lint check`` reports them for the project with those texts saved."""
     from hermes_lint.check.engine import UNUSED_NOQA, SourceFile, apply_suppressions, check_module
-    from hermes_lint.check.noqa import find_noqa_comments
+    from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
 
     snapshot = flake8_plugin.project_snapshot(root)
     config = snapshot.config
@@ -124,10 +124,16 @@ def check_documents(root: Path, texts: Dict[str, str]) -> Dict[str, List[Diagnos
     for diagnostic in diagnostics:
         if diagnostic.path in by_path and diagnostic.code != UNUSED_NOQA:
             by_path[diagnostic.path].append(diagnostic)
+    # The noqa comments as ``engine.finish`` reads them: a module's from its result (found with
+    # its syntax tree), the toolsets file's from its text.
+    noqa_by_path: Dict[str, Dict[int, NoqaComment]] = {}
+    for relative in texts:
+        if relative in results:
+            noqa_by_path[relative] = {comment.line: comment for comment in results[relative].noqa}
+        elif relative == config.toolsets_file:
+            noqa_by_path[relative] = find_noqa_comments(datas[relative].decode("utf-8", "replace"))
     return {
-        relative: apply_suppressions(
-            found, {relative: find_noqa_comments(flake8_plugin.as_flake8_reads(datas[relative]))}, config
-        )
+        relative: apply_suppressions(found, {relative: noqa_by_path.get(relative, {})}, config)
         for relative, found in by_path.items()
     }
 
