@@ -393,3 +393,32 @@ async def test_an_unsaved_edit_to_an_imported_schema_shows_in_the_tool_that_impo
     assert "HRM306" in [d.code for d in found]
     found = await diagnostics_after(client, tool_uri, lambda: change_document(client, shared_uri, SHARED_SCHEMA, 3))
     assert sorted(d.code for d in found) == sorted(d.code for d in before)
+
+
+@pytest.mark.asyncio
+async def test_a_plugin_module_gets_what_check_reports(client, project):
+    from tests.test_plugin_tools import DEMO_PLUGIN
+
+    plugin = project / "plugins" / "demo" / "__init__.py"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(DEMO_PLUGIN, encoding="utf-8")
+    found = await diagnostics_after(client, plugin.as_uri(), lambda: open_document(client, plugin))
+    expected = [(line - 1, col - 1, code, message) for path, line, col, code, message in check_json(project)
+                if path == "plugins/demo/__init__.py"]
+    assert expected and sorted(summary(found)) == sorted(expected)
+
+
+@pytest.mark.asyncio
+async def test_a_save_reads_the_files_changed_on_disk(client, project):
+    broken = project / "tools" / "broken_tool.py"
+    uri = await _opened(client, broken)
+    assert "HRM401" not in [d.code for d in client.diagnostics[uri]]
+    echo = project / "tools" / "echo_tool.py"  # not open: changed on disk, as by `git checkout`
+    echo.write_text(echo.read_text(encoding="utf-8").replace(f'name="{_registered_name(echo.read_text())}"', 'name="broken"'))
+    found = await diagnostics_after(client, uri, lambda: client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    ))
+    assert [(path, code) for path, _, _, code, _ in check_json(project) if code in ("HRM401", "HRM402")]
+    expected = sorted((line - 1, code) for path, line, _, code, _ in check_json(project) if path == "tools/broken_tool.py")
+    assert codes(found) == expected
+    assert {"HRM401", "HRM402"} & {d.code for d in found}

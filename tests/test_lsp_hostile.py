@@ -147,3 +147,15 @@ def test_the_memory_test_can_see_growth():
     finally:
         process.stdin.close()
         process.wait(timeout=WAIT_SECONDS)
+
+
+def test_shutdown_then_exit_ends_the_server_with_status_0():
+    client = RawClient()
+    client.send(frame(INITIALIZE))
+    client.answer_to(1)
+    client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    assert client.answer_to(2)["result"] is None
+    client.send(frame({"jsonrpc": "2.0", "method": "exit"}))
+    code = client.process.wait(timeout=WAIT_SECONDS)  # by itself: stdin still open
+    assert code == 0
+    assert "Traceback" not in client.process.stderr.read().decode()

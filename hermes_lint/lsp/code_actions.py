@@ -93,9 +93,9 @@ def code_actions(ls: HermesLintServer, params: types.CodeActionParams) -> Option
                     edit=ls.workspace_edit(located.root, [edit]),
                 ))
     if _wanted(FIX_ALL_KIND, only) and any(actions.safe_rule(d.code) for d in diagnostics):
-        edit = fix_all_edit(ls, uri)
-        if edit is not None:
-            found.append(types.CodeAction(title="Fix all safe hermes-lint findings", kind=FIX_ALL_KIND, edit=edit))
+        everything = fix_all_edit(ls, uri)
+        if everything is not None:
+            found.append(types.CodeAction(title="Fix all safe hermes-lint findings", kind=FIX_ALL_KIND, edit=everything))
     return found
 
 

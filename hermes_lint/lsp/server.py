@@ -113,7 +113,7 @@ class HermesLintServer(LanguageServer):
                             del self._due[uri]
                         break
                     self._wake.wait(min(self._due.values()) - now if self._due else None)
-            roots = {}
+            roots: Dict[Path, List[str]] = {}
             for uri in due:
                 located = self.located(uri)
                 if located is None:
