@@ -25,12 +25,14 @@ def rule_page(code: str) -> Optional[str]:
 
 
 def _page_files(code: str):
-    """Where an installation keeps docs/rules/CODE.md: in the package, or a source checkout's."""
-    import importlib.resources
+    """Where an installation keeps docs/rules/CODE.md: the package ``hermes_lint.rule_pages``
+    when the distribution maps the pages there, else a source checkout's docs/rules."""
+    import importlib.util
 
-    package = Path(str(importlib.resources.files("hermes_lint")))
-    yield package / "docs" / "rules" / f"{code}.md"
-    yield package.parent / "docs" / "rules" / f"{code}.md"
+    spec = importlib.util.find_spec("hermes_lint.rule_pages")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        yield Path(location) / f"{code}.md"
+    yield Path(__file__).resolve().parents[2] / "docs" / "rules" / f"{code}.md"
 
 
 @lru_cache(maxsize=None)

@@ -143,9 +143,11 @@ class HermesLintServer(LanguageServer):
                 self._publish(uri, version, diagnostics)
 
     def _publish(self, uri: str, version: Optional[int], diagnostics: List[Diagnostic]) -> None:
-        self.published[uri] = (version, diagnostics)
         document = self.workspace.text_documents.get(uri)
-        text = document.source if document is not None else ""
+        if document is None:
+            return  # closed while it was being checked: its diagnostics were cleared then
+        self.published[uri] = (version, diagnostics)
+        text = document.source
         config = self._config_of(uri)
         params = types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=[self.lsp_diagnostic(d, text, config) for d in diagnostics]
