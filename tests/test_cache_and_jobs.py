@@ -537,7 +537,7 @@ def test_after_each_edit_a_warm_check_prints_what_a_cold_one_does(tmp_path):
 def test_a_project_record_gives_back_the_project_view_of_the_facts(tmp_path):
     """The index keeps what project rules read in a compact form: decoded, it is exactly
     ``project_view`` of the facts, on modules with every kind of registration fact."""
-    from hermes_lint.check import cache
+    from hermes_lint.check import project_records
 
     fixtures = sorted((Path(__file__).parent / "fixtures").rglob("*_tool.py"))
     assert len(fixtures) > 10
@@ -546,13 +546,13 @@ def test_a_project_record_gives_back_the_project_view_of_the_facts(tmp_path):
         source = engine.SourceFile(f"tools/{path.name}", path.read_bytes())
         result = engine.check_module(source, CONFIG)
         facts = result.facts
-        text = cache._project_record(facts, result.diagnostics, result.noqa)
-        decoded = cache._from_project_record(text, facts.path, facts.sha256, facts.read_modules)
-        assert decoded == (cache.project_view(facts), result.diagnostics, result.noqa), path
+        text = project_records.project_record(facts, result.diagnostics, result.noqa)
+        decoded = project_records.from_project_record(text, facts.path, facts.sha256, facts.read_modules)
+        assert decoded == (project_records.project_view(facts), result.diagnostics, result.noqa), path
         seen_unresolved |= any(not isinstance(r.name, str) for r in facts.registrations)
     broken = engine.check_module(engine.SourceFile("tools/x_tool.py", b"def broken(:\n"), CONFIG)
-    text = cache._project_record(broken.facts, broken.diagnostics, broken.noqa)
-    assert cache._from_project_record(text, "tools/x_tool.py", broken.facts.sha256, ()) == (
+    text = project_records.project_record(broken.facts, broken.diagnostics, broken.noqa)
+    assert project_records.from_project_record(text, "tools/x_tool.py", broken.facts.sha256, ()) == (
         broken.facts, broken.diagnostics, broken.noqa
     )
 
