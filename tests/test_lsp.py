@@ -422,3 +422,33 @@ async def test_a_save_reads_the_files_changed_on_disk(client, project):
     expected = sorted((line - 1, code) for path, line, _, code, _ in check_json(project) if path == "tools/broken_tool.py")
     assert codes(found) == expected
     assert {"HRM401", "HRM402"} & {d.code for d in found}
+
+
+@pytest.mark.asyncio
+async def test_an_incremental_change_in_utf16_units_is_applied_where_the_editor_meant(client, project):
+    path = project / "tools" / "broken_tool.py"
+    uri = await _opened(client, path)
+    assert "HRM004" in [d.code for d in client.diagnostics[uri]]
+    # `check_func` spans UTF-16 columns 16-26 of line 29 (after "🔧", two code units)
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(29, 16), types.Position(29, 26)), text="check_fn"
+    )
+    found = await diagnostics_after(client, uri, lambda: client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2), content_changes=[change],
+    )))
+    assert codes(found) == [(25, "HRM404")]
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_code_in_a_noqa_comment_shows_its_page(client, project):
+    from hermes_lint.report.rule_docs import render_rule_page
+    from hermes_lint.rules import rule_by_code
+
+    path = project / "tools" / "broken_tool.py"
+    text = path.read_text(encoding="utf-8").replace("import json\n", "import json  # noqa: HRM101\n")
+    uri = await _opened(client, path, text)
+    column = text.split("\n")[1].index("HRM101") + 2
+    hover = await wait(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(1, column)
+    )))
+    assert hover is not None and hover.contents.value.startswith(render_rule_page(rule_by_code("HRM101")))
