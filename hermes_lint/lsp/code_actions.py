@@ -33,6 +33,7 @@ def _current(ls: HermesLintServer, uri: str):
     if located is None or uri not in ls.workspace.text_documents:
         return None
     with ls._checking:
+        ls.read_again()
         buffers = ls.buffers(located.root)
         opened = ls.open_documents(located.root)
         found = documents.check_documents(located.root, {rel: text for rel, (_, text, _) in opened.items()})
@@ -115,6 +116,7 @@ def fix_all_edit(ls: HermesLintServer, uri: str) -> Optional[types.WorkspaceEdit
     if located is None or uri not in ls.workspace.text_documents:
         return None
     with ls._checking:
+        ls.read_again()
         try:
             config = documents.project_config(located.root)
             buffers = ls.buffers(located.root)

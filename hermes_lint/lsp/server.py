@@ -19,9 +19,11 @@ Files changed on disk (``workspace/didChangeWatchedFiles``, a save) make the nex
 project again; a changed ``pyproject.toml`` is read again at once and every open document is
 checked anew.
 
-All checking happens on one worker thread (the flake8 plugin's per-process state is not shared
-between threads), under ``_checking``; messages are read and answered meanwhile, and what the
-worker publishes is sent from the event loop's thread.
+Checking happens under one lock, ``_checking`` (the flake8 plugin's per-process state is not
+made for two threads at once): diagnostics on one worker thread, so that messages are read and
+answered meanwhile, code actions in the handler that asks for them. Files changed on disk are
+read again by whichever checks next (``disk_changed``). What the worker publishes is sent from
+the event loop's thread.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class HermesLintServer(LanguageServer):
         self._due: Dict[str, float] = {}  # uri -> when to check it
         self.published: Dict[str, Tuple[Optional[int], List[Diagnostic]]] = {}  # uri -> (version, diagnostics)
         self._told: set = set()  # configuration errors already shown
+        # Files changed on disk: the worker reads the project again before its next check (the
+        # flake8 plugin's state is the worker's alone); the pyproject.toml files to read again.
+        self._stale = False
+        self._stale_configs: set = set()
         self._worker = threading.Thread(target=self._work, name="hermes-lint-check", daemon=True)
 
     # --- documents ------------------------------------------------------------------------
@@ -127,6 +133,7 @@ class HermesLintServer(LanguageServer):
         """Check every open document of ``root``; publish those asked for and those whose
         diagnostics changed (a project rule's finding follows an edit to another file)."""
         with self._checking:
+            self.read_again()
             opened = self.open_documents(root)
             try:
                 found = documents.check_documents(root, {rel: text for rel, (_, text, _) in opened.items()})
@@ -141,6 +148,27 @@ class HermesLintServer(LanguageServer):
             uri, _, version = opened[relative]
             if uri in asked or self.published.get(uri, (None, None))[1] != diagnostics:
                 self._publish(uri, version, diagnostics)
+
+    def disk_changed(self, pyproject_dirs=()) -> None:
+        """Files changed on disk (and these directories' pyproject.toml): read them again
+        before the next check."""
+        with self._wake:
+            self._stale = True
+            self._stale_configs.update(pyproject_dirs)
+
+    def read_again(self) -> None:
+        """(On the worker, holding ``_checking``.) Apply ``disk_changed``."""
+        with self._wake:
+            stale, configs = self._stale, set(self._stale_configs)
+            self._stale = False
+            self._stale_configs.clear()
+        if stale:
+            documents.refresh()
+        for directory in configs:
+            try:
+                documents.project_config(directory, again=True)
+            except ConfigError as exc:
+                self.tell_once(str(exc))
 
     def _publish(self, uri: str, version: Optional[int], diagnostics: List[Diagnostic]) -> None:
         document = self.workspace.text_documents.get(uri)
@@ -277,7 +305,7 @@ def did_change(ls: HermesLintServer, params: types.DidChangeTextDocumentParams) 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: HermesLintServer, params: types.DidSaveTextDocumentParams) -> None:
-    documents.refresh()  # the file on disk changed: the project is read again
+    ls.disk_changed()  # the file on disk changed: the project is read again
     ls.schedule_all()
 
 
@@ -291,15 +319,14 @@ def did_close(ls: HermesLintServer, params: types.DidCloseTextDocumentParams) ->
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: HermesLintServer, params: types.DidChangeWatchedFilesParams) -> None:
-    documents.refresh()
+    configs = set()
     for change in params.changes:
         path = to_fs_path(change.uri)
         if path is not None and Path(path).name == "pyproject.toml":
-            try:
-                documents.project_config(Path(path).parent.resolve(), again=True)
-            except ConfigError as exc:
-                ls.tell_once(str(exc))
-            ls._told.clear()  # a fixed configuration's error may come back: say it again then
+            configs.add(Path(path).parent.resolve())
+    if configs:
+        ls._told.clear()  # a fixed configuration's error may come back: say it again then
+    ls.disk_changed(configs)
     ls.schedule_all()
 
 
