@@ -452,3 +452,23 @@ async def test_hover_on_a_code_in_a_noqa_comment_shows_its_page(client, project)
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(1, column)
     )))
     assert hover is not None and hover.contents.value.startswith(render_rule_page(rule_by_code("HRM101")))
+
+
+@pytest.mark.asyncio
+async def test_a_broken_configuration_is_said_once_and_its_project_gets_no_diagnostics(client, project):
+    path = project / "tools" / "broken_tool.py"
+    uri = await _opened(client, path)
+    assert "HRM004" in [d.code for d in client.diagnostics[uri]]
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text('[tool.hermes-lint]\ningore = ["HRM004"]\n', encoding="utf-8")
+    found = await diagnostics_after(client, uri, lambda: client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Created)])
+    ))
+    assert list(found) == []  # as `check` reports nothing but the error (exit 2)
+    errors = [m.message for m in client.messages if m.type == types.MessageType.Error]
+    assert len(errors) == 1 and errors[0].startswith("hermes-lint: ") and "ingore" in errors[0]
+    pyproject.write_text('[tool.hermes-lint]\n', encoding="utf-8")  # fixed: checked again
+    found = await diagnostics_after(client, uri, lambda: client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=pyproject.as_uri(), type=types.FileChangeType.Changed)])
+    ))
+    assert "HRM004" in [d.code for d in found]
