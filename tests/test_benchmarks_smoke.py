@@ -163,3 +163,20 @@ def test_manifest_benchmark_times_every_step_of_a_start():
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "import/manifest" in completed.stdout
     assert "CPU per step" in completed.stdout and "get_definitions" in completed.stdout
+
+
+@pytest.mark.slow
+def test_lsp_benchmark_times_every_row():
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_lsp.py"), "--tools", "3", "--repeat", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert "lines, project of 3 real-sized tool modules; medians of 1 edits" in lines[0]
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "in process, check_module (the file alone)",
+        "in process, check_buffer (file + project rules)",
+        "lsp, didChange -> publishDiagnostics (default debounce)",
+        "lsp, same, debounce 0",
+    ]

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from hermes_lint.cli import main
 from hermes_lint.cli.init import CONFIG_TABLE, TOOLSETS_TEMPLATE
+from hermes_lint.edit.reference_runtime import runtime_file_names
+
+REPO_TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
 
 def run(args, cwd):
@@ -40,16 +44,19 @@ def test_new_tool_in_an_empty_directory_says_how_to_start(tmp_path):
 def test_init_then_new_tool_then_check_is_clean(tmp_path):
     result = run(["init"], tmp_path)
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[:4] == [
+    runtime = runtime_file_names(REPO_TOOLS)
+    assert result.stdout.splitlines()[: 4 + len(runtime)] == [
         "created tools/",
         "created tools/__init__.py",
         "created toolsets.py",
+        *[f"created tools/{name}" for name in runtime],
         "created pyproject.toml ([tool.hermes-lint])",
     ]
     assert snapshot(tmp_path) == {
         "pyproject.toml": CONFIG_TABLE.encode(),
         "tools/__init__.py": b"",
         "toolsets.py": TOOLSETS_TEMPLATE.encode(),
+        **{f"tools/{name}": (REPO_TOOLS / name).read_bytes() for name in runtime},
     }
     assert "TOOLSETS = {\n}\n" in TOOLSETS_TEMPLATE
     created = run(["new-tool", "weather", "--core"], tmp_path)

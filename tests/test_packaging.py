@@ -20,7 +20,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # what pyproject.toml builds the distribution from
-SOURCE_ENTRIES = ("pyproject.toml", "README.md", "LICENSE", "hermes_lint", "templates")
+SOURCE_ENTRIES = ("pyproject.toml", "README.md", "LICENSE", "hermes_lint", "templates", "tools")
 
 
 def copy_source(destination: Path) -> Path:
@@ -64,7 +64,7 @@ def test_every_python_package_of_the_source_is_listed_in_pyproject():
         for directory in [REPO_ROOT / "hermes_lint", *(REPO_ROOT / "hermes_lint").rglob("*")]
         if directory.is_dir() and any(directory.glob("*.py"))
     }
-    assert set(listed_packages()) == on_disk | {"hermes_lint.templates"}
+    assert set(listed_packages()) == on_disk | {"hermes_lint.templates", "hermes_lint.runtime"}
 
 
 @pytest.mark.slow
@@ -86,6 +86,13 @@ def test_wheel_metadata(tmp_path):
     assert "hermes_lint/py.typed" in names
     assert "tools/registry.py" not in names  # never a top-level `tools` package
     assert not any(name.startswith("templates/") for name in names)  # installed under hermes_lint/
+    # the reference runtime `init` copies: every module RUNTIME_MODULES names, under hermes_lint/
+    from hermes_lint.edit.reference_runtime import runtime_file_names
+
+    runtime = runtime_file_names(REPO_ROOT / "tools")
+    assert "registry.py" in runtime
+    assert {f"hermes_lint/runtime/{name}" for name in runtime} - set(names) == set()
+    assert not any(name.startswith("tools/") for name in names)
     modules = {path.relative_to(REPO_ROOT).as_posix() for path in (REPO_ROOT / "hermes_lint").rglob("*.py")}
     assert modules - set(names) == set()
     entry_points = wheel.read(f"{dist_info}/entry_points.txt").decode()

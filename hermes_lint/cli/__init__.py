@@ -158,6 +158,7 @@ class _LazyGroup(click.Group):
         "diff": ("hermes_lint.cli.diff", "diff"),
         "init": ("hermes_lint.cli.init", "init"),
         "server": ("hermes_lint.cli.server", "server"),
+        "lsp": ("hermes_lint.cli.lsp", "lsp"),
     }
 
     def main(

@@ -69,9 +69,10 @@ MANIFEST_HOOK = """\
 def init(directory: str, pre_commit: bool, debug: bool) -> None:
     """Start a hermes-lint project in DIRECTORY (default: here).
 
-    Creates tools/ (a package), toolsets.py with an empty TOOLSETS and the [tool.hermes-lint]
-    table of pyproject.toml; with --pre-commit, .pre-commit-config.yaml. What exists is left
-    as it is. Exit 2 when there was nothing to create.
+    Creates tools/ (a package) with the reference runtime (tools/registry.py and the modules
+    it loads, unless tools/registry.py exists), toolsets.py with an empty TOOLSETS and the
+    [tool.hermes-lint] table of pyproject.toml; with --pre-commit, .pre-commit-config.yaml.
+    What exists is left as it is. Exit 2 when there was nothing to create.
     """
     from hermes_lint.cli import EXIT_CLEAN, UsageError, run_guarded
 
@@ -111,13 +112,16 @@ def initialise(root: Path, pre_commit: bool) -> Tuple[List[str], List[str]]:
         from hermes_lint.cli import UsageError
 
         raise UsageError(f"{tools}: exists and is not a directory")
+    runtime = _runtime_files(root, tools, kept)  # read before anything is created, too
     if not tools.is_dir():
         tools.mkdir()
         created.append("tools/")
-    for path, text in ((tools / "__init__.py", ""), (root / "toolsets.py", TOOLSETS_TEMPLATE)):
+    files = [(tools / "__init__.py", b""), (root / "toolsets.py", TOOLSETS_TEMPLATE.encode("utf-8"))]
+    files += runtime
+    for path, data in files:
         name = path.relative_to(root).as_posix()
         try:
-            write_new(path, text.encode("utf-8"))
+            write_new(path, data)
             created.append(name)
         except FileExistsError:
             kept.append(name)
@@ -142,6 +146,25 @@ def initialise(root: Path, pre_commit: bool) -> Tuple[List[str], List[str]]:
         except FileExistsError:
             kept.append(".pre-commit-config.yaml (add the hook from hermes-lint's README by hand)")
     return created, kept
+
+
+def _runtime_files(root: Path, tools: Path, kept: List[str]) -> List[Tuple[Path, bytes]]:
+    """The reference runtime's modules to write into ``tools`` (their bytes, read before any
+    write), so that a scaffolded tool's ``from tools.registry import ...`` runs. None when the
+    project has a ``tools/registry.py``: it has a runtime of its own, which the reference's
+    other modules must not be mixed into."""
+    from hermes_lint.edit.reference_runtime import RuntimeNotFound, runtime_directory, runtime_file_names
+
+    if (tools / "registry.py").exists():
+        kept.append(f"{(tools / 'registry.py').relative_to(root).as_posix()} (the project's runtime: not replaced)")
+        return []
+    try:
+        directory = runtime_directory()
+        return [(tools / name, (directory / name).read_bytes()) for name in runtime_file_names(directory)]
+    except (RuntimeNotFound, OSError) as exc:
+        from hermes_lint.cli import UsageError
+
+        raise UsageError(f"{exc}; nothing was written") from None
 
 
 # The manifest hook fails while no manifest exists, so it is offered commented out.

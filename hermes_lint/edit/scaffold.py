@@ -23,7 +23,6 @@ import os
 import re
 import string
 import sys
-import textwrap
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,14 @@ from hermes_lint.atomic import write_atomic, write_new
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import Config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
+from hermes_lint.edit.line_wrapping import (
+    LINE_WIDTH,
+    dedented,
+    docstring_text,
+    wrapped_call,
+    wrapped_docstring,
+    wrapped_literal,
+)
 from hermes_lint.edit.literals import string_literal
 from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
 from hermes_lint.project.index import MCP_TOOLSET_PREFIX, is_mcp
@@ -48,8 +55,6 @@ TOOLSET_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 ENV_VAR_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
 TEMPLATE_SUFFIX = ".py.tmpl"
-# Generated lines stay within this width where the generator chooses the line breaks.
-LINE_WIDTH = 99
 # Unicode categories refused in a description: controls (other than newline and tab),
 # invisible format characters (bidi overrides, zero-width), line/paragraph separators,
 # surrogates. HRM701 would report most of them in the finished file.
@@ -233,22 +238,24 @@ def render_tool(spec: ToolSpec, template: Optional[str] = None) -> str:
     values = {
         "name": name,
         "toolset": spec.toolset,
-        "doc_summary": _docstring_text(f"{title_of(name)} Tool -- {spec.description}"),
+        "doc_summary": docstring_text(f"{title_of(name)} Tool -- {spec.description}"),
         "check_fn": check_fn,
         "handler": f"_handle_{name}",
         "work_fn": f"_run_{name}",
         "schema_const": f"{name.upper()}_SCHEMA",
-        "description_literal": _wrapped_literal(spec.description, indent=4, prefix='"description": '),
+        "description_literal": wrapped_literal(spec.description, indent=4, prefix='"description": '),
         "extra_imports": "import os" if env else "",
-        "check_doc": (
+        "check_doc": wrapped_docstring(
             f"Available when {_enumerate(env)} {'is' if len(env) == 1 else 'are'} set."
             if env
-            else "Always available: this tool needs no configuration."
+            else "Always available: this tool needs no configuration.",
+            indent=4,
         ),
         "check_return": _check_return(env),
         "availability_guard": (
+            # A block at the handler's indentation (4): the return is at 8 in the file.
             f"if not {check_fn}():\n"
-            f"    return tool_error({string_literal(f'{name} is not configured: set {_enumerate(env)}')})"
+            + dedented(wrapped_call("tool_error", f"{name} is not configured: set {_enumerate(env)}", 8, "return "), 4)
             if env
             else ""
         ),
@@ -290,30 +297,6 @@ def _requires_env(env: Sequence[str]) -> str:
     if len(one_line) + 4 <= LINE_WIDTH:
         return one_line
     return "requires_env=[\n" + "".join(f"    {string_literal(var)},\n" for var in env) + "],"
-
-
-def _docstring_text(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    return textwrap.fill(escaped, width=LINE_WIDTH - 3, break_long_words=False, break_on_hyphens=False)
-
-
-def _wrapped_literal(text: str, indent: int, prefix: str) -> str:
-    """A string literal that fits after ``prefix`` at ``indent``, or a parenthesized implicit
-    concatenation of lines that fit (as the built-in tools write long descriptions)."""
-    literal = string_literal(text)
-    if indent + len(prefix) + len(literal) + 1 <= LINE_WIDTH:
-        return literal
-    room = LINE_WIDTH - (indent + 4) - 2  # inside the quotes of a continuation line
-    pieces: List[str] = []
-    current = ""
-    for word in re.findall(r"\S+\s*|\s+", text):
-        if current and len(string_literal(current + word)) - 2 > room:
-            pieces.append(current)
-            current = ""
-        current += word
-    pieces.append(current)
-    inner = " " * (indent + 4)
-    return "(\n" + "".join(f"{inner}{string_literal(piece)}\n" for piece in pieces) + " " * indent + ")"
 
 
 # --------------------------------------------------------------------- planning
