@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import FrozenSet, List, Set, Tuple
+from typing import FrozenSet, List, Optional, Set, Tuple
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.semantic import CALL_DEPTH, CallableNode
@@ -55,7 +55,7 @@ class CheckClosure:
                         todo.append((functions[name], depth + 1))
                     continue
                 if name in self.ctx.index.imports:
-                    if not self._is_stdlib(name):
+                    if not self._is_stdlib(name) or _reads_any_variable(semantic.import_target(call.func)):
                         return False
                     continue
                 if semantic.is_builtin(name):
@@ -87,19 +87,50 @@ class CheckClosure:
             return False
         return target.split(".")[0] in sys.stdlib_module_names
 
-    def _stdlib_object(self, name: str) -> bool:
+    def _stdlib_object(self, name: str, depth: int = 0) -> bool:
         """A module-level name bound once to a literal or to what a standard-library call returns."""
         values = self.ctx.index.assigned.get(name)
         if not values or len(values) != 1:
             return False
-        value = values[0]
+        return self._built_from_stdlib(values[0], depth)
+
+    def _built_from_stdlib(self, value: ast.AST, depth: int) -> bool:
+        """A literal, or what standard-library calls, attributes and operators make of literals
+        (``Path.home() / ".jira" / "credentials.json"``, ``os.path.join(BASE, "key")`` with
+        ``BASE`` such a name too): an object whose methods cannot read a variable this module
+        does not name."""
+        if depth > 8:
+            return False
         if isinstance(value, (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.JoinedStr)):
             return True
+        if isinstance(value, ast.BinOp):
+            return self._built_from_stdlib(value.left, depth + 1) and self._built_from_stdlib(value.right, depth + 1)
         if isinstance(value, ast.Call):
             func = value.func
             while isinstance(func, ast.Attribute):
                 func = func.value
-            return isinstance(func, ast.Name) and self._is_stdlib(func.id)
+            if isinstance(func, ast.Call):  # Path.home().joinpath(...)
+                if not self._built_from_stdlib(func, depth + 1):
+                    return False
+            elif not (isinstance(func, ast.Name) and self._is_stdlib(func.id)):
+                return False
+            if _reads_any_variable(self.ctx.semantic.import_target(value.func)):
+                return False
+            arguments = list(value.args) + [k.value for k in value.keywords]
+            return all(self._built_from_stdlib(a, depth + 1) for a in arguments)
+        if isinstance(value, ast.Name):
+            if self._is_stdlib(value.id):
+                return True
+            return value.id in self.ctx.index.assigned and self._stdlib_object(value.id, depth + 1)
         return False
+
+
+# Standard-library callees that may read any variable: a child process sees the whole
+# environment, and ``expandvars`` reads the variables its text names.
+_READS_ANY_VARIABLE = ("subprocess.", "os.system", "os.popen", "os.exec", "os.spawn", "os.path.expandvars")
+
+
+def _reads_any_variable(target: Optional[str]) -> bool:
+    return target is not None and target.startswith(_READS_ANY_VARIABLE)
 
     # --- handler -----------------------------------------------------------------------

@@ -42,8 +42,11 @@ class _Frame:
 class EnvRun:
     """One abstract execution of a check with ``unset`` unset and every other variable unknown."""
 
-    def __init__(self, ctx: ModuleContext, env: EnvAccessIndex, unset: Optional[str]):
+    def __init__(self, ctx: ModuleContext, env: EnvAccessIndex, unset: Optional[str], handler: bool = False):
+        """``handler``: the run is of a handler, whose ``async def`` body is the result the
+        registry awaits (a check's coroutine object would be truthy, whatever its body says)."""
         self.ctx = ctx
+        self.handler = handler
         self.env = env
         self.unset = unset
         self.reads: Dict[str, Location] = {}
@@ -79,7 +82,7 @@ class EnvRun:
                 return [("return", self.expr(fn.body, state, frame, depth))]
             except _Raise:
                 return [("raise", None)]
-        if isinstance(fn, ast.AsyncFunctionDef) or fn.decorator_list:
+        if (isinstance(fn, ast.AsyncFunctionDef) and not (self.handler and depth == 0)) or fn.decorator_list:
             raise GiveUp()  # a coroutine object or a wrapper, not the body's value
         results = []
         for kind, value, _ in self.block(fn.body, state, frame, depth):

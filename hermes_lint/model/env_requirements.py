@@ -22,16 +22,28 @@ only what can be seen is ``check_closure``.
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from hermes_lint.model.check_closure import CheckClosure
 from hermes_lint.model.context import ModuleContext, walk
 from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.env_assignments import variables_set_by_project
 from hermes_lint.model.env_handler_reads import handler_required_reads
 from hermes_lint.model.env_interpreter import EnvRun, GiveUp
 from hermes_lint.model.env_values import ERROR, truth
 from hermes_lint.model.semantic import CallableNode
 from hermes_lint.model import EnvRead, Location
+
+
+class Unlisted(NamedTuple):
+    """A variable a tool needs that its ``requires_env`` does not list, and why it is needed:
+    "check" (the check requires it), "environ" (the handler reads ``os.environ[...]``
+    unguarded), "error" (every path of the handler returns an error without it; with ", check
+    does not test" or ", no check" when nothing hides the tool while it is unset)."""
+
+    name: str
+    where: Location
+    why: str
 
 
 class EnvAnalysis:
@@ -44,6 +56,14 @@ class EnvAnalysis:
         self._required_by_check: Dict[int, Dict[str, Location]] = {}
         self._required_by_handler: Dict[int, Dict[str, Location]] = {}
         self._mentions: Dict[Tuple[int, ...], Set[str]] = {}
+        self._set_by_project: Optional[FrozenSet[str]] = None
+
+    def set_by_project(self, name: str) -> bool:
+        """Whether the project itself assigns variable ``name`` (``env_assignments``): then it is
+        no configuration of the user's. Looked up on first use, since it reads other modules."""
+        if self._set_by_project is None:
+            self._set_by_project = variables_set_by_project(self.ctx)
+        return name in self._set_by_project
 
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAnalysis":
@@ -52,8 +72,8 @@ class EnvAnalysis:
 
     # --- check_fn ----------------------------------------------------------------------
 
-    def _run(self, fn: CallableNode, unset: Optional[str]):
-        run = EnvRun(self.ctx, self.env, unset)
+    def _run(self, fn: CallableNode, unset: Optional[str], handler: bool = False):
+        run = EnvRun(self.ctx, self.env, unset, handler)
         try:
             return run.outcomes(fn, [], {}, 0), run.reads
         except (GiveUp, RecursionError):
@@ -87,14 +107,50 @@ class EnvAnalysis:
         if id(fn) in self._required_by_handler:
             return self._required_by_handler[id(fn)]
         required: Dict[str, Location] = {}
-        base, reads = self._run(fn, None)
-        if base is not None and not _all_failed(base):
+        base, reads = self._run(fn, None, handler=True)
+        # A base run that cannot be followed to the end (a ``with``, a ``while`` past the
+        # variable's test) still names the variables read before that point: with one of them
+        # unset, the run may end before it.
+        if base is None or not _all_failed(base):
             for name in list(reads)[:16]:
-                outcomes, unset_reads = self._run(fn, name)
+                outcomes, unset_reads = self._run(fn, name, handler=True)
                 if outcomes is not None and _all_failed(outcomes):
                     required[name] = reads.get(name) or unset_reads[name]
         self._required_by_handler[id(fn)] = required
         return required
+
+    def unlisted(
+        self, check: Optional[CallableNode], handler: Optional[CallableNode], listed: Set[str], check_given: bool
+    ) -> List[Unlisted]:
+        """The variables the tool with this ``check`` and ``handler`` needs that are not in
+        ``listed`` nor set by the project itself, each once, the check's reasons first."""
+        found: Dict[str, Unlisted] = {}
+
+        def add(name: str, where: Location, why: str) -> None:
+            if name not in listed and name not in found and not self.set_by_project(name):
+                found[name] = Unlisted(name, where, why)
+
+        for name, where in (self.required_by_check(check) if check is not None else {}).items():
+            add(name, where, "check")
+        if handler is not None:
+            for read in self.handler_required_reads(handler):
+                add(read.name, read.location, "environ")
+            for name, where in self.required_by_handler(handler).items():
+                if not check_given:
+                    add(name, where, "error, no check")
+                elif check is not None and name not in listed and self.check_never_tests(check, name):
+                    add(name, where, "error, check does not test")
+                else:
+                    add(name, where, "error")
+        return list(found.values())
+
+    def check_never_tests(self, fn: CallableNode, name: str) -> bool:
+        """True when the check ``fn`` certainly does not read variable ``name``: it is closed,
+        it can be followed to the end, and no path of it reads ``name``."""
+        if not self.check_is_closed(fn):
+            return False
+        base, reads = self._run(fn, None)
+        return base is not None and name not in reads
 
     def check_is_closed(self, fn: CallableNode) -> bool:
         """True when everything ``fn`` calls is visible here or in the standard library."""

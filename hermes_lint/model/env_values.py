@@ -47,6 +47,8 @@ def join(values: Iterable[Any]) -> Any:
     values = list(values)
     if all(concrete(v) for v in values) and all(v == values[0] for v in values):
         return values[0]
+    if values and all(v is ERROR for v in values):
+        return ERROR
     truths = {truth(v) for v in values}
     if truths == {True}:
         return TRUTHY

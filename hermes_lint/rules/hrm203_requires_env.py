@@ -8,6 +8,7 @@ from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_requirements import EnvAnalysis
 from hermes_lint.model import Location, Unresolved
+from hermes_lint.rules import env_examples
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.model.tool_labels import tool_label
 
@@ -37,7 +38,9 @@ class RequiresEnvMismatch(Rule):
     module (that function may test it), when the module reads the environment in a way that
     cannot be named (``os.getenv(name)``, ``dict(os.environ)``), or when the variable's name is
     used elsewhere in the module (passed to a helper); and registrations whose ``requires_env``
-    is computed at run time.
+    is computed at run time; variables the project sets itself (``os.environ["X"] = ...``, an
+    ``env=`` mapping for a process it starts, in the module or a project module it imports): a
+    marker one process hands another, not a user's configuration.
     """
 
     code = "HRM203"
@@ -174,6 +177,22 @@ class RequiresEnvMismatch(Rule):
                               check_fn=check_weather, requires_env=["WEATHER_API_KEY"])
             """
         ),
+        Valid(
+            # with the variable unset the handler still answers: optional configuration
+            """
+            import json, os
+            from tools.registry import registry
+
+            def _search(args, **kw):
+                key = os.environ.get("SEARCH_KEY")
+                if key is None:
+                    return json.dumps({"results": [], "note": "anonymous search"})
+                return json.dumps({"results": [key]})
+
+            registry.register(name="search", toolset="web", schema={}, handler=_search, check_fn=lambda: True)
+            """
+        ),
+        *env_examples.VALID,
     ]
     invalid = [
         # every path returns an error when the variable is unset: the handler needs it
@@ -212,7 +231,7 @@ class RequiresEnvMismatch(Rule):
             line=5,
             col=13,
             message="handler of tool `notion_search` needs `NOTION_TOKEN` (it returns an error on every "
-            "path where it is unset) but `requires_env` does not list it",
+            "path where it is unset) but `requires_env` does not list it and the check_fn does not test it",
             autofixed="""
             import json, os
             from tools.registry import registry, tool_error
@@ -389,36 +408,69 @@ class RequiresEnvMismatch(Rule):
                               check_fn=lambda: _has("DOCKER_HOST"), requires_env=["DOCKER_CERT", "DOCKER_HOST"])
             """,
         ),
+        Invalid(
+            # `is None` and a JSON error, then work the interpreter does not follow; no check_fn
+            """
+            import json, os
+            from tools.registry import registry
+
+            def _issues(args, **kw):
+                token = os.environ.get("TRACKER_TOKEN")
+                if token is None:
+                    return json.dumps({"error": "set TRACKER_TOKEN"})
+                with open(args.get("path", "issues.txt")) as handle:
+                    return json.dumps({"issues": handle.read(), "token": token})
+
+            registry.register(name="issues", toolset="tracker", schema={}, handler=_issues)
+            """,
+            line=5,
+            col=13,
+            message="handler of tool `issues` needs `TRACKER_TOKEN` (it returns an error on every path where "
+            "it is unset) but `requires_env` does not list it and no check_fn tests it",
+            autofixed="""
+            import json, os
+            from tools.registry import registry
+
+            def _issues(args, **kw):
+                token = os.environ.get("TRACKER_TOKEN")
+                if token is None:
+                    return json.dumps({"error": "set TRACKER_TOKEN"})
+                with open(args.get("path", "issues.txt")) as handle:
+                    return json.dumps({"issues": handle.read(), "token": token})
+
+            registry.register(name="issues", toolset="tracker", schema={}, handler=_issues, requires_env=["TRACKER_TOKEN"])
+            """,
+        ),
+        Invalid(
+            # a check that only tests a file: pathlib cannot read the listed variable
+            """
+            from pathlib import Path
+            from tools.registry import registry
+
+            CREDENTIALS = Path.home() / ".jira" / "credentials.json"
+
+            def check_jira():
+                return CREDENTIALS.exists()
+
+            registry.register(name="jira", toolset="jira", schema={}, handler=lambda a, **k: "",
+                              check_fn=check_jira, requires_env=["JIRA_TOKEN"])
+            """,
+            line=10,
+            col=54,
+            message="`JIRA_TOKEN` is listed in `requires_env` of tool `jira` but never checked: "
+            "nothing in this module reads it",
+        ),
+        *env_examples.INVALID,
     ]
 
     @classmethod
     def fix(cls, diagnostic, source):
         """For "read but not listed": the variable goes into the ``requires_env`` list literal of
-        each tool the finding names (the keyword is added when the call has none). A tool named
-        by position ("registered at line N") is found by its line; a ``requires_env`` that is not
-        a list literal has no fix. "Listed but never checked" has none: the read may be elsewhere."""
-        import re
+        each tool the finding names (``edit.fix.requires_env``). "Listed but never checked" has
+        none: the read may be elsewhere."""
+        from hermes_lint.edit.fix.requires_env import add_read_variable
 
-        from hermes_lint.edit.fix.transforms import add_to_string_list, register_calls, registered_name
-
-        message = diagnostic.message
-        found = re.match(r"`([^`]+)` is required by .* of (tools? .+)$", message) or re.match(
-            r"handler of (tools? .+?) needs `([^`]+)`", message
-        )
-        if found is None:
-            return None
-        variable, label = found.groups() if message.startswith("`") else found.groups()[::-1]
-        names = set(re.findall(r"`([^`]+)`", label))
-        lines = {int(n) for n in re.findall(r"registered at line (\d+)", label)}
-        path = diagnostic.path
-        edits = []
-        for start, call in register_calls(source, path):
-            if registered_name(call) in names or start in lines:
-                edit = add_to_string_list(source, path, call, "requires_env", variable)
-                if edit is None:
-                    return None
-                edits.append(edit)
-        return edits or None
+        return add_read_variable(diagnostic, source)
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analysis = EnvAnalysis.of(ctx)
@@ -437,34 +489,10 @@ class RequiresEnvMismatch(Rule):
             names = set(listed or ())
             tool = tool_label(registration)
             check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
-            reported = set()
-            if check is not None:
-                who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
-                for name, where in analysis.required_by_check(check).items():
-                    if name not in names:
-                        reported.add(name)
-                        message = f"`{name}` is required by {who} but not listed in `requires_env` of "
-                        grouped.setdefault((where, message + TOOLS), []).append(tool)
             handler = ctx.semantic.callable_node(register_argument(call, "handler"))
-            if handler is not None:
-                for read in analysis.handler_required_reads(handler):
-                    if read.name not in names and read.name not in reported:
-                        reported.add(read.name)
-                        key = (
-                            read.location,
-                            f"handler of {TOOLS} needs `{read.name}` (`os.environ[...]` raises KeyError "
-                            "when it is unset) but `requires_env` does not list it",
-                        )
-                        grouped.setdefault(key, []).append(tool)
-                for name, where in analysis.required_by_handler(handler).items():
-                    if name not in names and name not in reported:
-                        reported.add(name)
-                        key = (
-                            where,
-                            f"handler of {TOOLS} needs `{name}` (it returns an error on every path where "
-                            "it is unset) but `requires_env` does not list it",
-                        )
-                        grouped.setdefault(key, []).append(tool)
+            given = register_argument(call, "check_fn") is not None
+            for missing in analysis.unlisted(check, handler, names, check_given=given):
+                grouped.setdefault((missing.where, self._unlisted_message(missing, check)), []).append(tool)
             if not listed or check is None or not analysis.check_is_closed(check):
                 continue
             if EnvAccessIndex.of(ctx).has_unnamed_access():
@@ -484,6 +512,20 @@ class RequiresEnvMismatch(Rule):
             tools = list(dict.fromkeys(tools))
             label = ("tool " if len(tools) == 1 else "tools ") + ", ".join(tools)
             yield Finding(where, template.replace(TOOLS, label))
+
+    @staticmethod
+    def _unlisted_message(missing, check) -> str:
+        """The message of an ``Unlisted`` variable, the tool(s) left as TOOLS."""
+        if missing.why == "check":
+            who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
+            return f"`{missing.name}` is required by {who} but not listed in `requires_env` of {TOOLS}"
+        if missing.why == "environ":
+            because = "`os.environ[...]` raises KeyError when it is unset"
+        else:
+            because = "it returns an error on every path where it is unset"
+        unchecked = {"error, no check": " and no check_fn tests it",
+                     "error, check does not test": " and the check_fn does not test it"}.get(missing.why, "")
+        return f"handler of {TOOLS} needs `{missing.name}` ({because}) but `requires_env` does not list it{unchecked}"
 
     def _element_location(
         self, ctx: ModuleContext, registration, node: Optional[ast.expr], listed, position: int
