@@ -197,8 +197,52 @@ class HandlerReturnsNonString(Rule):
 
         registry.register(name="c", toolset="s", schema={}, handler=handle)
         """,
+        # past `mode in MODES - {"show"}` the mode is one of the rest, and each returns
+        """
+        import json
+        from tools.registry import registry, tool_error
+
+        MODES = frozenset({"show", "pause", "resume"})
+
+        def _player(args, **kw):
+            mode = args.get("mode")
+            if mode == "show":
+                return json.dumps({"playing": True})
+            elif mode in MODES - {"show"}:
+                if mode == "pause":
+                    return json.dumps({"paused": True})
+                elif mode == "resume":
+                    return json.dumps({"paused": False})
+            else:
+                return tool_error(f"unknown mode {mode!r}")
+
+        registry.register(name="player", toolset="media", schema={}, handler=_player)
+        """,
     ]
     invalid = [
+        # the set allows a value the inner if/elif has no branch for
+        Invalid(
+            """
+            import json
+            from tools.registry import registry, tool_error
+
+            def _player(args, **kw):
+                modes = ["show", "pause", "resume", "stop"]
+                mode = args.get("mode")
+                if mode in modes:
+                    if mode in ("show", "stop"):
+                        return json.dumps({"mode": mode})
+                    elif mode == "pause":
+                        return json.dumps({"paused": True})
+                else:
+                    return tool_error(f"unknown mode {mode!r}")
+
+            registry.register(name="player", toolset="media", schema={}, handler=_player)
+            """,
+            line=4,
+            col=1,
+            message="handler `_player` can return None (falls off the end at line 13)",
+        ),
         # one enum value has no branch: the message names it
         Invalid(
             """
