@@ -191,15 +191,15 @@ class Registration:
     # () without overrides (or ``None``), None when unknown. An overrides function whose every
     # ``return`` is a dict display with constant keys gives those keys.
     override_keys: Optional[Tuple[str, ...]] = ()
-    # When the overrides may replace ``parameters`` but can only keep or drop the static
-    # properties (``override_properties``): the static properties every path keeps; else None.
-    override_kept_properties: Optional[Tuple[str, ...]] = None
     # A ``dynamic_schema_overrides=`` function is passed (not absent, not ``None``): the runtime
     # calls it for the definitions, so the manifest marks the tool to be imported.
     has_dynamic_schema_overrides: bool = False
     # Registered by a plugin (``ctx.register_tool(...)`` in its ``register(ctx)``), not by a
     # top-level ``registry.register(...)``: see ``hermes_lint.project.plugin_tools``.
     plugin: bool = False
+    # When the overrides may replace ``parameters`` but can only keep or drop the static
+    # properties (``override_properties``): the static properties every path keeps; else None.
+    override_kept_properties: Optional[Tuple[str, ...]] = None
 
     def overrides_may_change(self, key: str) -> bool:
         """Whether run-time overrides may replace the schema's top-level ``key``."""

@@ -20,7 +20,10 @@ class HandlerReturnsNonString(Rule):
     time that path runs. Reported: a return whose value is certainly not a string (a literal, a
     variable assigned only such literals, a module function that certainly returns one), and an
     end of the function that is certainly reachable. Followed: a lambda into the module function
-    it calls, and ``return helper(...)`` into module functions, a few calls deep.
+    it calls, and ``return helper(...)`` into module functions, a few calls deep. An if/elif
+    that returns for every value a local can have is no way off the end: every value of the
+    schema's ``enum``, or every member of a set the test before it confines the local to
+    (``elif action in VALID - {"list"}:``, the set a literal or a constant of the module).
 
     Not reported: anything whose type cannot be known — calls into other modules, attributes,
     parameters, a variable assigned both a dict and its ``json.dumps``, decorated functions (the

@@ -21,7 +21,10 @@ class UndeclaredArgumentRead(Rule):
     ``args.pop``/``setdefault`` with a constant key, in the handler, in the lambda's call
     arguments, and in module functions that ``args`` is passed to whole.
 
-    Not reported: a schema that is not fully resolved, has ``dynamic_schema_overrides``, allows
+    A ``dynamic_schema_overrides`` function that rebuilds ``parameters`` from the static schema
+    (rewriting descriptions, dropping properties) offers no other names: the static properties
+    are compared. Not reported: a schema that is not fully resolved, has other overrides of
+    ``parameters``, allows
     other keys (``additionalProperties`` not false, ``patternProperties``, ``anyOf``...); handler
     code shared by several registrations reading a key any of their schemas declares; handlers
     that rebind ``args``; keys that are not constants; an alias fallback

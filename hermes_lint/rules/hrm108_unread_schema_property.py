@@ -20,7 +20,8 @@ class UnreadSchemaProperty(Rule):
     Not reported when ``args`` escapes in any way the linter cannot follow: passed to a function
     of another module or to a dispatch table, iterated, spread (``**args``), ``.items()``,
     ``args.get(variable)``, stored, rebound; nor for schemas that are unresolved or have
-    ``dynamic_schema_overrides``.
+    ``dynamic_schema_overrides`` that may offer other properties. Overrides that only keep or
+    drop the static properties are followed: the properties every path keeps must be read.
     """
 
     code = "HRM108"
