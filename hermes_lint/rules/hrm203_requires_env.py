@@ -7,7 +7,7 @@ from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_requirements import EnvAnalysis
-from hermes_lint.model import Location, Unresolved
+from hermes_lint.model import Location, Registration, Unresolved
 from hermes_lint.rules import env_examples
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.model.tool_labels import tool_label
@@ -466,11 +466,25 @@ class RequiresEnvMismatch(Rule):
     @classmethod
     def fix(cls, diagnostic, source):
         """For "read but not listed": the variable goes into the ``requires_env`` list literal of
-        each tool the finding names (``edit.fix.requires_env``). "Listed but never checked" has
-        none: the read may be elsewhere."""
-        from hermes_lint.edit.fix.requires_env import add_read_variable
+        each tool the finding names (the keyword is added when the call has none). A tool named
+        by position ("registered at line N") is found by its line; a ``requires_env`` that is not
+        a list literal has no fix. "Listed but never checked" has none: the read may be elsewhere."""
+        from hermes_lint.edit.fix.transforms import add_to_string_list, register_calls, registered_name
 
-        return add_read_variable(diagnostic, source)
+        variable = diagnostic.fix_value("variable")
+        if variable is None:
+            return None
+        names = {value for key, value in diagnostic.fix_data if key == "tool"}
+        lines = {int(value) for key, value in diagnostic.fix_data if key == "line"}
+        path = diagnostic.path
+        edits = []
+        for start, call in register_calls(source, path):
+            if registered_name(call) in names or start in lines:
+                edit = add_to_string_list(source, path, call, "requires_env", variable)
+                if edit is None:
+                    return None
+                edits.append(edit)
+        return edits or None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         analysis = EnvAnalysis.of(ctx)
@@ -479,7 +493,9 @@ class RequiresEnvMismatch(Rule):
             node for _, call in pairs if (node := register_argument(call, "requires_env")) is not None
         ]
         read_names = {read.name for read in ctx.facts.env_reads}
-        grouped: Dict[Tuple[Location, str], List[str]] = {}
+        grouped: Dict[Tuple[Location, str], List[Registration]] = {}
+        # The variable a finding's fix adds to ``requires_env`` (findings of a read not listed).
+        missing: Dict[Tuple[Location, str], str] = {}
         for registration, call in pairs:
             listed = registration.value("requires_env", _ABSENT)
             if listed is _ABSENT or listed is None:
@@ -487,12 +503,13 @@ class RequiresEnvMismatch(Rule):
             elif not isinstance(listed, (list, tuple)) or not all(isinstance(v, str) for v in listed):
                 continue  # computed at run time (Unresolved) or malformed: nothing to compare with
             names = set(listed or ())
-            tool = tool_label(registration)
             check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
             handler = ctx.semantic.callable_node(register_argument(call, "handler"))
             given = register_argument(call, "check_fn") is not None
-            for missing in analysis.unlisted(check, handler, names, check_given=given):
-                grouped.setdefault((missing.where, self._unlisted_message(missing, check)), []).append(tool)
+            for unlisted in analysis.unlisted(check, handler, names, check_given=given):
+                key = (unlisted.where, self._unlisted_message(unlisted, check))
+                grouped.setdefault(key, []).append(registration)
+                missing[key] = unlisted.name
             if not listed or check is None or not analysis.check_is_closed(check):
                 continue
             if EnvAccessIndex.of(ctx).has_unnamed_access():
@@ -507,11 +524,20 @@ class RequiresEnvMismatch(Rule):
                     "nothing in this module reads it"
                 )
                 key = (where, message)
-                grouped.setdefault(key, []).append(tool)
-        for (where, template), tools in sorted(grouped.items(), key=lambda item: item[0][0]):
-            tools = list(dict.fromkeys(tools))
+                grouped.setdefault(key, []).append(registration)
+        for key, registrations in sorted(grouped.items(), key=lambda item: item[0][0]):
+            where, template = key
+            registrations = list({id(r): r for r in registrations}.values())
+            tools = list(dict.fromkeys(tool_label(r) for r in registrations))
             label = ("tool " if len(tools) == 1 else "tools ") + ", ".join(tools)
-            yield Finding(where, template.replace(TOOLS, label))
+            fix_data: Tuple[Tuple[str, str], ...] = ()
+            if key in missing:
+                # the register calls to edit: by name, or by line for a name not known statically
+                fix_data = (("variable", missing[key]),) + tuple(
+                    ("tool", r.name) if isinstance(r.name, str) else ("line", str(r.location.line))
+                    for r in registrations
+                )
+            yield Finding(where, template.replace(TOOLS, label), fix_data=fix_data)
 
     @staticmethod
     def _unlisted_message(missing, check) -> str:
