@@ -1,6 +1,8 @@
-"""HRM203's examples of what other modules of the project decide: a variable a sibling module
-sets for the processes it starts (no configuration of the user's), and an environment reader of
-another module with branches. HRM203 lists them among its own examples."""
+"""HRM203's examples of what decides whether a variable is needed beyond the check's own reads:
+a variable a sibling module sets for the processes it starts (no configuration of the user's),
+an environment reader of another module with branches, a handler that fails on every path
+without a variable, and checks whose standard-library callees can or cannot read one. HRM203
+lists them among its own examples."""
 
 from __future__ import annotations
 
@@ -54,6 +56,21 @@ VALID = (
                 return os.getenv(name)
         """},
     ),
+    Valid(
+        # with the variable unset the handler still answers: optional configuration
+        """
+        import json, os
+        from tools.registry import registry
+
+        def _search(args, **kw):
+            key = os.environ.get("SEARCH_KEY")
+            if key is None:
+                return json.dumps({"results": [], "note": "anonymous search"})
+            return json.dumps({"results": [key]})
+
+        registry.register(name="search", toolset="web", schema={}, handler=_search, check_fn=lambda: True)
+        """
+    ),
 )
 
 INVALID = (
@@ -101,5 +118,57 @@ INVALID = (
         line=5,
         col=36,
         message="`HOME_TOKEN` is required by the check_fn but not listed in `requires_env` of tool `lights`",
+    ),
+    Invalid(
+        # `is None` and a JSON error, then work the interpreter does not follow; no check_fn
+        """
+        import json, os
+        from tools.registry import registry
+
+        def _issues(args, **kw):
+            token = os.environ.get("TRACKER_TOKEN")
+            if token is None:
+                return json.dumps({"error": "set TRACKER_TOKEN"})
+            with open(args.get("path", "issues.txt")) as handle:
+                return json.dumps({"issues": handle.read(), "token": token})
+
+        registry.register(name="issues", toolset="tracker", schema={}, handler=_issues)
+        """,
+        line=5,
+        col=13,
+        message="handler of tool `issues` needs `TRACKER_TOKEN` (it returns an error on every path where "
+        "it is unset) but `requires_env` does not list it and no check_fn tests it",
+        autofixed="""
+        import json, os
+        from tools.registry import registry
+
+        def _issues(args, **kw):
+            token = os.environ.get("TRACKER_TOKEN")
+            if token is None:
+                return json.dumps({"error": "set TRACKER_TOKEN"})
+            with open(args.get("path", "issues.txt")) as handle:
+                return json.dumps({"issues": handle.read(), "token": token})
+
+        registry.register(name="issues", toolset="tracker", schema={}, handler=_issues, requires_env=["TRACKER_TOKEN"])
+        """,
+    ),
+    Invalid(
+        # a check that only tests a file: pathlib cannot read the listed variable
+        """
+        from pathlib import Path
+        from tools.registry import registry
+
+        CREDENTIALS = Path.home() / ".jira" / "credentials.json"
+
+        def check_jira():
+            return CREDENTIALS.exists()
+
+        registry.register(name="jira", toolset="jira", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_jira, requires_env=["JIRA_TOKEN"])
+        """,
+        line=10,
+        col=54,
+        message="`JIRA_TOKEN` is listed in `requires_env` of tool `jira` but never checked: "
+        "nothing in this module reads it",
     ),
 )

@@ -177,21 +177,6 @@ class RequiresEnvMismatch(Rule):
                               check_fn=check_weather, requires_env=["WEATHER_API_KEY"])
             """
         ),
-        Valid(
-            # with the variable unset the handler still answers: optional configuration
-            """
-            import json, os
-            from tools.registry import registry
-
-            def _search(args, **kw):
-                key = os.environ.get("SEARCH_KEY")
-                if key is None:
-                    return json.dumps({"results": [], "note": "anonymous search"})
-                return json.dumps({"results": [key]})
-
-            registry.register(name="search", toolset="web", schema={}, handler=_search, check_fn=lambda: True)
-            """
-        ),
         *env_examples.VALID,
     ]
     invalid = [
@@ -407,58 +392,6 @@ class RequiresEnvMismatch(Rule):
             registry.register(name="d", toolset="s", schema={}, handler=lambda a, **k: "",
                               check_fn=lambda: _has("DOCKER_HOST"), requires_env=["DOCKER_CERT", "DOCKER_HOST"])
             """,
-        ),
-        Invalid(
-            # `is None` and a JSON error, then work the interpreter does not follow; no check_fn
-            """
-            import json, os
-            from tools.registry import registry
-
-            def _issues(args, **kw):
-                token = os.environ.get("TRACKER_TOKEN")
-                if token is None:
-                    return json.dumps({"error": "set TRACKER_TOKEN"})
-                with open(args.get("path", "issues.txt")) as handle:
-                    return json.dumps({"issues": handle.read(), "token": token})
-
-            registry.register(name="issues", toolset="tracker", schema={}, handler=_issues)
-            """,
-            line=5,
-            col=13,
-            message="handler of tool `issues` needs `TRACKER_TOKEN` (it returns an error on every path where "
-            "it is unset) but `requires_env` does not list it and no check_fn tests it",
-            autofixed="""
-            import json, os
-            from tools.registry import registry
-
-            def _issues(args, **kw):
-                token = os.environ.get("TRACKER_TOKEN")
-                if token is None:
-                    return json.dumps({"error": "set TRACKER_TOKEN"})
-                with open(args.get("path", "issues.txt")) as handle:
-                    return json.dumps({"issues": handle.read(), "token": token})
-
-            registry.register(name="issues", toolset="tracker", schema={}, handler=_issues, requires_env=["TRACKER_TOKEN"])
-            """,
-        ),
-        Invalid(
-            # a check that only tests a file: pathlib cannot read the listed variable
-            """
-            from pathlib import Path
-            from tools.registry import registry
-
-            CREDENTIALS = Path.home() / ".jira" / "credentials.json"
-
-            def check_jira():
-                return CREDENTIALS.exists()
-
-            registry.register(name="jira", toolset="jira", schema={}, handler=lambda a, **k: "",
-                              check_fn=check_jira, requires_env=["JIRA_TOKEN"])
-            """,
-            line=10,
-            col=54,
-            message="`JIRA_TOKEN` is listed in `requires_env` of tool `jira` but never checked: "
-            "nothing in this module reads it",
         ),
         *env_examples.INVALID,
     ]
