@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Sequence
 
+from hermes_lint.analysis.membership import confined_to, tested_values
 from hermes_lint.analysis.raises import TRY_NODES
 from hermes_lint.model.scopes import SCOPE_NODES, scope_walk
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 # Method names of calls that may never return (sys.exit, pytest.fail, self.abort...).
 _NO_RETURN_METHODS = re.compile(r"^(_?exit|abort|fail|skip|die|throw|raise\w*|_?fail\w*|_?abort\w*)$")
+Known = Dict[str, FrozenSet[str]]  # local name -> the values it can have
 _RETURNING_BUILTINS = frozenset({"print", "setattr", "delattr", "isinstance", "len", "sorted", "open"})
 
 
@@ -31,12 +33,15 @@ def exits(stmts: Sequence[ast.stmt]) -> bool:
     return False
 
 
-def completes(stmts: Sequence[ast.stmt], analyzer: "ModuleFunctions", fn: "FunctionFacts") -> bool:
-    """True only when the end of ``stmts`` is certainly reachable (when unsure: False)."""
-    return all(_stmt_completes(s, analyzer, fn) for s in stmts)
+def completes(
+    stmts: Sequence[ast.stmt], analyzer: "ModuleFunctions", fn: "FunctionFacts", known: Optional[Known] = None
+) -> bool:
+    """True only when the end of ``stmts`` is certainly reachable (when unsure: False).
+    ``known``: the values tests passed on the way confine locals to (``membership``)."""
+    return all(_stmt_completes(s, analyzer, fn, known) for s in stmts)
 
 
-def _stmt_completes(stmt: ast.stmt, analyzer: "ModuleFunctions", fn: "FunctionFacts") -> bool:
+def _stmt_completes(stmt: ast.stmt, analyzer: "ModuleFunctions", fn: "FunctionFacts", known: Optional[Known] = None) -> bool:
     if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
         return False
     if isinstance(stmt, ast.Expr):
@@ -48,10 +53,14 @@ def _stmt_completes(stmt: ast.stmt, analyzer: "ModuleFunctions", fn: "FunctionFa
     if isinstance(stmt, ast.If):
         test = _constant_truth(stmt.test)
         if test is True:
-            return completes(stmt.body, analyzer, fn)
+            return completes(stmt.body, analyzer, fn, known)
         if test is False:
-            return completes(stmt.orelse, analyzer, fn)
-        return completes(stmt.body, analyzer, fn) or completes(stmt.orelse, analyzer, fn)
+            return completes(stmt.orelse, analyzer, fn, known)
+        if known and _chain_covers(stmt, known):
+            return False  # an if/elif that leaves for every value the local can have here
+        confined = confined_to(stmt.test, analyzer, fn)
+        inner = {**(known or {}), confined[0]: confined[1]} if confined is not None else known
+        return completes(stmt.body, analyzer, fn, inner) or completes(stmt.orelse, analyzer, fn, known)
     if isinstance(stmt, (ast.While, ast.For, ast.AsyncFor)):
         if _has_break(stmt.body):
             return True
@@ -71,7 +80,7 @@ def _stmt_completes(stmt: ast.stmt, analyzer: "ModuleFunctions", fn: "FunctionFa
                         for s in stmt.body for n in ast.walk(s))
         return may_raise and any(completes(h.body, analyzer, fn) for h in stmt.handlers)
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return completes(stmt.body, analyzer, fn)
+        return completes(stmt.body, analyzer, fn, known)
     if isinstance(stmt, ast.Match):
         irrefutable = any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None
                           for c in stmt.cases)
@@ -98,6 +107,25 @@ def _call_returns(call: ast.Call, analyzer: "ModuleFunctions", fn: "FunctionFact
                 return True  # the call only creates the generator / coroutine
             # It returns if it has a return statement or can fall off its end.
             return bool(facts.returns) or facts.falls_off_line is not None
+    return False
+
+
+def _chain_covers(stmt: ast.If, known: Known) -> bool:
+    """The if/elif chain ``stmt`` tests one local of ``known`` against constants, and the
+    branches that certainly leave cover every value that local can have."""
+    for name, values in known.items():
+        covered: set = set()
+        link: Optional[ast.If] = stmt
+        while link is not None:
+            tested = tested_values(link.test, name)
+            if tested is None:
+                break
+            if exits(link.body):
+                covered |= tested
+            orelse = link.orelse
+            link = orelse[0] if len(orelse) == 1 and isinstance(orelse[0], ast.If) else None
+        if values <= covered:
+            return True
     return False
 
 

@@ -30,3 +30,17 @@ def schema_is_fixed(registration: Registration) -> bool:
         and registration.positional_args <= overrides_position
         and not registration.has_star_args
     )
+
+
+def offered_properties(registration: Registration, properties: dict, every_path: bool) -> Optional[dict]:
+    """Of the declared ``properties``, those the model is offered: all of them when the schema
+    is fixed; when ``dynamic_schema_overrides`` can only keep or drop them, all of them (the
+    names it may be offered: ``every_path`` False) or the ones it keeps on every path (True);
+    None when the overrides may offer others."""
+    if schema_is_fixed(registration):
+        return properties
+    kept = registration.override_kept_properties
+    overrides_position = REGISTER_PARAMETERS.index("dynamic_schema_overrides")
+    if kept is None or registration.has_star_args or registration.positional_args > overrides_position:
+        return None
+    return {name: value for name, value in properties.items() if name in kept} if every_path else properties

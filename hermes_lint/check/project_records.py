@@ -38,6 +38,7 @@ def project_view(facts: model.ModuleFacts) -> model.ModuleFacts:
             keywords=tuple(k for k in r.keywords if k.name in _PROJECT_KEYWORDS),
             values=tuple(item for item in r.values if item[0] in _PROJECT_VALUES),
             override_keys=(),
+            override_kept_properties=None,
         )
         for r in facts.registrations
     )

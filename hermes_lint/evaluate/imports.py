@@ -54,6 +54,18 @@ class _Imports(_EvaluatorState):
             return None
         return found[1].node, foreign._get_index().imports_by_name()
 
+    def project_module(self, module: str) -> Optional[Tuple[ast.Module, Dict[str, str], Any]]:
+        """``(syntax tree, imports, evaluate)`` of project module ``module`` (dotted, relative to
+        this one when it starts with "."), whose findings then depend on its file; else None.
+        ``evaluate`` gives the value of an expression of that tree."""
+        try:
+            foreign = self._foreign_module(module, None)
+        except _Refusal:
+            return None
+        if foreign is None:
+            return None
+        return foreign._tree, foreign._get_index().imports_by_name(), foreign.evaluate
+
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
         module, _, attr = origin.rpartition(".")

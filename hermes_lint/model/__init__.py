@@ -208,6 +208,9 @@ class Registration:
     # Registered by a plugin (``ctx.register_tool(...)`` in its ``register(ctx)``), not by a
     # top-level ``registry.register(...)``: see ``hermes_lint.project.plugin_tools``.
     plugin: bool = False
+    # When the overrides may replace ``parameters`` but can only keep or drop the static
+    # properties (``override_properties``): the static properties every path keeps; else None.
+    override_kept_properties: Optional[Tuple[str, ...]] = None
 
     def overrides_may_change(self, key: str) -> bool:
         """Whether run-time overrides may replace the schema's top-level ``key``."""

@@ -90,8 +90,8 @@ class EnvSpellings:
 
 
 def environment_readers(index: Any, evaluator: Any, configured: Tuple[str, ...] = ()) -> FrozenSet[str]:
-    """Names of the module bound to environment readers: its own functions whose body is
-    ``return <expression reading os.getenv(first parameter)>``, the same imported from another
+    """Names of the module bound to environment readers: its own functions every return of
+    which gives ``os.getenv(first parameter)`` (or a default: see ``_reads_its_argument``), the same imported from another
     module of the project (read from its file, never imported), and the dotted names listed in
     the ``env-readers`` setting (third-party helpers). Cached on ``index``."""
     cached = getattr(index, "env_readers", None)
@@ -134,16 +134,45 @@ def _called_with_a_name(index: Any) -> FrozenSet[str]:
 
 
 def _reads_its_argument(function: ast.AST, spellings: EnvSpellings) -> bool:
+    """``function`` returns the variable named by its first parameter: every ``return`` gives a
+    read of it (``os.getenv(name)``, ``os.environ.get(name, default)``, in an expression),
+    ``None``/``""`` or another parameter (a default), and at least one gives the read; a
+    ``return False`` says something other than the variable decided (a missing package). Branches
+    (a scoped lookup, a fallback, a fail-closed path) are fine so long as each ends so; a
+    function that rebinds the parameter reads something else."""
     if not isinstance(function, ast.FunctionDef) or function.decorator_list:
         return False
     params = function.args.posonlyargs + function.args.args
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]  # the docstring
-    if not params or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+    if not params:
         return False
     first = params[0].arg
-    stack: List[ast.AST] = [] if isinstance(body[0].value, ast.Lambda) else [body[0].value]
+    others = {arg.arg for arg in params[1:] + function.args.kwonlyargs}
+    returns: List[ast.Return] = []
+    stack: List[ast.AST] = list(function.body)
+    while stack:  # this function's own statements, not those of functions nested in it
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return):
+            returns.append(node)
+        elif isinstance(node, ast.Name) and node.id == first and not isinstance(node.ctx, ast.Load):
+            return False
+        stack.extend(ast.iter_child_nodes(node))
+    reading = 0
+    for statement in returns:
+        value = statement.value
+        if value is None or (isinstance(value, ast.Constant) and value.value in (None, "")):
+            continue  # no value, as the read of an unset variable gives
+        if isinstance(value, ast.Name) and value.id in others:
+            continue  # the caller's default
+        if not _returns_a_read_of(value, first, spellings):
+            return False
+        reading += 1
+    return reading > 0
+
+
+def _returns_a_read_of(value: ast.expr, first: str, spellings: EnvSpellings) -> bool:
+    stack: List[ast.AST] = [] if isinstance(value, ast.Lambda) else [value]
     while stack:  # the returned expression, not a lambda in it (that reads later, when called)
         node = stack.pop()
         found = spellings.access(node)

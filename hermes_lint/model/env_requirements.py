@@ -12,511 +12,38 @@ bool(os.getenv("MODAL_TOKEN"))`` requires nothing.
 
 A variable the *handler needs* is one read as ``os.environ["X"]`` (``KeyError`` when unset) in the
 handler or a module function it calls, outside a ``try`` that catches the error and in a function
-that does not also test the variable some optional way.
+that does not also test the variable some optional way (``env_handler_reads``), or one without
+which every path of the handler returns an error result.
+
+The interpreter is ``env_interpreter`` (over the values of ``env_values``); whether a check calls
+only what can be seen is ``check_closure``.
 """
 
 from __future__ import annotations
 
 import ast
-import sys
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
-from hermes_lint.model.context import ModuleContext, child_nodes, walk
-from hermes_lint.model.semantic import CALL_DEPTH, TRY_NODES, CallableNode, SemanticModel
+from hermes_lint.model.check_closure import CheckClosure
+from hermes_lint.model.context import ModuleContext, walk
 from hermes_lint.model.env_access import EnvAccessIndex
-from hermes_lint.model import EnvRead, Location, Unresolved
-
-MAX_PATHS = 64
-MAX_STEPS = 4000
-MAX_UNROLL = 32
-
-
-class _Marker:
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return self.name
+from hermes_lint.model.env_assignments import variables_set_by_project
+from hermes_lint.model.env_handler_reads import handler_required_reads
+from hermes_lint.model.env_interpreter import EnvRun, GiveUp
+from hermes_lint.model.env_values import ERROR, truth
+from hermes_lint.model.semantic import CallableNode
+from hermes_lint.model import EnvRead, Location
 
 
-UNKNOWN = _Marker("UNKNOWN")
-TRUTHY = _Marker("TRUTHY")
-FALSY = _Marker("FALSY")
-SET = _Marker("SET")  # a set variable: a non-empty string of unknown content
-ERROR = _Marker("ERROR")  # an error result: tool_error(...), json.dumps({"error": ...})
+class Unlisted(NamedTuple):
+    """A variable a tool needs that its ``requires_env`` does not list, and why it is needed:
+    "check" (the check requires it), "environ" (the handler reads ``os.environ[...]``
+    unguarded), "error" (every path of the handler returns an error without it; with ", check
+    does not test" or ", no check" when nothing hides the tool while it is unset)."""
 
-_CONCRETE = (str, int, float, bool, type(None), tuple, list, dict)
-_STR_METHODS = frozenset(
-    {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "startswith", "endswith", "split", "title"}
-)
-
-
-def truth(value: Any) -> Optional[bool]:
-    """True/False when the truthiness of ``value`` is certain, else None."""
-    if value is SET or value is TRUTHY or value is ERROR:
-        return True
-    if value is FALSY:
-        return False
-    if isinstance(value, _CONCRETE):
-        return bool(value)
-    return None
-
-
-def _concrete(value: Any) -> bool:
-    if isinstance(value, (tuple, list)):
-        return all(_concrete(v) for v in value)
-    if isinstance(value, dict):
-        return all(_concrete(k) and _concrete(v) for k, v in value.items())
-    return isinstance(value, _CONCRETE)
-
-
-class _GiveUp(Exception):
-    """The interpreter cannot follow this code."""
-
-
-class _Raise(Exception):
-    """This path certainly raises."""
-
-
-class _Frame:
-    def __init__(self, local_names: FrozenSet[str]):
-        self.local_names = local_names
-
-
-class _Run:
-    """One abstract execution of a check with ``unset`` unset and every other variable unknown."""
-
-    def __init__(self, analysis: "EnvAnalysis", unset: Optional[str]):
-        self.analysis = analysis
-        self.ctx = analysis.ctx
-        self.env = analysis.env
-        self.unset = unset
-        self.reads: Dict[str, Location] = {}
-        self.steps = 0
-
-    # --- functions ---------------------------------------------------------------------
-
-    def outcomes(
-        self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int
-    ) -> List[Tuple[str, Any]]:
-        frame = _Frame(self.ctx.semantic.local_names(fn))
-        state: Dict[str, Any] = {}
-        spec = fn.args
-        positional = spec.posonlyargs + spec.args
-        defaults = [None] * (len(positional) - len(spec.defaults)) + list(spec.defaults)
-        for position, (arg, default) in enumerate(zip(positional, defaults)):
-            if position < len(args):
-                state[arg.arg] = args[position]
-            elif arg.arg in kwargs:
-                state[arg.arg] = kwargs[arg.arg]
-            else:
-                state[arg.arg] = self.expr(default, {}, frame, depth) if default is not None else UNKNOWN
-        for arg, default in zip(spec.kwonlyargs, spec.kw_defaults):
-            value = kwargs.get(arg.arg, UNKNOWN)
-            if arg.arg not in kwargs and default is not None:
-                value = self.expr(default, {}, frame, depth)
-            state[arg.arg] = value
-        for extra in (spec.vararg, spec.kwarg):
-            if extra is not None:
-                state[extra.arg] = UNKNOWN
-        if isinstance(fn, ast.Lambda):
-            try:
-                return [("return", self.expr(fn.body, state, frame, depth))]
-            except _Raise:
-                return [("raise", None)]
-        if isinstance(fn, ast.AsyncFunctionDef) or fn.decorator_list:
-            raise _GiveUp()  # a coroutine object or a wrapper, not the body's value
-        results = []
-        for kind, value, _ in self.block(fn.body, state, frame, depth):
-            results.append(("return", None) if kind == "next" else (kind, value))
-        return results
-
-    def call(self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
-        if depth >= CALL_DEPTH:
-            return UNKNOWN
-        results = self.outcomes(fn, args, kwargs, depth + 1)
-        if all(kind == "raise" for kind, _ in results):
-            raise _Raise()
-        if any(kind == "raise" for kind, _ in results):
-            return UNKNOWN
-        return _join(value for _, value in results)
-
-    # --- statements --------------------------------------------------------------------
-
-    def block(self, stmts: List[ast.stmt], state: Dict[str, Any], frame: _Frame, depth: int):
-        paths = [state]
-        finished: List[Tuple[str, Any, Dict[str, Any]]] = []
-        for stmt in stmts:
-            following = []
-            for current in paths:
-                for kind, value, after in self.stmt(stmt, current, frame, depth):
-                    if kind == "next":
-                        following.append(after)
-                    else:
-                        finished.append((kind, value, after))
-            paths = following
-            if len(paths) + len(finished) > MAX_PATHS:
-                raise _GiveUp()
-            if not paths:
-                break
-        return finished + [("next", None, s) for s in paths]
-
-    def stmt(self, stmt: ast.stmt, state: Dict[str, Any], frame: _Frame, depth: int):
-        self._step()
-        state = dict(state)
-        try:
-            if isinstance(stmt, ast.Expr):
-                self.expr(stmt.value, state, frame, depth)
-                return [("next", None, state)]
-            if isinstance(stmt, ast.Pass):
-                return [("next", None, state)]
-            if isinstance(stmt, ast.Return):
-                value = self.expr(stmt.value, state, frame, depth) if stmt.value is not None else None
-                return [("return", value, state)]
-            if isinstance(stmt, ast.Raise):
-                return [("raise", None, state)]
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                if stmt.value is None:
-                    return [("next", None, state)]
-                value = self.expr(stmt.value, state, frame, depth)
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                for target in targets:
-                    self._bind(target, value, state, frame, depth)
-                return [("next", None, state)]
-            if isinstance(stmt, ast.AugAssign):
-                self.expr(stmt.value, state, frame, depth)
-                self._bind(stmt.target, UNKNOWN, state, frame, depth)
-                return [("next", None, state)]
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                for alias in stmt.names:
-                    state[(alias.asname or alias.name).split(".")[0]] = UNKNOWN
-                return [("next", None, state)]
-            if isinstance(stmt, ast.If):
-                test = truth(self.expr(stmt.test, state, frame, depth))
-                results = []
-                if test is not False:
-                    results += self.block(stmt.body, dict(state), frame, depth)
-                if test is not True:
-                    results += self.block(stmt.orelse, dict(state), frame, depth)
-                return results
-            if isinstance(stmt, ast.Assert):
-                test = truth(self.expr(stmt.test, state, frame, depth))
-                results = [] if test is True else [("raise", None, state)]
-                return results + ([] if test is False else [("next", None, state)])
-            if isinstance(stmt, ast.Try):
-                return self._try(stmt, state, frame, depth)
-            if isinstance(stmt, ast.For):
-                return self._for(stmt, state, frame, depth)
-        except _Raise:
-            return [("raise", None, state)]
-        raise _GiveUp()
-
-    def _try(self, stmt: ast.Try, state, frame, depth):
-        if stmt.finalbody:
-            raise _GiveUp()
-        results = []
-        for kind, value, after in self.block(stmt.body, dict(state), frame, depth):
-            if kind == "next":
-                results += self.block(stmt.orelse, after, frame, depth)
-            else:
-                results.append((kind, value, after))
-        # A handler may run after any statement of the body: what the body assigns is unknown.
-        assigned = {
-            n.id
-            for s in stmt.body
-            for n in walk(s)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
-        for handler in stmt.handlers:
-            entry = dict(state)
-            entry.update({name: UNKNOWN for name in assigned})
-            if handler.name:
-                entry[handler.name] = UNKNOWN
-            results += self.block(handler.body, entry, frame, depth)
-        return results
-
-    def _for(self, stmt: ast.For, state, frame, depth):
-        items = self.expr(stmt.iter, state, frame, depth)
-        if isinstance(items, dict):
-            items = list(items)
-        breaks = any(isinstance(n, (ast.Break, ast.Continue)) for s in stmt.body for n in walk(s))
-        if not isinstance(items, (list, tuple, str)) or len(items) > MAX_UNROLL or breaks or stmt.orelse:
-            raise _GiveUp()
-        paths, finished = [state], []
-        for item in items:
-            following = []
-            for current in paths:
-                current = dict(current)
-                self._bind(stmt.target, item, current, frame, depth)
-                for kind, value, after in self.block(stmt.body, current, frame, depth):
-                    (following.append(after) if kind == "next" else finished.append((kind, value, after)))
-            paths = following
-            if len(paths) + len(finished) > MAX_PATHS:
-                raise _GiveUp()
-        return finished + [("next", None, s) for s in paths]
-
-    def _bind(self, target: ast.expr, value: Any, state, frame, depth) -> None:
-        if isinstance(target, ast.Name):
-            state[target.id] = value
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            parts = value if isinstance(value, (tuple, list)) and len(value) == len(target.elts) else None
-            for position, element in enumerate(target.elts):
-                self._bind(element, parts[position] if parts is not None else UNKNOWN, state, frame, depth)
-        # attribute and subscript targets change nothing the interpreter tracks
-
-    def _step(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise _GiveUp()
-
-    # --- expressions -------------------------------------------------------------------
-
-    def expr(self, node: ast.expr, state: Dict[str, Any], frame: _Frame, depth: int) -> Any:
-        self._step()
-        access = self.env.access(node)
-        if access is not None:
-            return self._env(access, state, frame, depth)
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id in state:
-                return state[node.id]
-            if node.id in frame.local_names or node.id in self.ctx.semantic.functions:
-                return UNKNOWN
-            value = self.ctx.evaluator.evaluate(node)
-            return UNKNOWN if isinstance(value, Unresolved) or not _concrete(value) else value
-        if isinstance(node, ast.BoolOp):
-            return self._boolop(node, state, frame, depth)
-        if isinstance(node, ast.UnaryOp):
-            value = self.expr(node.operand, state, frame, depth)
-            if isinstance(node.op, ast.Not):
-                t = truth(value)
-                return UNKNOWN if t is None else not t
-            return UNKNOWN
-        if isinstance(node, ast.Compare):
-            return self._compare(node, state, frame, depth)
-        if isinstance(node, ast.IfExp):
-            t = truth(self.expr(node.test, state, frame, depth))
-            if t is not None:
-                return self.expr(node.body if t else node.orelse, state, frame, depth)
-            branches = (node.body, node.orelse)
-            return _join([self._maybe(branch, state, frame, depth) for branch in branches])
-        if isinstance(node, ast.Call):
-            return self._call(node, state, frame, depth)
-        if isinstance(node, (ast.Tuple, ast.List)):
-            values = [self.expr(e, state, frame, depth) for e in node.elts if not isinstance(e, ast.Starred)]
-            if len(values) == len(node.elts) and all(_concrete(v) for v in values):
-                return tuple(values) if isinstance(node, ast.Tuple) else values
-            return TRUTHY if node.elts else UNKNOWN
-        if isinstance(node, ast.Attribute):
-            self.expr(node.value, state, frame, depth)
-            return UNKNOWN
-        if isinstance(node, ast.Subscript):
-            container = self.expr(node.value, state, frame, depth)
-            key = self.expr(node.slice, state, frame, depth)
-            if _concrete(container) and _concrete(key):
-                try:
-                    return container[key]
-                except (KeyError, IndexError, TypeError):
-                    return UNKNOWN
-            return UNKNOWN
-        if isinstance(node, ast.JoinedStr):
-            for part in node.values:
-                if isinstance(part, ast.FormattedValue):
-                    self.expr(part.value, state, frame, depth)
-            literal = any(isinstance(p, ast.Constant) and p.value for p in node.values)
-            return TRUTHY if literal else UNKNOWN
-        if isinstance(node, ast.NamedExpr):
-            value = self.expr(node.value, state, frame, depth)
-            state[node.target.id] = value
-            return value
-        return UNKNOWN  # lambdas, comprehensions, arithmetic...: not followed
-
-    def _maybe(self, node, state, frame, depth) -> Any:
-        """Evaluate code that runs only on some paths: a certain raise there is not certain."""
-        try:
-            return self.expr(node, state, frame, depth)
-        except _Raise:
-            return UNKNOWN
-
-    def _env(self, access, state, frame, depth) -> Any:
-        name = self.expr(access.name_node, state, frame, depth)
-        if not isinstance(name, str):
-            return UNKNOWN
-        self.reads.setdefault(name, self.ctx.loc(access.node))
-        default = self.expr(access.default, state, frame, depth) if access.default is not None else None
-        if name == self.unset:
-            if access.kind == "subscript":
-                raise _Raise()
-            return access.negated if access.kind == "contains" else default
-        # Any other variable may or may not be set. (Its KeyError path is left out: a raise is
-        # falsy, and leaving out a falsy path never makes "every path is falsy" true wrongly.)
-        if access.kind == "subscript":
-            return SET
-        return UNKNOWN if access.kind == "contains" else _join([default, SET])
-
-    def _boolop(self, node: ast.BoolOp, state, frame, depth) -> Any:
-        is_or = isinstance(node.op, ast.Or)
-        doubtful = False  # an earlier operand of unknown truthiness may have decided the result
-        value = None
-        for operand in node.values:
-            evaluate = self._maybe if doubtful else self.expr
-            value = evaluate(operand, state, frame, depth)
-            t = truth(value)
-            if t is None:
-                doubtful = True
-            elif t is is_or:  # decides: truthy for `or`, falsy for `and`
-                return value if not doubtful else (TRUTHY if is_or else FALSY)
-        if not doubtful:
-            return value
-        t = truth(value)
-        if is_or:
-            return TRUTHY if t is True else UNKNOWN
-        return FALSY if t is False else UNKNOWN
-
-    def _compare(self, node: ast.Compare, state, frame, depth) -> Any:
-        left = self.expr(node.left, state, frame, depth)
-        rights = [self.expr(c, state, frame, depth) for c in node.comparators]
-        if len(node.ops) != 1:
-            return UNKNOWN
-        op, right = node.ops[0], rights[0]
-        if _concrete(left) and _concrete(right):
-            try:
-                return _COMPARE[type(op)](left, right)
-            except (TypeError, KeyError):
-                return UNKNOWN
-        if isinstance(op, (ast.Is, ast.IsNot)) and right is None:
-            if truth(left) is True:  # a truthy value is never None
-                return isinstance(op, ast.IsNot)
-            return UNKNOWN
-        if isinstance(op, (ast.Eq, ast.NotEq)) and left is SET and _concrete(right):
-            if not (isinstance(right, str) and right):
-                return isinstance(op, ast.NotEq)
-        return UNKNOWN
-
-    def _call(self, node: ast.Call, state, frame, depth) -> Any:
-        func = node.func
-        if isinstance(func, ast.Name) and func.id not in state and func.id not in frame.local_names:
-            functions = self.ctx.semantic.functions
-            if func.id in functions:
-                args = [
-                    self.expr(a, state, frame, depth) for a in node.args if not isinstance(a, ast.Starred)
-                ]
-                kwargs = {k.arg: self.expr(k.value, state, frame, depth) for k in node.keywords if k.arg}
-                if len(args) != len(node.args) or len(kwargs) != len(node.keywords):
-                    return UNKNOWN
-                return self.call(functions[func.id], args, kwargs, depth)
-            if self.ctx.semantic.is_builtin(func.id) and not node.keywords:
-                return self._builtin(func.id, node.args, state, frame, depth)
-        if isinstance(func, ast.Attribute) and func.attr in _STR_METHODS:
-            receiver = self.expr(func.value, state, frame, depth)
-            args = [self.expr(a, state, frame, depth) for a in node.args]
-            if isinstance(receiver, str) and all(_concrete(a) for a in args) and not node.keywords:
-                try:
-                    return getattr(receiver, func.attr)(*args)
-                except (TypeError, ValueError):
-                    return UNKNOWN
-            if receiver is SET and func.attr in ("lower", "upper", "casefold", "title"):
-                return SET
-            return UNKNOWN
-        if self._is_error_result(node):
-            for arg in node.args:
-                self.expr(arg.value if isinstance(arg, ast.Starred) else arg, state, frame, depth)
-            return ERROR
-        # Something the interpreter does not follow: its arguments still run first.
-        if isinstance(func, ast.Attribute):
-            self.expr(func.value, state, frame, depth)
-        for arg in node.args:
-            self.expr(arg.value if isinstance(arg, ast.Starred) else arg, state, frame, depth)
-        for kw in node.keywords:
-            self.expr(kw.value, state, frame, depth)
-        return UNKNOWN
-
-    def _is_error_result(self, node: ast.Call) -> bool:
-        """``tool_error(...)`` of the registry, or ``json.dumps({"error": ...})``."""
-        semantic = self.ctx.semantic
-        if semantic.is_registry_helper(node.func, "tool_error"):
-            return True
-        if semantic.import_target(node.func) != "json.dumps" or not node.args or not isinstance(node.args[0], ast.Dict):
-            return False
-        return any(isinstance(key, ast.Constant) and key.value == "error" for key in node.args[0].keys)
-
-    def _builtin(self, name: str, arg_nodes: List[ast.expr], state, frame, depth) -> Any:
-        if name in ("all", "any") and len(arg_nodes) == 1:
-            return self._all_any(name == "all", arg_nodes[0], state, frame, depth)
-        args = [self.expr(a, state, frame, depth) for a in arg_nodes if not isinstance(a, ast.Starred)]
-        if len(args) != len(arg_nodes):
-            return UNKNOWN
-        if name == "bool":
-            t = truth(args[0]) if args else False
-            return UNKNOWN if t is None else t
-        if name == "str" and len(args) == 1:
-            if args[0] is SET:
-                return SET
-            return str(args[0]) if _concrete(args[0]) else UNKNOWN
-        if name == "len" and len(args) == 1:
-            if args[0] is SET:
-                return TRUTHY
-            return len(args[0]) if isinstance(args[0], (str, tuple, list, dict)) else UNKNOWN
-        return UNKNOWN
-
-    def _all_any(self, is_all: bool, arg: ast.expr, state, frame, depth) -> Any:
-        if isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
-            if len(arg.generators) != 1 or arg.generators[0].ifs or arg.generators[0].is_async:
-                return UNKNOWN
-            generator = arg.generators[0]
-            items = self.expr(generator.iter, state, frame, depth)
-            if isinstance(items, dict):
-                items = list(items)
-            if not isinstance(items, (list, tuple)) or len(items) > MAX_UNROLL:
-                return UNKNOWN
-
-            def elements():
-                for item in items:
-                    inner = dict(state)
-                    self._bind(generator.target, item, inner, frame, depth)
-                    yield arg.elt, inner
-        elif isinstance(arg, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in arg.elts):
-            def elements():
-                for element in arg.elts:
-                    yield element, state
-        else:
-            return UNKNOWN
-        doubtful = False
-        for element, inner in elements():
-            evaluate = self._maybe if doubtful else self.expr
-            t = truth(evaluate(element, inner, frame, depth))
-            if t is None:
-                doubtful = True
-            elif t is not is_all:  # a falsy element decides all(); a truthy one decides any()
-                return not is_all
-        return UNKNOWN if doubtful else is_all
-
-
-def _join(values: Iterable[Any]) -> Any:
-    values = list(values)
-    if all(_concrete(v) for v in values) and all(v == values[0] for v in values):
-        return values[0]
-    truths = {truth(v) for v in values}
-    if truths == {True}:
-        return TRUTHY
-    if truths == {False}:
-        return FALSY
-    return UNKNOWN
-
-
-_COMPARE = {
-    ast.Eq: lambda a, b: a == b,
-    ast.NotEq: lambda a, b: a != b,
-    ast.Is: lambda a, b: a is b if b is None or a is None else a == b,
-    ast.IsNot: lambda a, b: a is not b if b is None or a is None else a != b,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
-    ast.Lt: lambda a, b: a < b,
-    ast.LtE: lambda a, b: a <= b,
-    ast.Gt: lambda a, b: a > b,
-    ast.GtE: lambda a, b: a >= b,
-}
+    name: str
+    where: Location
+    why: str
 
 
 class EnvAnalysis:
@@ -529,6 +56,14 @@ class EnvAnalysis:
         self._required_by_check: Dict[int, Dict[str, Location]] = {}
         self._required_by_handler: Dict[int, Dict[str, Location]] = {}
         self._mentions: Dict[Tuple[int, ...], Set[str]] = {}
+        self._set_by_project: Optional[FrozenSet[str]] = None
+
+    def set_by_project(self, name: str) -> bool:
+        """Whether the project itself assigns variable ``name`` (``env_assignments``): then it is
+        no configuration of the user's. Looked up on first use, since it reads other modules."""
+        if self._set_by_project is None:
+            self._set_by_project = variables_set_by_project(self.ctx)
+        return name in self._set_by_project
 
     @classmethod
     def of(cls, ctx: ModuleContext) -> "EnvAnalysis":
@@ -537,11 +72,11 @@ class EnvAnalysis:
 
     # --- check_fn ----------------------------------------------------------------------
 
-    def _run(self, fn: CallableNode, unset: Optional[str]):
-        run = _Run(self, unset)
+    def _run(self, fn: CallableNode, unset: Optional[str], handler: bool = False):
+        run = EnvRun(self.ctx, self.env, unset, handler)
         try:
             return run.outcomes(fn, [], {}, 0), run.reads
-        except (_GiveUp, RecursionError):
+        except (GiveUp, RecursionError):
             return None, run.reads
 
     def required_by_check(self, fn: CallableNode) -> Dict[str, Location]:
@@ -572,140 +107,60 @@ class EnvAnalysis:
         if id(fn) in self._required_by_handler:
             return self._required_by_handler[id(fn)]
         required: Dict[str, Location] = {}
-        base, reads = self._run(fn, None)
-        if base is not None and not _all_failed(base):
+        base, reads = self._run(fn, None, handler=True)
+        # A base run that cannot be followed to the end (a ``with``, a ``while`` past the
+        # variable's test) still names the variables read before that point: with one of them
+        # unset, the run may end before it.
+        if base is None or not _all_failed(base):
             for name in list(reads)[:16]:
-                outcomes, unset_reads = self._run(fn, name)
+                outcomes, unset_reads = self._run(fn, name, handler=True)
                 if outcomes is not None and _all_failed(outcomes):
                     required[name] = reads.get(name) or unset_reads[name]
         self._required_by_handler[id(fn)] = required
         return required
 
+    def unlisted(
+        self, check: Optional[CallableNode], handler: Optional[CallableNode], listed: Set[str], check_given: bool
+    ) -> List[Unlisted]:
+        """The variables the tool with this ``check`` and ``handler`` needs that are not in
+        ``listed`` nor set by the project itself, each once, the check's reasons first."""
+        found: Dict[str, Unlisted] = {}
+
+        def add(name: str, where: Location, why: str) -> None:
+            if name not in listed and name not in found and not self.set_by_project(name):
+                found[name] = Unlisted(name, where, why)
+
+        for name, where in (self.required_by_check(check) if check is not None else {}).items():
+            add(name, where, "check")
+        if handler is not None:
+            for read in self.handler_required_reads(handler):
+                add(read.name, read.location, "environ")
+            for name, where in self.required_by_handler(handler).items():
+                if not check_given:
+                    add(name, where, "error, no check")
+                elif check is not None and name not in listed and self.check_never_tests(check, name):
+                    add(name, where, "error, check does not test")
+                else:
+                    add(name, where, "error")
+        return list(found.values())
+
+    def check_never_tests(self, fn: CallableNode, name: str) -> bool:
+        """True when the check ``fn`` certainly does not read variable ``name``: it is closed,
+        it can be followed to the end, and no path of it reads ``name``."""
+        if not self.check_is_closed(fn):
+            return False
+        base, reads = self._run(fn, None)
+        return base is not None and name not in reads
+
     def check_is_closed(self, fn: CallableNode) -> bool:
-        """True when everything ``fn`` calls is visible here or in the standard library.
-
-        A check that calls a helper of another module may test variables this module never
-        names, so "never checked" can only be said of a closed check.
-        """
-        if self.ctx.index.has_star_import:
-            return False
-        semantic = self.ctx.semantic
-        functions = semantic.functions
-        todo: List[Tuple[CallableNode, int]] = [(fn, 0)]
-        seen = {id(fn)}
-        while todo:
-            node, depth = todo.pop()
-            local = semantic.local_names(node) | self._nested_bindings(node)
-            for call in (n for n in self.ctx.index.walk(node) if isinstance(n, ast.Call)):
-                func = call.func
-                while isinstance(func, ast.Attribute):
-                    func = func.value
-                if not isinstance(func, ast.Name):
-                    continue  # a method of a computed value
-                name = func.id
-                if name in local and call.func is not func:
-                    continue  # a method of a local value
-                if name in local:
-                    return False  # calls something it was given or computed
-                if name in functions and call.func is func:
-                    if depth >= CALL_DEPTH:
-                        return False
-                    if id(functions[name]) not in seen:
-                        seen.add(id(functions[name]))
-                        todo.append((functions[name], depth + 1))
-                    continue
-                if name in self.ctx.index.imports:
-                    if not self._is_stdlib(name):
-                        return False
-                    continue
-                if semantic.is_builtin(name):
-                    continue
-                if call.func is not func and self._stdlib_object(name):
-                    continue  # logger.debug(...), _DEFAULTS.get(...)
-                return False
-        return True
-
-    def _nested_bindings(self, fn: CallableNode) -> FrozenSet[str]:
-        """The names bound in the scopes nested in ``fn`` (comprehension targets, the parameters
-        and bindings of inner functions and lambdas). ``check_is_closed`` walks into those scopes,
-        so a name called there may be one of them: something given or computed, never the
-        module function of that name."""
-        semantic = self.ctx.semantic
-        names: Set[str] = set()
-        for child in self.ctx.index.walk(fn):
-            if child is fn:
-                continue
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                names |= semantic.local_names(child)
-            elif isinstance(child, ast.comprehension):
-                names.update(n.id for n in ast.walk(child.target) if isinstance(n, ast.Name))
-        return frozenset(names)
-
-    def _is_stdlib(self, name: str) -> bool:
-        target = self.ctx.index.imports.get(name)
-        if target is None or target.startswith("."):
-            return False
-        return target.split(".")[0] in sys.stdlib_module_names
-
-    def _stdlib_object(self, name: str) -> bool:
-        """A module-level name bound once to a literal or to what a standard-library call returns."""
-        values = self.ctx.index.assigned.get(name)
-        if not values or len(values) != 1:
-            return False
-        value = values[0]
-        if isinstance(value, (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.JoinedStr)):
-            return True
-        if isinstance(value, ast.Call):
-            func = value.func
-            while isinstance(func, ast.Attribute):
-                func = func.value
-            return isinstance(func, ast.Name) and self._is_stdlib(func.id)
-        return False
+        """True when everything ``fn`` calls is visible here or in the standard library."""
+        return CheckClosure(self.ctx).is_closed(fn)
 
     # --- handler -----------------------------------------------------------------------
 
     def handler_required_reads(self, fn: CallableNode) -> List[EnvRead]:
-        """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded.
-
-        Guarded means inside a ``try`` that catches ``KeyError`` (handlers commonly wrap their
-        work in ``except Exception`` and return an error), or reached only through calls made
-        inside one; and a variable also tested some optional way anywhere on the handler's path
-        (``os.getenv("X")``, ``"X" in os.environ``) counts as handled.
-        """
-        if not self.env.may_access or not any(read.required for read in self.ctx.facts.env_reads):
-            # Only a named ``os.environ[...]`` read (an EnvRead with ``required``) can be found
-            # below: no node but that subscript itself starts where its read is located.
-            return []
-        functions = self.ctx.semantic.functions
-        reached: Dict[int, Tuple[CallableNode, bool]] = {id(fn): (fn, False)}
-        todo: List[Tuple[CallableNode, bool, int]] = [(fn, False, 0)]
-        while todo:
-            node, guarded, depth = todo.pop()
-            if depth >= CALL_DEPTH:
-                continue
-            for call, call_guarded in _walk_guarded(node, guarded):
-                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-                    continue
-                target = functions.get(call.func.id)
-                if target is None:
-                    continue
-                before = reached.get(id(target))
-                if before is None or (before[1] and not call_guarded):
-                    reached[id(target)] = (target, call_guarded)
-                    todo.append((target, call_guarded, depth + 1))
-        optional = set()
-        found: List[EnvRead] = []
-        for function, guarded in reached.values():
-            for child, child_guarded in _walk_guarded(function, guarded):
-                access = self.env.access(child)
-                read = self.env.read_of(access) if access is not None else None
-                if access is None or read is None:
-                    continue
-                if access.kind != "subscript":
-                    optional.add(read.name)
-                elif not child_guarded:
-                    found.append(read)
-        return sorted((r for r in found if r.name not in optional), key=lambda r: r.location)
+        """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded."""
+        return handler_required_reads(self.ctx, self.env, fn)
 
     # --- requires_env ------------------------------------------------------------------
 
@@ -741,31 +196,3 @@ def _all_failed(outcomes: List[Tuple[str, Any]]) -> bool:
 
 def _all_falsy(outcomes: List[Tuple[str, Any]]) -> bool:
     return bool(outcomes) and all(kind == "raise" or truth(value) is False for kind, value in outcomes)
-
-
-def _walk_guarded(node: ast.AST, guarded: bool) -> List[Tuple[ast.AST, bool]]:
-    """Every node under ``node`` (depth-first, parents first, children in field order; the
-    leaves ``child_nodes`` leaves out, contexts and operators, are not visited) with whether a
-    ``try`` that catches ``KeyError`` encloses it.
-
-    Iterative: the recursive generator this replaces paid one generator frame per level for
-    every node it yielded (a third of HRM203's time on ordinary tool files).
-    """
-    found: List[Tuple[ast.AST, bool]] = []
-    append = found.append
-    stack = [(node, guarded)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        current, is_guarded = pop()
-        append((current, is_guarded))
-        if isinstance(current, TRY_NODES):
-            inner = is_guarded or any(SemanticModel.handler_catches(h, "KeyError") for h in current.handlers)
-            # Pushed in reverse so that they come off the stack in source order.
-            for part in reversed(current.handlers + current.orelse + current.finalbody):
-                push((part, is_guarded))
-            for stmt in reversed(current.body):
-                push((stmt, inner))
-            continue
-        for child in reversed(child_nodes(current)):
-            push((child, is_guarded))
-    return found

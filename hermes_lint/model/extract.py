@@ -20,6 +20,7 @@ from hermes_lint.discovery import is_registry_register_call, tree_registers_tool
 from hermes_lint.evaluate.locations import split_source_lines
 from hermes_lint.project.plugin_tools import plugin_calls
 from hermes_lint.project.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
+from hermes_lint.model.override_properties import kept_properties
 from hermes_lint.model.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
     CallableRef,
@@ -268,6 +269,7 @@ class _Extractor:
             positional_args=len(call.args),
             has_star_args=has_star,
             override_keys=None if has_star else self.override_keys(overrides),
+            override_kept_properties=None if has_star else self.override_kept_properties(overrides, schema),
             has_dynamic_schema_overrides=overrides is not None,
         )
 
@@ -282,6 +284,16 @@ class _Extractor:
             returns = [stmt.value for stmt in _own_returns(function)]
             return _returned_keys(returns)
         return None
+
+    def override_kept_properties(self, node: Optional[ast.expr], schema: Any) -> Optional[Tuple[str, ...]]:
+        """See ``Registration.override_kept_properties``."""
+        function = self.semantic.functions.get(node.id) if isinstance(node, ast.Name) else None
+        parameters = schema.get("parameters") if isinstance(schema, dict) else None
+        properties = parameters.get("properties") if isinstance(parameters, dict) else None
+        if function is None or not isinstance(properties, dict):
+            return None
+        static = frozenset(k for k in properties if isinstance(k, str))
+        return kept_properties(function, static, self.evaluator.evaluate, self.index.imports)
 
     def _keyword_location(self, kw: ast.keyword) -> Location:
         # ast.keyword carries its own position since Python 3.9.

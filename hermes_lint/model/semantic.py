@@ -4,7 +4,7 @@ Built once per module with its syntax tree (``check.engine.build_module_context`
 ``ModuleContext.semantic``. It holds the module's evaluator (``evaluator``: the values of names,
 partial, read across project modules — which keeps its own finer, flow-sensitive index of which
 binding is live at a line). Extraction, the handler analysis (``analysis/``), the environment
-interpreter (``env_requirements``) and the ``check_fn`` form recogniser (``check_forms``) ask it
+interpreter (``env_interpreter``) and the ``check_fn`` form recogniser (``check_forms``) ask it
 the same questions, so they cannot disagree about the answers:
 
 - **bindings**: what the module binds at its top level (``index``), and which names are local to

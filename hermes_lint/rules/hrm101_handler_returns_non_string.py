@@ -20,7 +20,10 @@ class HandlerReturnsNonString(Rule):
     time that path runs. Reported: a return whose value is certainly not a string (a literal, a
     variable assigned only such literals, a module function that certainly returns one), and an
     end of the function that is certainly reachable. Followed: a lambda into the module function
-    it calls, and ``return helper(...)`` into module functions, a few calls deep.
+    it calls, and ``return helper(...)`` into module functions, a few calls deep. An if/elif
+    that returns for every value a local can have is no way off the end: every value of the
+    schema's ``enum``, or every member of a set the test before it confines the local to
+    (``elif action in VALID - {"list"}:``, the set a literal or a constant of the module).
 
     Not reported: anything whose type cannot be known — calls into other modules, attributes,
     parameters, a variable assigned both a dict and its ``json.dumps``, decorated functions (the
@@ -197,8 +200,52 @@ class HandlerReturnsNonString(Rule):
 
         registry.register(name="c", toolset="s", schema={}, handler=handle)
         """,
+        # past `mode in MODES - {"show"}` the mode is one of the rest, and each returns
+        """
+        import json
+        from tools.registry import registry, tool_error
+
+        MODES = frozenset({"show", "pause", "resume"})
+
+        def _player(args, **kw):
+            mode = args.get("mode")
+            if mode == "show":
+                return json.dumps({"playing": True})
+            elif mode in MODES - {"show"}:
+                if mode == "pause":
+                    return json.dumps({"paused": True})
+                elif mode == "resume":
+                    return json.dumps({"paused": False})
+            else:
+                return tool_error(f"unknown mode {mode!r}")
+
+        registry.register(name="player", toolset="media", schema={}, handler=_player)
+        """,
     ]
     invalid = [
+        # the set allows a value the inner if/elif has no branch for
+        Invalid(
+            """
+            import json
+            from tools.registry import registry, tool_error
+
+            def _player(args, **kw):
+                modes = ["show", "pause", "resume", "stop"]
+                mode = args.get("mode")
+                if mode in modes:
+                    if mode in ("show", "stop"):
+                        return json.dumps({"mode": mode})
+                    elif mode == "pause":
+                        return json.dumps({"paused": True})
+                else:
+                    return tool_error(f"unknown mode {mode!r}")
+
+            registry.register(name="player", toolset="media", schema={}, handler=_player)
+            """,
+            line=4,
+            col=1,
+            message="handler `_player` can return None (falls off the end at line 13)",
+        ),
         # one enum value has no branch: the message names it
         Invalid(
             """

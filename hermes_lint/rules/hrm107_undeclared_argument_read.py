@@ -6,7 +6,7 @@ from typing import Iterator, Optional, Set
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.argument_reads import ArgRead
 from hermes_lint.analysis.handlers import HandlerAnalysis, analyses
-from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed
+from hermes_lint.analysis.schema_properties import declared_properties, offered_properties
 from hermes_lint.model import Registration
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
@@ -21,7 +21,10 @@ class UndeclaredArgumentRead(Rule):
     ``args.pop``/``setdefault`` with a constant key, in the handler, in the lambda's call
     arguments, and in module functions that ``args`` is passed to whole.
 
-    Not reported: a schema that is not fully resolved, has ``dynamic_schema_overrides``, allows
+    A ``dynamic_schema_overrides`` function that rebuilds ``parameters`` from the static schema
+    (rewriting descriptions, dropping properties) offers no other names: the static properties
+    are compared. Not reported: a schema that is not fully resolved, has other overrides of
+    ``parameters``, allows
     other keys (``additionalProperties`` not false, ``patternProperties``, ``anyOf``...); handler
     code shared by several registrations reading a key any of their schemas declares; handlers
     that rebind ``args``; keys that are not constants; an alias fallback
@@ -84,8 +87,47 @@ class UndeclaredArgumentRead(Rule):
 
         registry.register(name="attach", toolset="s", schema=S, handler=_handle)
         """,
+        # overrides that add a property under a computed name: the model may send anything
+        """
+        from tools.registry import registry
+
+        PARAMS = {"type": "object", "properties": {"city": {"type": "string", "description": "City."}}}
+
+        def _forecast_overrides():
+            params = {**PARAMS, "properties": {**PARAMS["properties"]}}
+            params["properties"][extra_field_name()] = {"type": "string", "description": "Extra."}
+            return {"parameters": params}
+
+        registry.register(name="forecast", toolset="weather", schema={"name": "forecast",
+                          "description": "Forecast.", "parameters": PARAMS},
+                          handler=lambda args, **kw: args.get("city", "") + args.get("units", ""),
+                          dynamic_schema_overrides=_forecast_overrides)
+        """,
     ]
     invalid = [
+        # overrides that keep or drop the static properties never add `days`
+        Invalid(
+            """
+            from tools.registry import registry
+
+            PARAMS = {"type": "object", "properties": {"city": {"type": "string", "description": "City."},
+                                                       "units": {"type": "string", "description": "Units."}}}
+
+            def _forecast_overrides():
+                params = {**PARAMS, "properties": {**PARAMS["properties"]}}
+                if metric_only():
+                    del params["properties"]["units"]
+                return {"description": describe_forecast(), "parameters": params}
+
+            registry.register(name="forecast", toolset="weather", schema={"name": "forecast",
+                              "description": "Forecast.", "parameters": PARAMS},
+                              handler=lambda args, **kw: args.get("city", "") + str(args.get("days", 3)),
+                              dynamic_schema_overrides=_forecast_overrides)
+            """,
+            line=14,
+            col=73,
+            message="handler lambda reads argument `days`, which the schema of tool `forecast` does not declare",
+        ),
         # a key read through an alias of args
         Invalid(
             """
@@ -205,9 +247,11 @@ def _properties_known_to_reads(ctx, analysis: HandlerAnalysis) -> Optional[Set[s
     for other in analyses(ctx):
         if other is not analysis and not (other.args.functions & analysis.args.functions):
             continue
-        properties = declared_properties(other.registration)
         registration = other.registration
-        if properties is None or not schema_is_fixed(registration) or _undeclared_keys_allowed(registration):
+        properties = declared_properties(registration)
+        if properties is not None:
+            properties = offered_properties(registration, properties, every_path=False)
+        if properties is None or _undeclared_keys_allowed(registration):
             return None
         names.update(properties)
     return names

@@ -4,7 +4,7 @@ from typing import Iterator
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
-from hermes_lint.analysis.schema_properties import declared_properties, schema_is_fixed
+from hermes_lint.analysis.schema_properties import declared_properties, offered_properties
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS
 
@@ -20,7 +20,8 @@ class UnreadSchemaProperty(Rule):
     Not reported when ``args`` escapes in any way the linter cannot follow: passed to a function
     of another module or to a dispatch table, iterated, spread (``**args``), ``.items()``,
     ``args.get(variable)``, stored, rebound; nor for schemas that are unresolved or have
-    ``dynamic_schema_overrides``.
+    ``dynamic_schema_overrides`` that may offer other properties. Overrides that only keep or
+    drop the static properties are followed: the properties every path keeps must be read.
     """
 
     code = "HRM108"
@@ -105,8 +106,50 @@ class UnreadSchemaProperty(Rule):
         registry.register(name="t3", toolset="s", schema=S, handler=_loop)
         registry.register(name="t4", toolset="s", schema=S, handler=_var)
         """,
+        # overrides that may drop `voice`: only what every path keeps must be read
+        """
+        from tools.registry import registry
+
+        PARAMS = {"type": "object", "properties": {
+            "text": {"type": "string", "description": "What to say."},
+            "voice": {"type": "string", "description": "Which voice."},
+        }}
+
+        def _speech_overrides():
+            params = {**PARAMS, "properties": dict(PARAMS["properties"])}
+            if not voices_installed():
+                params["properties"].pop("voice")
+            return {"parameters": params}
+
+        registry.register(name="say", toolset="tts", schema={"name": "say", "description": "Speak.",
+                          "parameters": PARAMS}, handler=lambda args, **kw: args.get("text", ""),
+                          dynamic_schema_overrides=_speech_overrides)
+        """,
     ]
     invalid = [
+        # overrides rebuilt from the static properties keep `speed` on every path
+        Invalid(
+            """
+            from tools.registry import registry
+
+            PARAMS = {"type": "object", "properties": {
+                "text": {"type": "string", "description": "What to say."},
+                "speed": {"type": "number", "description": "Words per minute."},
+            }}
+
+            def _speech_overrides():
+                params = dict(PARAMS)
+                params["properties"] = {name: dict(spec) for name, spec in PARAMS["properties"].items()}
+                params["properties"]["text"]["description"] = describe_limits()
+                return {"parameters": params}
+
+            registry.register(name="say", toolset="tts", schema={"name": "say", "description": "Speak.",
+                              "parameters": PARAMS}, handler=lambda args, **kw: args.get("text", ""),
+                              dynamic_schema_overrides=_speech_overrides)
+            """,
+            line=5,
+            message="schema property `speed` of tool `say` is never read by handler lambda",
+        ),
         # the helper is given one key; the other declared property is never read
         Invalid(
             """
@@ -226,7 +269,9 @@ class UnreadSchemaProperty(Rule):
         for analysis in analyses(ctx):
             registration = analysis.registration
             properties = declared_properties(registration)
-            if not analysis.args.all_visible or properties is None or not schema_is_fixed(registration):
+            if properties is not None:
+                properties = offered_properties(registration, properties, every_path=True)
+            if not analysis.args.all_visible or properties is None:
                 continue
             read = {r.key for r in analysis.args.reads}
             name = registration.name

@@ -8,6 +8,7 @@ from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_requirements import EnvAnalysis
 from hermes_lint.model import Location, Registration, Unresolved
+from hermes_lint.rules import env_examples
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.model.tool_labels import tool_label
 
@@ -37,7 +38,9 @@ class RequiresEnvMismatch(Rule):
     module (that function may test it), when the module reads the environment in a way that
     cannot be named (``os.getenv(name)``, ``dict(os.environ)``), or when the variable's name is
     used elsewhere in the module (passed to a helper); and registrations whose ``requires_env``
-    is computed at run time.
+    is computed at run time; variables the project sets itself (``os.environ["X"] = ...``, an
+    ``env=`` mapping for a process it starts, in the module or a project module it imports): a
+    marker one process hands another, not a user's configuration.
     """
 
     code = "HRM203"
@@ -174,6 +177,7 @@ class RequiresEnvMismatch(Rule):
                               check_fn=check_weather, requires_env=["WEATHER_API_KEY"])
             """
         ),
+        *env_examples.VALID,
     ]
     invalid = [
         # every path returns an error when the variable is unset: the handler needs it
@@ -212,7 +216,7 @@ class RequiresEnvMismatch(Rule):
             line=5,
             col=13,
             message="handler of tool `notion_search` needs `NOTION_TOKEN` (it returns an error on every "
-            "path where it is unset) but `requires_env` does not list it",
+            "path where it is unset) but `requires_env` does not list it and the check_fn does not test it",
             autofixed="""
             import json, os
             from tools.registry import registry, tool_error
@@ -389,6 +393,7 @@ class RequiresEnvMismatch(Rule):
                               check_fn=lambda: _has("DOCKER_HOST"), requires_env=["DOCKER_CERT", "DOCKER_HOST"])
             """,
         ),
+        *env_examples.INVALID,
     ]
 
     @classmethod
@@ -432,37 +437,12 @@ class RequiresEnvMismatch(Rule):
                 continue  # computed at run time (Unresolved) or malformed: nothing to compare with
             names = set(listed or ())
             check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
-            reported = set()
-            if check is not None:
-                who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
-                for name, where in analysis.required_by_check(check).items():
-                    if name not in names:
-                        reported.add(name)
-                        message = f"`{name}` is required by {who} but not listed in `requires_env` of "
-                        grouped.setdefault((where, message + TOOLS), []).append(registration)
-                        missing[(where, message + TOOLS)] = name
             handler = ctx.semantic.callable_node(register_argument(call, "handler"))
-            if handler is not None:
-                for read in analysis.handler_required_reads(handler):
-                    if read.name not in names and read.name not in reported:
-                        reported.add(read.name)
-                        key = (
-                            read.location,
-                            f"handler of {TOOLS} needs `{read.name}` (`os.environ[...]` raises KeyError "
-                            "when it is unset) but `requires_env` does not list it",
-                        )
-                        grouped.setdefault(key, []).append(registration)
-                        missing[key] = read.name
-                for name, where in analysis.required_by_handler(handler).items():
-                    if name not in names and name not in reported:
-                        reported.add(name)
-                        key = (
-                            where,
-                            f"handler of {TOOLS} needs `{name}` (it returns an error on every path where "
-                            "it is unset) but `requires_env` does not list it",
-                        )
-                        grouped.setdefault(key, []).append(registration)
-                        missing[key] = name
+            given = register_argument(call, "check_fn") is not None
+            for unlisted in analysis.unlisted(check, handler, names, check_given=given):
+                key = (unlisted.where, self._unlisted_message(unlisted, check))
+                grouped.setdefault(key, []).append(registration)
+                missing[key] = unlisted.name
             if not listed or check is None or not analysis.check_is_closed(check):
                 continue
             if EnvAccessIndex.of(ctx).has_unnamed_access():
@@ -491,6 +471,20 @@ class RequiresEnvMismatch(Rule):
                     for r in registrations
                 )
             yield Finding(where, template.replace(TOOLS, label), fix_data=fix_data)
+
+    @staticmethod
+    def _unlisted_message(missing, check) -> str:
+        """The message of an ``Unlisted`` variable, the tool(s) left as TOOLS."""
+        if missing.why == "check":
+            who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
+            return f"`{missing.name}` is required by {who} but not listed in `requires_env` of {TOOLS}"
+        if missing.why == "environ":
+            because = "`os.environ[...]` raises KeyError when it is unset"
+        else:
+            because = "it returns an error on every path where it is unset"
+        unchecked = {"error, no check": " and no check_fn tests it",
+                     "error, check does not test": " and the check_fn does not test it"}.get(missing.why, "")
+        return f"handler of {TOOLS} needs `{missing.name}` ({because}) but `requires_env` does not list it{unchecked}"
 
     def _element_location(
         self, ctx: ModuleContext, registration, node: Optional[ast.expr], listed, position: int
