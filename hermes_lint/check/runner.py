@@ -384,10 +384,19 @@ def _module_results(
 
 
 def run_project(
-    root: Path, config: Config, *, jobs: Optional[int] = 1, use_cache: bool = False
+    root: Path,
+    config: Config,
+    *,
+    jobs: Optional[int] = 1,
+    use_cache: bool = False,
+    reads: Optional[Dict[str, Tuple[str, ...]]] = None,
 ) -> List[Diagnostic]:
     """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
-    per-file phase; None: as many as the amount of work and the CPUs make worthwhile."""
+    per-file phase; None: as many as the amount of work and the CPUs make worthwhile. ``reads``:
+    filled with each tool module's path -> the other project files its facts were read from
+    (``affected.module_reads``)."""
+    from hermes_lint.check.affected import module_reads
+
     _start_run()
     listing = _Listing(root, config)
     cache = _open_cache(root, config) if use_cache else None
@@ -395,6 +404,10 @@ def run_project(
     if cache is not None and state is not None:
         reused = cache.project_diagnostics(state)
         if reused is not None:
+            if reads is not None:  # the cached facts (nothing changed): their compact entries
+                with _freezing():
+                    known, _ = _module_results(root, config, listing, cache, jobs, None, schemas=False)
+                reads.update(module_reads(known))
             return reused
     from hermes_lint.check.engine import ProjectSources, finish
 
@@ -409,6 +422,8 @@ def run_project(
         from hermes_lint.manifest.inputs import stale_manifest
 
         diagnostics = sorted(diagnostics + stale_manifest(root, config))
+        if reads is not None:
+            reads.update(module_reads(results))
         if cache is not None:
             cache.save()  # the modules checked afresh, and toolsets.py's facts
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
