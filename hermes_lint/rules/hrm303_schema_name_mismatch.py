@@ -112,7 +112,8 @@ class SchemaNameMismatch(Rule):
         from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.fix.transforms import replace_string
 
-        registered = re.search(r"registered name (.+)$", diagnostic.message)
+        # The registered name's repr; a message may go on to name the tool (``check.tool_names``).
+        registered = re.search(r"registered name ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", diagnostic.message)
         key = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)
         element = source.parent(diagnostic.path, key) if key is not None else None
         if registered is None or not isinstance(element, cst.DictElement) or element.key is not key:

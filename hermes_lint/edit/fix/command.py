@@ -59,7 +59,7 @@ def fix_project(
     files = [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]
     original = {file.path: file.data for file in files if file.data is not None}
     outcome = fix_sources(sources, config, unsafe=unsafe, wanted=wanted, jobs=jobs, known=known)
-    report = FixReport(dict(outcome.texts), original, outcome.fixed, outcome.remaining, [])
+    report = FixReport(dict(outcome.texts), {**outcome.original, **original}, outcome.fixed, outcome.remaining, [])
     return _with_manifest(root, config, report.changed, report)
 
 
