@@ -69,7 +69,7 @@ def collect_sources(root: Path, config: Config, plugins: bool = True) -> Project
     """Every candidate tool module under the tools directory, the plugin packages that register
     tools (``plugins=False``: not them), and toolsets.py when present."""
     from hermes_lint.project.plugin_tools import plugin_paths
-    from hermes_lint.regular_files import require_listable
+    from hermes_lint.config import require_listable
 
     tools_dir = root / config.tools_dir
     require_listable(tools_dir)
@@ -168,6 +168,7 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
                             finding.location.col,
                             rule_class.code,
                             message,
+                            finding.fix_data,
                         )
                     )
                 ctx.located_keys = None
@@ -234,6 +235,7 @@ def unsuppressed_diagnostics(
                     finding.location.col,
                     rule_class.code,
                     finding.message,
+                    finding.fix_data,
                 )
             )
     return merged_across_modules(diagnostics, foreign) if foreign else diagnostics
@@ -302,7 +304,10 @@ def apply_suppressions(
             for code in comment.codes:
                 if code.startswith("HRM") and code not in suppressed and config.is_selected(code, path):
                     kept.append(
-                        Diagnostic(path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing")
+                        Diagnostic(
+                            path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing",
+                            (("code", code),),
+                        )
                     )
     return sorted(kept)
 

@@ -15,6 +15,7 @@ helper function that builds several tools' schemas is one place with different v
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from hermes_lint.model import Diagnostic, Location
@@ -98,6 +99,6 @@ def merged_across_modules(diagnostics: List[Diagnostic], foreign: Set[Diagnostic
             groups[key][1].update(names)
         else:
             groups[key] = (diagnostic, names)
-    for (path, line, col, code, base), (_, names) in groups.items():
-        kept.append(Diagnostic(path, line, col, code, label(base, names)))
+    for (_, _, _, _, base), (first, names) in groups.items():
+        kept.append(replace(first, message=label(base, names)))
     return kept
