@@ -404,7 +404,9 @@ def run_project(
     if cache is not None and state is not None:
         reused = cache.project_diagnostics(state)
         if reused is not None:
-            if reads is not None:  # the cached facts (nothing changed): their compact entries
+            if reads is not None and cache.project_module_reads is not None:
+                reads.update(cache.project_module_reads)
+            elif reads is not None:  # the cached facts (nothing changed): their compact entries
                 with _freezing():
                     known, _ = _module_results(root, config, listing, cache, jobs, None, schemas=False)
                 reads.update(module_reads(known))
@@ -436,7 +438,7 @@ def run_project(
             for path, sha256 in result.facts.read_modules
             if path not in listed  # tool modules are in ``state`` already
         }
-        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())))
+        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())), module_reads(results))
     return diagnostics
 
 
