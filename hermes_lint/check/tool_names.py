@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Sequence, Set, Tuple
 
 from hermes_lint.model import Diagnostic, Location
 from hermes_lint.rules.base import Finding
@@ -26,30 +26,15 @@ _SUFFIX = re.compile(r" \(tools? ((?:`[^`]+`)(?:, `[^`]+`)*)\)$")
 
 def attributed(findings: Iterable[Finding], located: List[Tuple[Location, str]]) -> List[Tuple[Finding, Set[str]]]:
     """Each finding a rule yields, with the tools whose schema key at its location the rule
-    located since its previous finding; a key located again later (a rule that reports each
-    place once skips the repeat) names its tool on the finding already made there."""
-    result: List[Tuple[Finding, Set[str]]] = []
-    by_location: Dict[Location, List[int]] = {}
-    consumed = 0
-
-    def settle(pending: Sequence[Tuple[Location, str]], current: Optional[Location] = None) -> Set[str]:
-        names: Set[str] = set()
-        for where, name in pending:
-            if current is not None and where == current:
-                names.add(name)
-            else:
-                for index in by_location.get(where, ()):
-                    result[index][1].add(name)
-        return names
-
-    for finding in findings:
-        location = finding.location
-        names = settle(located[consumed:], location)
-        consumed = len(located)
-        by_location.setdefault(location, []).append(len(result))
-        result.append((finding, names))
-    settle(located[consumed:])
-    return result
+    located while it ran (``located``, filled by ``schema_walk.locate`` as the rule runs): a rule
+    locates a key for a tool to report it there, or where what it reports depends on the value
+    at that key alone, which tools sharing the key share (a rule that reports each place once
+    locates the key again for the other tools, and skips the repeat)."""
+    found = list(findings)  # runs the rule: ``located`` is complete afterwards
+    by_location: Dict[Location, Set[str]] = {}
+    for where, name in located:
+        by_location.setdefault(where, set()).add(name)
+    return [(finding, set(by_location.get(finding.location, ()))) for finding in found]
 
 
 def label(message: str, names: Set[str]) -> str:
