@@ -259,3 +259,15 @@ def test_every_rule_on_the_texts_names_the_tool(project):
         'tools/weather_schema.py:11:17: HRM702 description of parameter `input` instructs the model: '
         '"ignore previous instructions" (overrides the agent\'s instructions) (tool `weather`)\n'
     )
+
+
+def test_an_editor_buffer_of_the_schema_module_is_checked_as_it_is(project):
+    def buffer(text: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "hermes_lint", "check", "-q", "--stdin-filename", "tools/weather_schema.py", "-"],
+            cwd=project, input=text, capture_output=True, text=True,
+        )
+
+    assert (buffer(SCHEMA_MODULE).returncode, buffer(SCHEMA_MODULE).stdout) == (1, HRM306_LINE + "\n")
+    described = SCHEMA_MODULE.replace('"type": "string",\n', '"type": "string", "description": "City."\n')
+    assert (buffer(described).returncode, buffer(described).stdout) == (0, "")  # the disk still lacks it
