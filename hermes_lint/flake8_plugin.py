@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import sys
 import tokenize
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hermes_lint import __version__, server_client
+from hermes_lint.check.affected import may_hold_schema_keys
 from hermes_lint.config import Config, ConfigError, find_root, load_config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 
@@ -286,13 +286,9 @@ def _located_text(filename: str, lines: Sequence[str], root: Optional[str]) -> O
     text = "".join(lines)
     if kind == TOOL and not text_may_register_tools(text):
         kind = READ  # registers nothing: what it may hold is findings about keys of its values
-    if kind == READ and not _SCHEMA_KEY.search(text):
+    if kind == READ and not may_hold_schema_keys(text):
         return None  # no schema key written here: nothing to say, and nothing imported or read
     return project_root, relative, kind, text
-
-
-# A dict key that tool schemas have: a file without one holds no key a finding could be about.
-_SCHEMA_KEY = re.compile(r"""["'](?:type|properties|description|items|enum|required|name|parameters)["']\s*:""")
 
 
 def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache: bool) -> List[Diagnostic]:
@@ -339,18 +335,11 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
 
 def _with_read_buffer(project: ProjectSnapshot, relative: str, data: bytes) -> Dict[str, ModuleResult]:
     """The project's module results with ``data`` as the text of ``relative``, a file that tool
-    modules read values from: those modules checked again, reading the buffer."""
-    from hermes_lint.check.engine import check_module, read_source
-    from hermes_lint.evaluate.project import ProjectModules
+    modules read values from (``affected.with_buffer``)."""
+    from hermes_lint.check.affected import with_buffer
 
-    readers = [path for path, result in project.results.items() if any(read == relative for read, _ in result.facts.read_modules)]
-    if not readers:
-        return project.results
-    modules = ProjectModules(str(project.root), {relative: data})
-    results = dict(project.results)
-    for path in readers:
-        results[path] = check_module(read_source(project.root, path), project.config, modules)
-    return results
+    ordered = with_buffer(list(project.results.values()), project.root, project.config, relative, data)
+    return {result.facts.path: result for result in ordered}
 
 
 def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List[Diagnostic]]:

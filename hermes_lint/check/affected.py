@@ -18,6 +18,7 @@ they are (``everywhere_codes``). HRM501 is not among them: the manifest hook
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -85,3 +86,31 @@ def expand(
     if changed:
         wanted = wanted + given_relative(root, [path for path in paths if not Path(path).exists()])
     return affected_paths(wanted, reads)
+
+
+def with_buffer(
+    results: Sequence["ModuleResult"], root: Path, config: Config, relative: str, data: bytes
+) -> List["ModuleResult"]:
+    """``results`` with the modules that read values from ``relative`` checked again, reading
+    ``data`` (an editor's buffer) as its text: their findings about its keys follow the buffer."""
+    readers = {r.facts.path for r in results if any(path == relative for path, _ in r.facts.read_modules)}
+    if not readers:
+        return list(results)
+    from hermes_lint.check.engine import check_module, read_source
+    from hermes_lint.evaluate.project import ProjectModules
+
+    project = ProjectModules(str(root), {relative: data})
+    return [
+        check_module(read_source(root, r.facts.path), config, project) if r.facts.path in readers else r
+        for r in results
+    ]
+
+
+# A dict key that tool schemas have: a file without one holds no key a finding could be about.
+_SCHEMA_KEY = re.compile(r"""["'](?:type|properties|description|items|enum|required|name|parameters)["']\s*:""")
+
+
+def may_hold_schema_keys(text: str) -> bool:
+    """Whether a file that registers nothing may hold schema keys of another module's tools
+    (cheap: editors ask about every Python file)."""
+    return _SCHEMA_KEY.search(text) is not None

@@ -330,6 +330,7 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use
     other modules from disk (and the cache), so project rules see the buffer in its place."""
     from hermes_lint.discovery import SKIPPED_FILE_NAMES
     from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
+    from hermes_lint.check.affected import may_hold_schema_keys, with_buffer
     from hermes_lint.check.runner import module_results
 
     own = SourceFile(relative, data)
@@ -340,12 +341,14 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use
         and path.suffix == ".py"
         and path.name not in SKIPPED_FILE_NAMES
     )
-    if not (is_toolsets or is_tool):
-        return []  # not a file hermes-lint checks
+    if not (is_toolsets or is_tool or (path.suffix == ".py" and may_hold_schema_keys(data.decode("utf-8", "replace")))):
+        return []  # not a file hermes-lint checks, nor one that holds keys of a tool's schema
     results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
+    # The modules that read values from the buffer's file: their findings about its keys.
+    results = with_buffer(results, root, config, relative, data)
     if is_toolsets:
         toolsets = own
-    else:
+    elif is_tool:
         results = [result for result in results if result.facts.path != relative]
         results.append(check_module(own, config))
     diagnostics = finish(results, ProjectSources([], toolsets, root), config)
