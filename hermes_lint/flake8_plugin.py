@@ -5,6 +5,11 @@ plugin finds the project of that file, checks the text flake8 read (``lines``: t
 stdin mode), and runs the project rules over that text plus the rest of the project read from
 disk, so one file still hears "this name is also registered in tools/y.py".
 
+A finding about a schema key is located where the key is written, which may be another file
+than the tool module's (``tools/weather_schema.py``, a plugin's ``tools.py``): flake8 reports it
+when it checks that file (any Python file of the project), since a row can only point into the
+file flake8 is checking.
+
 The rest of the project is read once per flake8 run (``parse_options`` marks a new run) into a
 snapshot that every file of a ``flake8 tools/`` run reuses, project-rule findings included. Its
 per-file results come from ``.hermes_lint_cache/``, the cache ``hermes-lint check`` keeps (keyed
@@ -36,6 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hermes_lint import __version__, server_client
+from hermes_lint.check.affected import may_hold_schema_keys
 from hermes_lint.config import Config, ConfigError, find_root, load_config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 
@@ -45,7 +51,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.check.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
-TOOL, TOOLSETS = "tool", "toolsets"
+# A tool module, the toolsets file, or another Python file of the project: one that tool modules
+# may read values from (a schema constant), where findings about its keys are located.
+TOOL, TOOLSETS, READ = "tool", "toolsets", "read"
 
 # Per-process caches (each flake8 worker process has its own).
 _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated again
@@ -195,6 +203,8 @@ def locate(filename: str, root: Optional[str] = None) -> Optional[Tuple[Path, st
         and relative.name not in SKIPPED_FILE_NAMES
     ):
         kind = TOOL
+    elif relative.suffix == ".py":
+        kind = READ
     else:
         return None
     return project_root, str(relative), kind
@@ -275,7 +285,9 @@ def _located_text(filename: str, lines: Sequence[str], root: Optional[str]) -> O
     project_root, relative, kind = located
     text = "".join(lines)
     if kind == TOOL and not text_may_register_tools(text):
-        return None  # cannot register or misplace a tool: nothing to say, and nothing parsed
+        kind = READ  # registers nothing: what it may hold is findings about keys of its values
+    if kind == READ and not may_hold_schema_keys(text):
+        return None  # no schema key written here: nothing to say, and nothing imported or read
     return project_root, relative, kind, text
 
 
@@ -293,6 +305,8 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
     # else: flake8 read the file itself, or the buffer is saved as is: the exact bytes on disk.
     if kind == TOOLSETS:
         unchanged = project.toolsets is not None and project.toolsets.data == data
+    elif kind == READ:
+        unchanged = data == _read_bytes(os.path.join(project_root, relative))
     else:
         from hashlib import sha256  # not on the path of a file whose diagnostics are stored
 
@@ -305,6 +319,8 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
             results = dict(project.results)
             results[relative] = module_result(own, project.config, project.fingerprint)
             diagnostics = project.diagnostics_with(results, project.toolsets)
+        elif kind == READ:
+            diagnostics = project.diagnostics_with(_with_read_buffer(project, relative, data), project.toolsets)
         else:
             diagnostics = project.diagnostics_with(project.results, own)
     config = project.config
@@ -315,6 +331,15 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
             if d.path == relative and d.code != UNUSED_NOQA and config.is_selected(d.code, d.path)
         }
     )
+
+
+def _with_read_buffer(project: ProjectSnapshot, relative: str, data: bytes) -> Dict[str, ModuleResult]:
+    """The project's module results with ``data`` as the text of ``relative``, a file that tool
+    modules read values from (``affected.with_buffer``)."""
+    from hermes_lint.check.affected import with_buffer
+
+    ordered = with_buffer(list(project.results.values()), project.root, project.config, relative, data)
+    return {result.facts.path: result for result in ordered}
 
 
 def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List[Diagnostic]]:

@@ -77,7 +77,7 @@ def test_a_schema_from_a_sibling_module_is_checked_like_a_local_one(tmp_path):
     assert check(root, "--no-cache") == []
     shared = (root / "tools/shared_schema.py").read_text().replace('"items": {"type": "string"}, ', "")
     (root / "tools/shared_schema.py").write_text(shared)
-    assert check(root, "--no-cache") == ["tools/video_tool.py:14:62: HRM309 array `clips` has no `items`"]
+    assert check(root, "--no-cache") == ["tools/shared_schema.py:10:23: HRM309 array `clips` has no `items` (tool `video_make`)"]
 
 
 def test_editing_an_imported_module_outside_tools_invalidates_the_cache(tmp_path):
@@ -85,7 +85,7 @@ def test_editing_an_imported_module_outside_tools_invalidates_the_cache(tmp_path
     assert check(root) == []
     assert check(root) == []  # warm: the whole-project result is reused
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
-    expected = ['tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice']
+    expected = ['tools/shared_schema.py:9:41: HRM311 enum of `ratio` lists "16:9" twice (tool `video_make`)']
     assert check(root, "--no-cache") == expected
     assert check(root) == expected  # the cached facts depended on agent/options.py
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "9:16"]\n')
@@ -97,7 +97,7 @@ def test_editing_an_imported_module_inside_tools_invalidates_that_module_s_entry
     assert check(root, "--select", "HRM3") == []
     shared = (root / "tools/shared_schema.py").read_text().replace('"items": {"type": "string"}, ', "")
     (root / "tools/shared_schema.py").write_text(shared)
-    assert check(root, "--select", "HRM3") == ["tools/video_tool.py:14:62: HRM309 array `clips` has no `items`"]
+    assert check(root, "--select", "HRM3") == ["tools/shared_schema.py:10:23: HRM309 array `clips` has no `items` (tool `video_make`)"]
 
 
 def test_imported_modules_are_read_never_run(tmp_path):
@@ -202,7 +202,7 @@ def test_a_cached_result_that_found_no_imported_module_goes_stale_when_the_modul
     (root / "agent/options.py").unlink()
     assert _check_in_new_process(root) == (0, "")  # RATIOS unknown: the enum rules stay silent
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
-    expected = (1, 'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice\n')
+    expected = (1, 'tools/shared_schema.py:9:41: HRM311 enum of `ratio` lists "16:9" twice (tool `video_make`)\n')
     assert _check_in_new_process(root, "--no-cache") == expected
     assert _check_in_new_process(root) == expected
 
@@ -211,7 +211,7 @@ def test_a_cached_result_that_could_not_parse_an_imported_module_goes_stale_when
     root = project(tmp_path, ratios='["16:9", "16:9"')  # a syntax error: the module is not read
     assert _check_in_new_process(root) == (0, "")
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
-    expected = (1, 'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice\n')
+    expected = (1, 'tools/shared_schema.py:9:41: HRM311 enum of `ratio` lists "16:9" twice (tool `video_make`)\n')
     assert _check_in_new_process(root, "--no-cache") == expected
     assert _check_in_new_process(root) == expected
 
@@ -227,7 +227,7 @@ def test_a_process_that_runs_again_finds_a_module_created_since(tmp_path):
     assert run_project(root, load_config(root)) == []  # RATIOS unknown: the enum rules stay silent
     (root / "agent/options.py").write_text('RATIOS = ["16:9", "16:9"]\n')
     assert [d.as_text() for d in run_project(root, load_config(root))] == [
-        'tools/video_tool.py:14:62: HRM311 enum of `ratio` lists "16:9" twice'
+        'tools/shared_schema.py:9:41: HRM311 enum of `ratio` lists "16:9" twice (tool `video_make`)'
     ]
 
 

@@ -81,8 +81,8 @@ def test_plugin_rows_are_unrolled_and_checked_by_module_and_project_rules(tmp_pa
     _player_project(tmp_path)
     result = run(["check", "--no-cache"], tmp_path)
     assert result.stdout == (
-        # the schema lives in plugins/player/tools.py: reported at the row that passes it
-        "plugins/player/__init__.py:8:22: HRM306 parameter `device` has no description\n"
+        # the schema lives in plugins/player/tools.py: reported at the key, naming the tool
+        "plugins/player/tools.py:11:53: HRM306 parameter `device` has no description (tool `player_pause`)\n"
         # listed, and nothing registers it: the plugin's own tools count as registered
         "toolsets.py:3:81: HRM403 tool `player_queue` is listed in toolset 'player' but no tool module registers it "
         "(did you mean `player_pause`?)\n"
@@ -93,7 +93,7 @@ def test_plugin_dirs_setting_names_where_plugins_live(tmp_path):
     _player_project(tmp_path, "extensions", pyproject='[tool.hermes-lint]\nplugin-dirs = ["extensions"]\n')
     found = json.loads(run(["check", "--no-cache", "--format", "json"], tmp_path).stdout)
     assert {(d["path"], d["code"]) for d in found} == {
-        ("extensions/player/__init__.py", "HRM306"),
+        ("extensions/player/tools.py", "HRM306"),
         ("toolsets.py", "HRM403"),
     }
     # with the default, extensions/ is not looked at: its tools are unknown, so they are unregistered

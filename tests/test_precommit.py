@@ -238,3 +238,22 @@ def test_init_pre_commit_config_runs_with_real_pre_commit(tmp_path):
     completed, output = run_hooks(project, tmp_path / "home")
     status, printed = hook_report(completed.stdout, "hermes-lint")
     assert status == "Failed" and "HRM404 tool `weather` is registered, but no toolset" in printed, output
+
+
+def test_a_commit_that_changes_only_a_tool_s_schema_module_is_checked_for_that_tool(tmp_path):
+    """The hook passes the changed file only: the tool that reads its schema from it is checked."""
+    from tests.test_findings_across_files import HRM306_LINE, SCHEMA_MODULE, scaffold
+
+    project = tmp_path / "agent"
+    project.mkdir()
+    scaffold(project, ("init", "--pre-commit"))
+    git_init(project)
+    completed, output = run_hooks(project, tmp_path / "home", "hermes-lint")
+    assert hook_report(completed.stdout, "hermes-lint")[0] == "Passed", output
+
+    (project / "tools" / "weather_schema.py").write_text(SCHEMA_MODULE)  # a description deleted
+    git(project, "add", "tools/weather_schema.py")
+    completed, output = run_hooks(project, tmp_path / "home", "hermes-lint")
+    status, printed = hook_report(completed.stdout, "hermes-lint")
+    assert status == "Failed" and completed.returncode == 1, output
+    assert [line for line in printed.splitlines() if "HRM" in line] == [HRM306_LINE]

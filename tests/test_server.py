@@ -457,9 +457,12 @@ def test_a_module_the_file_imports_from_edited_between_requests_gets_the_in_proc
     assert in_process(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES) == []
 
     edit(shared, '"items": {"type": "string"}, ', "")  # edited: the array loses its items
-    answer = via_server(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
+    # reported where the key is written: in the shared module, not in the tool module
+    assert via_server(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES) == []
+    shared_relative, shared_text = "tools/shared_properties.py", shared.read_text(encoding="utf-8")
+    answer = via_server(monkeypatch, shared_relative, shared_text)
     assert codes(answer) == ["HRM309"]
-    assert answer == in_process(monkeypatch, relative, TOOL_WITH_SHARED_PROPERTIES)
+    assert answer == in_process(monkeypatch, shared_relative, shared_text)
 
 
 def test_a_stop_signal_while_reading_the_project_or_answering_is_not_swallowed(project, monkeypatch):

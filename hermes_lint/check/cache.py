@@ -70,6 +70,8 @@ class ResultCache:
         self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
         self._new_modules: Dict[str, str] = {}  # module files to write: name -> text
         self._toolsets: Optional[Dict[str, Any]] = None  # toolsets.py's sha256 and facts
+        # What the project file reused by ``project_diagnostics`` says each module read.
+        self.project_module_reads: Optional[Dict[str, Tuple[str, ...]]] = None
 
     @property
     def key(self) -> str:
@@ -281,19 +283,32 @@ class ResultCache:
             return None
         if not isinstance(diagnostics, list) or not all(isinstance(d, model.Diagnostic) for d in diagnostics):
             return None
+        reads = data.get("module_reads")
+        self.project_module_reads = (
+            {module: tuple(paths) for module, paths in reads.items()}
+            if isinstance(reads, dict) and all(isinstance(p, list) and all(isinstance(x, str) for x in p) for p in reads.values())
+            else None
+        )
         return diagnostics
 
     def store_project_diagnostics(
-        self, state: str, diagnostics: List[model.Diagnostic], read_modules: Tuple[Tuple[str, str], ...] = ()
+        self,
+        state: str,
+        diagnostics: List[model.Diagnostic],
+        read_modules: Tuple[Tuple[str, str], ...] = (),
+        module_reads: Optional[Dict[str, Tuple[str, ...]]] = None,
     ) -> None:
         """``read_modules``: files outside ``state`` (not tool modules) whose content the
-        diagnostics depend on, with their sha256."""
+        diagnostics depend on, with their sha256; ``module_reads``: each tool module that read
+        values from other files -> those files (``affected.module_reads``), which a reuse of
+        these diagnostics for ``check PATHS`` needs (``project_module_reads``)."""
         payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
         text = json.dumps(
             {
                 "key": self.key_text,
                 "state": state,
                 "read_modules": [list(item) for item in read_modules],
+                "module_reads": {module: list(paths) for module, paths in (module_reads or {}).items() if paths},
                 "crc32": zlib.crc32(payload.encode()),
                 "diagnostics": payload,
             },

@@ -83,6 +83,7 @@ def _is_located_path(item: Any) -> bool:
         and type(item[1]) is model.Location
         and type(item[1].line) is int
         and type(item[1].col) is int
+        and not item[1].path  # one in another file: encoded whole
         and all(type(part) in _SCALARS for part in item[0])
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
@@ -21,6 +21,7 @@ from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
+from hermes_lint.check.tool_names import attributed, merged_across_modules, named
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
 
@@ -157,17 +158,20 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
     if ctx is not None:
         try:
             for rule_class in selected_rules(config, "module"):
-                for finding in rule_class().check(ctx):
+                ctx.located_keys = []
+                found = attributed(rule_class().check(ctx), ctx.located_keys)
+                for finding, message in named(found, parsed.path):
                     diagnostics.append(
                         Diagnostic(
-                            finding.path or parsed.path,
+                            finding.path or finding.location.path or parsed.path,
                             finding.location.line,
                             finding.location.col,
                             rule_class.code,
-                            finding.message,
+                            message,
                             finding.fix_data,
                         )
                     )
+                ctx.located_keys = None
         finally:
             # The analyses point back at the context: a reference cycle that would keep the whole
             # syntax tree alive until the cyclic GC finds it (and makes that GC run far more
@@ -216,15 +220,17 @@ def unsuppressed_diagnostics(
     ``# noqa`` (flake8 applies noqa itself, so its plugin stops here)."""
     toolsets_facts, toolsets_diagnostics = read_toolsets_facts(sources.toolsets, cache)
     diagnostics = list(toolsets_diagnostics)
+    foreign: Set[Diagnostic] = set()  # module findings located in another file than their module's
     for result in results:
         diagnostics.extend(result.diagnostics)
+        foreign.update(d for d in result.diagnostics if d.path != result.facts.path)
     project = ProjectContext(tuple(r.facts for r in results), toolsets_facts, config, root=sources.root)
     for rule_class in selected_rules(config, "project"):
         for finding in rule_class().check(project):
             assert finding.path is not None, f"{rule_class.code}: a project finding names its file"
             diagnostics.append(
                 Diagnostic(
-                    finding.path,
+                    finding.location.path or finding.path,
                     finding.location.line,
                     finding.location.col,
                     rule_class.code,
@@ -232,7 +238,7 @@ def unsuppressed_diagnostics(
                     finding.fix_data,
                 )
             )
-    return diagnostics
+    return merged_across_modules(diagnostics, foreign) if foreign else diagnostics
 
 
 def finish(
@@ -250,7 +256,27 @@ def finish(
     if sources.toolsets is not None and sources.toolsets.data is not None:
         text = sources.toolsets.data.decode("utf-8", "replace")
         noqa_by_path[sources.toolsets.path] = find_noqa_comments(text)
+    given = {source.path: source.data for source in sources.tool_files}
+    for path in sorted({path for r in results for path, sha256 in r.facts.read_modules if sha256}):
+        if path not in noqa_by_path:
+            # A schema key of another module is reported there: a `# noqa` there silences it.
+            noqa_by_path[path] = _noqa_of_file(config, path, given.get(path))
     return apply_suppressions(diagnostics, noqa_by_path, config)
+
+
+def _noqa_of_file(config: Config, path: str, data: Optional[bytes]) -> Dict[int, NoqaComment]:
+    """The ``# noqa`` comments of a project file that tool modules read values from (``data``,
+    else the file on disk: the sha256 recorded in ``read_modules`` pins it for the cache)."""
+    from hermes_lint.check.noqa import may_have_noqa
+    from hermes_lint.regular_files import read_regular_file
+
+    if data is None and config.project_root:
+        try:
+            data = read_regular_file(Path(config.project_root) / path)
+        except OSError:
+            return {}
+    text = data.decode("utf-8", "replace") if data is not None else ""
+    return find_noqa_comments(text) if may_have_noqa(text) else {}
 
 
 def apply_suppressions(

@@ -92,15 +92,18 @@ class _Listing:
         self.stats = [_key_of(stat) for stat in stats]
         self.regular = [stat is not None and _is_regular(stat) for stat in stats]
         self.toolsets_stat = _stat(root / config.toolsets_file)
+        # HRM501 compares the manifest's bytes with what its inputs (listed here) generate.
+        self.manifest_stat = _stat(root / config.manifest) if config.is_selected("HRM501", config.manifest) else None
         # Whether each stat pins its file's content (``settled``): it may be recorded.
         self.settled = [key is not None and settled(key[1], listed_ns) for key in self.stats]
         self.toolsets_settled = self.toolsets_stat is None or settled(self.toolsets_stat.st_mtime_ns, listed_ns)
+        self.manifest_settled = self.manifest_stat is None or settled(self.manifest_stat.st_mtime_ns, listed_ns)
 
     def state(self, config: Config) -> Optional[str]:
         """Everything the final diagnostics depend on besides the toolkit and the configuration
         (which key the cache itself), or None when some input cannot be pinned by its stat (not
         a regular file, or changed too recently for its stat to be trusted: ``settled``)."""
-        if not (all(self.regular) and all(self.settled) and self.toolsets_settled):
+        if not (all(self.regular) and all(self.settled) and self.toolsets_settled and self.manifest_settled):
             return None
         parts = [f"{rel}\0{_key_text(key)}" for rel, key in zip(self.relative, self.stats)]
         if self.toolsets_stat is None:
@@ -109,6 +112,10 @@ class _Listing:
             parts.append(f"{config.toolsets_file}\0{_key_text(_key_of(self.toolsets_stat))}")
         else:
             return None
+        if self.manifest_stat is not None:
+            if not _is_regular(self.manifest_stat):
+                return None
+            parts.append(f"{config.manifest}\0{_key_text(_key_of(self.manifest_stat))}")
         return "\n".join(parts)
 
 
@@ -377,10 +384,19 @@ def _module_results(
 
 
 def run_project(
-    root: Path, config: Config, *, jobs: Optional[int] = 1, use_cache: bool = False
+    root: Path,
+    config: Config,
+    *,
+    jobs: Optional[int] = 1,
+    use_cache: bool = False,
+    reads: Optional[Dict[str, Tuple[str, ...]]] = None,
 ) -> List[Diagnostic]:
     """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
-    per-file phase; None: as many as the amount of work and the CPUs make worthwhile."""
+    per-file phase; None: as many as the amount of work and the CPUs make worthwhile. ``reads``:
+    filled with each tool module's path -> the other project files its facts were read from
+    (``affected.module_reads``)."""
+    from hermes_lint.check.affected import module_reads
+
     _start_run()
     listing = _Listing(root, config)
     cache = _open_cache(root, config) if use_cache else None
@@ -388,6 +404,12 @@ def run_project(
     if cache is not None and state is not None:
         reused = cache.project_diagnostics(state)
         if reused is not None:
+            if reads is not None and cache.project_module_reads is not None:
+                reads.update(cache.project_module_reads)
+            elif reads is not None:  # the cached facts (nothing changed): their compact entries
+                with _freezing():
+                    known, _ = _module_results(root, config, listing, cache, jobs, None, schemas=False)
+                reads.update(module_reads(known))
             return reused
     from hermes_lint.check.engine import ProjectSources, finish
 
@@ -399,6 +421,11 @@ def run_project(
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched, touched = _watched(root)
         diagnostics = finish(results, ProjectSources([], toolsets, watched), config, cache)
+        from hermes_lint.manifest.inputs import stale_manifest
+
+        diagnostics = sorted(diagnostics + stale_manifest(root, config))
+        if reads is not None:
+            reads.update(module_reads(results))
         if cache is not None:
             cache.save()  # the modules checked afresh, and toolsets.py's facts
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
@@ -411,7 +438,7 @@ def run_project(
             for path, sha256 in result.facts.read_modules
             if path not in listed  # tool modules are in ``state`` already
         }
-        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())))
+        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())), module_reads(results))
     return diagnostics
 
 

@@ -104,14 +104,6 @@ def _takes_unicode(stream) -> bool:
         return False
 
 
-def _project_rule_codes() -> FrozenSet[str]:
-    """Codes of the rules that look at the whole project: a change anywhere (a tool deleted, a
-    name removed from toolsets.py) can make them report in a file the change did not touch."""
-    from hermes_lint.rules import all_rules
-
-    return frozenset(rule.code for rule in all_rules() if rule.scope == "project")
-
-
 def run_guarded(debug: bool, action) -> None:
     """Run ``action``; turn expected and unexpected errors into one line and exit 2."""
     try:
@@ -246,6 +238,7 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
     """
 
     def action() -> int:
+        from hermes_lint.check import affected
         from hermes_lint.check.runner import run_project
 
         stdin = _stdin_path(paths, stdin_filename)
@@ -269,8 +262,14 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
 
             if stdin is not None:
                 raise UsageError("--fix, --diff and --add-noqa edit files on disk: they cannot read stdin")
+            fix_wanted = None
+            if paths:
+                fix_wanted = affected.expand(
+                    project_root, relative_paths(project_root, given, outside_ok=changed), paths, changed,
+                    affected.project_reads(project_root, config, jobs=jobs, use_cache=not no_cache),
+                )
             return run_fix_options(
-                project_root, config, wanted=relative_paths(project_root, given, outside_ok=changed) if paths else None,
+                project_root, config, wanted=fix_wanted,
                 fix=fix, unsafe=unsafe_fixes, diff=show_diff, add_noqa=add_noqa, exit_zero=exit_zero,
                 in_paths=_in_paths, jobs=jobs, use_cache=not no_cache, quiet=quiet,
                 report=lambda found: _report(found, project_root, config, output_format, output_file, {},
@@ -285,11 +284,14 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
                 sources = {relative: buffer}
             else:
                 wanted = relative_paths(project_root, given, outside_ok=changed) if paths else None
+                reads: Dict[str, Tuple[str, ...]] = {}
                 diagnostics = run_project(
-                    project_root, config, jobs=jobs, use_cache=not no_cache
+                    project_root, config, jobs=jobs, use_cache=not no_cache, reads=reads if paths else None
                 )
+                if wanted is not None:
+                    wanted = affected.expand(project_root, wanted, paths, changed, reads)
                 if changed:
-                    everywhere = _project_rule_codes()
+                    everywhere = affected.everywhere_codes()
                     diagnostics = [
                         d for d in diagnostics if d.code in everywhere or (wanted and _in_paths(d.path, wanted))
                     ]
@@ -329,6 +331,7 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use
     other modules from disk (and the cache), so project rules see the buffer in its place."""
     from hermes_lint.discovery import SKIPPED_FILE_NAMES
     from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
+    from hermes_lint.check.affected import may_hold_schema_keys, with_buffer
     from hermes_lint.check.runner import module_results
 
     own = SourceFile(relative, data)
@@ -339,12 +342,14 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use
         and path.suffix == ".py"
         and path.name not in SKIPPED_FILE_NAMES
     )
-    if not (is_toolsets or is_tool):
-        return []  # not a file hermes-lint checks
+    if not (is_toolsets or is_tool or (path.suffix == ".py" and may_hold_schema_keys(data.decode("utf-8", "replace")))):
+        return []  # not a file hermes-lint checks, nor one that holds keys of a tool's schema
     results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
+    # The modules that read values from the buffer's file: their findings about its keys.
+    results = with_buffer(results, root, config, relative, data)
     if is_toolsets:
         toolsets = own
-    else:
+    elif is_tool:
         results = [result for result in results if result.facts.path != relative]
         results.append(check_module(own, config))
     diagnostics = finish(results, ProjectSources([], toolsets, root), config)

@@ -3,8 +3,8 @@
 See ``project`` for how files are found. The imported module gets its own evaluator (created
 once per importing module, bounded by ``MAX_IMPORT_DEPTH`` and refusing import cycles) that
 runs with the importer's call depth and step budget; what it refuses is refused here with the
-module named, at the place of the importing module that used the name. Values computed there
-carry no source locations (they would point into another file).
+module named, at the place of the importing module that used the name. The key/item locations of values computed there are
+adopted by the importer as locations in that file (``Location.path``).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class _Imports(_EvaluatorState):
         foreign = self._foreign_module(module, node) if module else None
         if foreign is None:
             raise _Refusal(refusal, node)
-        return foreign._export(attr, self, node)
+        return self._adopt_locations(foreign._export(attr, self, node), foreign)
 
     def _imported_attribute(self, dotted: str, node, refusal: str) -> Any:
         """``pkg.mod.NAME`` after ``import pkg.mod``: NAME of the project module ``pkg.mod``."""
@@ -80,7 +80,7 @@ class _Imports(_EvaluatorState):
         foreign = self._foreign_module(module, node) if module and "." not in attr else None
         if foreign is None:
             raise _Refusal(refusal, node)
-        return foreign._export(attr, self, node)
+        return self._adopt_locations(foreign._export(attr, self, node), foreign)
 
     def _foreign_module(self, module: str, node, record: bool = True) -> Optional[ModuleEvaluator]:
         """The evaluator of project module ``module``; ``record``: a value is read from it (else
@@ -127,7 +127,7 @@ class _Imports(_EvaluatorState):
     def _call_foreign(self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node) -> Any:
         """Call a function of another project module (``owner``) with this evaluator's depth and budget."""
         with self._working_in(owner, node):
-            return owner._call_function(ref, arguments, None)
+            return self._adopt_locations(owner._call_function(ref, arguments, None), owner)
 
     @contextmanager
     def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:

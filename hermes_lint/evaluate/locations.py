@@ -63,10 +63,47 @@ class _Locations(_EvaluatorState):
         return result
 
     def _location(self, node: Any) -> Optional[Location]:
-        """Where ``node`` (a syntax node or None) is; None for a node without a position."""
+        """Where ``node`` (a syntax node, a ``Location`` adopted from another module, or None)
+        is; None for a node without a position."""
+        if node.__class__ is Location:
+            return node
         if node is None or not hasattr(node, "lineno") or not self._located:
             return None
         return Location(node.lineno, self._char_column(node.lineno, node.col_offset))
+
+    def _placed(self, entry: Any) -> Optional[Location]:
+        """A table entry of this module's as a location in this module's file, for the tables of
+        a module that imports the value (``_adopt_locations``)."""
+        if entry is None or entry.__class__ is Location:
+            return entry
+        if not hasattr(entry, "lineno"):
+            return None
+        return Location(entry.lineno, self._char_column(entry.lineno, entry.col_offset), self._source[0])
+
+    def _adopt_locations(self, value: Any, foreign: _EvaluatorState) -> Any:
+        """``value``, computed by ``foreign`` (the evaluator of an imported project module): its
+        containers' key/item locations, as locations in that module's file, join this
+        evaluator's tables, so that a finding about a key is reported where the key is written."""
+        stack = [value]
+        visited = 0
+        while stack and visited <= MAX_RESULT_ITEMS:
+            obj = stack.pop()
+            visited += 1
+            cls = obj.__class__
+            if cls is not dict and cls is not list and cls is not tuple:
+                continue
+            if self._table_of(obj) is not None:
+                continue  # built here, or adopted before (with what it holds)
+            table = foreign._table_of(obj)
+            if table is not None:
+                placed = (
+                    {key: foreign._placed(node) for key, node in table.items()}
+                    if cls is dict
+                    else [foreign._placed(node) for node in table]
+                )
+                self._meta[id(obj)] = (obj, placed)
+            stack.extend(obj.values() if cls is dict else obj)
+        return value
 
     def _char_column(self, lineno: int, byte_col: int) -> int:
         lines = self._lines

@@ -126,10 +126,10 @@ def _render_json(data: dict) -> bytes:
 
 
 def generate_for_root(root: Path, config: Config) -> Generated:
-    """Generate from the files under ``root`` (the tools directory and toolsets.py)."""
-    from hermes_lint.check.engine import collect_sources
+    """Generate from the files under ``root`` that ``manifest_inputs`` names."""
+    from hermes_lint.manifest.inputs import manifest_inputs
 
-    return generate(collect_sources(root, config, plugins=False), config)  # plugins load themselves
+    return generate(manifest_inputs(root, config), config)
 
 
 def generate(sources, config: Config) -> Generated:

@@ -13,10 +13,13 @@ from typing import Any, Optional, Tuple
 
 @dataclass(frozen=True, order=True)
 class Location:
-    """A 1-based line and a 1-based column (in characters, not bytes)."""
+    """A 1-based line and a 1-based column (in characters, not bytes), and the file when it is
+    not the one being checked: a schema key written in another module of the project
+    (``path``, relative to the project root, '/'-separated; "" for the checked file itself)."""
 
     line: int
     col: int
+    path: str = ""
 
 
 @dataclass(frozen=True)

@@ -197,6 +197,9 @@ class ModuleContext:
     # Computed once per module run on first use, by the accessors that own them.
     subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
     texts_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    # While a rule runs: (location, tool name) of each schema key it located for a tool
+    # (``schema_walk.locate``), so that its findings can name the tools (``check.tool_names``).
+    located_keys: Optional[List[Tuple[Location, str]]] = field(default=None, repr=False)
 
     @property
     def index(self) -> ModuleIndex:

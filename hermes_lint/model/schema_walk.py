@@ -347,7 +347,11 @@ def locate(registration: Registration, path: JsonPath, ctx: Any = None) -> Locat
     found = registration.schema_location(path)
     if found is None:
         found = argument_location(ctx, registration, "schema")
-    return found or registration.location
+        return found or registration.location
+    located = getattr(ctx, "located_keys", None)
+    if located is not None and isinstance(registration.name, str):
+        located.append((found, registration.name))
+    return found
 
 
 def overrides_may_change(registration: Registration, key: str) -> bool:

@@ -31,9 +31,22 @@ def model_texts(registration: Registration, ctx: Any) -> Tuple[ModelText, ...]:
 
     Computed once per registration and module run (HRM701 and HRM702 both read them)."""
     found = ctx.texts_by_registration.get(id(registration))
+    recording = getattr(ctx, "located_keys", None)
     if found is None:
-        found = ctx.texts_by_registration[id(registration)] = tuple(_model_texts(registration, ctx))
-    return found
+        # The schema keys located for the tool, kept to be noted again for each rule that
+        # reads the texts (``check.tool_names`` names the tools of a finding from them).
+        if not hasattr(ctx, "located_keys"):
+            found = ctx.texts_by_registration[id(registration)] = (tuple(_model_texts(registration, ctx)), ())
+        else:
+            ctx.located_keys = []
+            try:
+                texts = tuple(_model_texts(registration, ctx))
+                found = ctx.texts_by_registration[id(registration)] = (texts, tuple(ctx.located_keys))
+            finally:
+                ctx.located_keys = recording
+    if recording is not None:
+        recording.extend(found[1])
+    return found[0]
 
 
 def _model_texts(registration: Registration, ctx: Any) -> Iterator[ModelText]:

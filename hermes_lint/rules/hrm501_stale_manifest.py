@@ -44,8 +44,10 @@ class StaleManifest(Rule):
 
     Reported by ``hermes-lint manifest --check`` (CI and the pre-commit hook run it), at line 1
     of the manifest, when the file on disk differs in any byte from what generation would write
-    now, or is missing; ``--diff`` shows the difference. ``hermes-lint check`` does not report
-    it: it would have to compute the manifest on every run.
+    now, or is missing; ``--diff`` shows the difference. ``hermes-lint check`` reports it too
+    when the project has a manifest (a project without one is not asked for one), from the same
+    inputs (``hermes_lint.manifest.inputs``), so that ``check``, ``check --fix`` and
+    ``manifest --check`` always agree.
 
     The examples run through ``manifest --check`` (``run_example``): the example code is the
     tool module; ``options["manifest_of"]``, when given, is the tool module the manifest on disk

@@ -59,7 +59,7 @@ def fix_project(
     files = [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]
     original = {file.path: file.data for file in files if file.data is not None}
     outcome = fix_sources(sources, config, unsafe=unsafe, wanted=wanted, jobs=jobs, known=known)
-    report = FixReport(dict(outcome.texts), original, outcome.fixed, outcome.remaining, [])
+    report = FixReport(dict(outcome.texts), {**outcome.original, **original}, outcome.fixed, outcome.remaining, [])
     return _with_manifest(root, config, report.changed, report)
 
 
@@ -81,14 +81,15 @@ def _regenerated_manifest(root: Path, config: Config, changed: Dict[str, bytes],
     selected = config.is_selected(STALE_MANIFEST)
     if not (selected or changed) or not (root / config.manifest).exists():
         return None  # a project without a manifest does not get one from `check --fix`
-    from hermes_lint.check.engine import ProjectSources, SourceFile, collect_sources
+    from hermes_lint.check.engine import ProjectSources, SourceFile
     from hermes_lint.manifest.generate import generate, read_current
+    from hermes_lint.manifest.inputs import manifest_inputs
 
     target = root / config.manifest
     current = read_current(target)
     if current is None:
         return None
-    sources = collect_sources(root, config)
+    sources = manifest_inputs(root, config)
     if not selected and generate(sources, config).text != current:
         return None  # stale before the fixes, and HRM501 was not asked for
 

@@ -7,7 +7,7 @@ file as it was. The loop is bounded: fixes that undo each other cannot run forev
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from hermes_lint.config import Config
@@ -57,25 +57,63 @@ class FixOutcome:
     fixed: int  # findings settled by a fix
     remaining: List[Diagnostic]  # the diagnostics of the fixed project
     passes: int
+    # The bytes each changed file had when read: the project's files, and the other files that
+    # modules read values from, where a finding about a schema key may be fixed.
+    original: Dict[str, bytes] = field(default_factory=dict)
 
 
 class _Checker:
-    """The per-file phase remembered by (path, bytes): a pass re-checks only the files it
-    changed; the first checks them all, across ``jobs`` processes (``runner.check_modules``)."""
+    """The per-file phase remembered by (path, bytes, the fixed texts of the files it read): a
+    pass re-checks only the files it changed and those that read values from them; the first
+    checks them all, across ``jobs`` processes (``runner.check_modules``)."""
 
     def __init__(self, config: Config, jobs: Optional[int]):
         self.config = config
         self.jobs = jobs
-        self.memo: Dict[Tuple[str, Optional[bytes]], ModuleResult] = {}
+        self.memo: Dict[Tuple, ModuleResult] = {}
+        self.reads: Dict[Tuple[str, Optional[bytes]], Tuple[str, ...]] = {}
 
-    def __call__(self, sources: ProjectSources) -> List[Diagnostic]:
+    def key(self, file: SourceFile, changed: Mapping[str, bytes]) -> Tuple:
+        read = self.reads.get((file.path, file.data), ())
+        return (file.path, file.data, tuple((path, changed[path]) for path in read if path in changed))
+
+    def remember(self, file: SourceFile, result: ModuleResult, changed: Mapping[str, bytes]) -> None:
+        self.reads[(file.path, file.data)] = tuple(path for path, _ in result.facts.read_modules)
+        self.memo[self.key(file, changed)] = result
+
+    def __call__(self, sources: ProjectSources, changed: Mapping[str, bytes] = {}) -> List[Diagnostic]:
+        """``changed``: the fixed texts so far, which the modules reading them must see."""
+        from hermes_lint.check.engine import check_module
         from hermes_lint.check.runner import check_modules
+        from hermes_lint.evaluate.project import ProjectModules
 
-        pending = [file for file in sources.tool_files if (file.path, file.data) not in self.memo]
-        for file, result in zip(pending, check_modules(pending, self.config, self.jobs)):
-            self.memo[(file.path, file.data)] = result
-        results = [self.memo[(file.path, file.data)] for file in sources.tool_files]
+        pending = [file for file in sources.tool_files if self.key(file, changed) not in self.memo]
+        if changed:  # in this process, with the texts in memory before the disk
+            given = {file.path: file.data for file in sources.tool_files if file.data is not None}
+            project = ProjectModules(self.config.project_root, {**given, **changed})
+            fresh = [check_module(file, self.config, project) for file in pending]
+        else:
+            fresh = check_modules(pending, self.config, self.jobs)
+        for file, result in zip(pending, fresh):
+            self.remember(file, result, changed)
+        results = [self.memo[self.key(file, changed)] for file in sources.tool_files]
         return finish(results, sources, self.config)
+
+
+def _read_files(config: Config, diagnostics: Sequence[Diagnostic], results: Sequence[ModuleResult], texts: Texts) -> None:
+    """Add to ``texts`` the files that modules read values from and that a diagnostic is
+    located in (a schema key of another module): fixes may edit them too."""
+    from pathlib import Path
+
+    from hermes_lint.regular_files import read_regular_file
+
+    read = {path for result in results for path, sha256 in result.facts.read_modules if sha256}
+    for path in {d.path for d in diagnostics} & read:
+        if path not in texts.data and config.project_root:
+            try:
+                texts.data[path] = read_regular_file(Path(config.project_root) / path)
+            except OSError:
+                continue
 
 
 def fix_sources(
@@ -91,13 +129,14 @@ def fix_sources(
     by default; ``check --fix PATHS`` fixes those located in PATHS); ``known``: per-file results
     already computed for these files as they are (the cache's)."""
     check = _Checker(config, jobs)
-    data_of = {file.path: file.data for file in sources.tool_files}
+    by_path = {file.path: file for file in sources.tool_files}
     for result in known:
-        if result.facts.path in data_of:
-            check.memo[(result.facts.path, data_of[result.facts.path])] = result
+        if result.facts.path in by_path:
+            check.remember(by_path[result.facts.path], result, {})
     files = {file.path: file for file in [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]}
     texts = Texts({path: file.data for path, file in files.items()})
     diagnostics = check(sources)
+    _read_files(config, diagnostics, [check.memo[check.key(file, {})] for file in sources.tool_files], texts)
     fixed = 0
     passes = 0
     seen = {_state(texts.changed)}
@@ -114,7 +153,7 @@ def fix_sources(
         texts.update(changed)
         fixed += sum(count for fix, count in chosen if all(edit.path in changed for edit in fix.edits))
         sources = _with_texts(sources, changed)
-        diagnostics = check(sources)
+        diagnostics = check(sources, {path: text.encode("utf-8") for path, text in texts.changed.items()})
         state = _state(texts.changed)
         if state in seen:
             break  # fixes that undo each other (a schema shared by two tools): stop here
@@ -122,7 +161,8 @@ def fix_sources(
     new_bytes = {
         path: text.encode("utf-8") for path, text in texts.changed.items() if text.encode("utf-8") != texts.data[path]
     }
-    return FixOutcome(new_bytes, fixed, diagnostics, passes)
+    original = {path: data for path in new_bytes if (data := texts.data.get(path)) is not None}
+    return FixOutcome(new_bytes, fixed, diagnostics, passes, original)
 
 
 def _state(texts: Dict[str, str]) -> int:

@@ -1,0 +1,43 @@
+"""What the manifest is made of: the one definition of its inputs.
+
+``hermes-lint manifest`` (and ``--check``), ``check``'s HRM501 (``stale_manifest``) and
+``check --fix``'s regeneration all read the project through ``manifest_inputs``, so that they cannot disagree
+about whether a manifest is fresh: two readings of the project would make ``manifest`` and
+``check --fix`` undo each other's output for ever.
+
+The inputs are the tool modules of the tools directory (those runtime discovery imports) and
+``toolsets.py``. A plugin's tools are not frozen: Hermes's plugin loader imports the plugin and
+calls its ``register(ctx)`` whatever the manifest says, so a plugin file is neither a frozen
+module nor a recorded source hash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, List
+
+from hermes_lint.config import Config
+from hermes_lint.model import Diagnostic
+
+if TYPE_CHECKING:
+    from hermes_lint.check.engine import ProjectSources
+
+
+def manifest_inputs(root: Path, config: Config) -> "ProjectSources":
+    """The files the manifest of the project at ``root`` is generated from, as read now."""
+    from hermes_lint.check.engine import collect_sources
+
+    return collect_sources(root, config, plugins=False)
+
+
+def stale_manifest(root: Path, config: Config) -> List[Diagnostic]:
+    """HRM501 as ``check`` reports it: what ``manifest --check`` says of the manifest on disk,
+    when HRM501 is selected and the project has a manifest (a project without one has chosen
+    not to freeze its tools: ``check`` does not ask for one). The errors that block generation
+    are ``check``'s own findings already, reported by their rules."""
+    from hermes_lint.manifest.generate import STALE, check_manifest
+
+    target = root / config.manifest
+    if not config.is_selected(STALE, config.manifest) or not target.is_file():
+        return []
+    return [d for d in check_manifest(root, config, target) if d.code == STALE]
