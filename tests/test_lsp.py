@@ -377,7 +377,7 @@ registry.register(
 
 
 @pytest.mark.asyncio
-async def test_an_unsaved_edit_to_an_imported_schema_shows_in_the_tool_that_imports_it(client, project):
+async def test_an_unsaved_edit_to_an_imported_schema_shows_at_the_key_it_empties(client, project):
     shared = project / "tools" / "shared_schema.py"
     shared.write_text(SHARED_SCHEMA, encoding="utf-8")
     tool = project / "tools" / "lookup_tool.py"
@@ -388,11 +388,13 @@ async def test_an_unsaved_edit_to_an_imported_schema_shows_in_the_tool_that_impo
     shared_uri = await _opened(client, shared)
     assert list(client.diagnostics[shared_uri]) == []  # not a tool module: nothing of its own
     emptied = SHARED_SCHEMA.replace('"Look a word up."', '""')
-    found = await diagnostics_after(client, tool_uri, lambda: change_document(client, shared_uri, emptied, 2))
-    # reported where the schema is registered (the tool's register call), from the unsaved text
-    assert "HRM306" in [d.code for d in found]
-    found = await diagnostics_after(client, tool_uri, lambda: change_document(client, shared_uri, SHARED_SCHEMA, 3))
-    assert sorted(d.code for d in found) == sorted(d.code for d in before)
+    found = await diagnostics_after(client, shared_uri, lambda: change_document(client, shared_uri, emptied, 2))
+    # reported at the emptied key, in the module that writes it, from the unsaved text
+    assert [(d.range.start.line, d.code) for d in found] == [(4, "HRM306")]
+    assert "lookup" in found[0].message
+    found = await diagnostics_after(client, shared_uri, lambda: change_document(client, shared_uri, SHARED_SCHEMA, 3))
+    assert list(found) == []
+    assert sorted(d.code for d in client.diagnostics[tool_uri]) == sorted(d.code for d in before)
 
 
 @pytest.mark.asyncio
