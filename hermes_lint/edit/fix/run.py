@@ -7,7 +7,7 @@ file as it was. The loop is bounded: fixes that undo each other cannot run forev
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from hermes_lint.config import Config
@@ -57,6 +57,7 @@ class FixOutcome:
     fixed: int  # findings settled by a fix
     remaining: List[Diagnostic]  # the diagnostics of the fixed project
     passes: int
+    fixed_by_path: Dict[str, Dict[str, int]] = field(default_factory=dict)  # path -> code -> findings fixed
 
 
 class _Checker:
@@ -99,11 +100,14 @@ def fix_sources(
     texts = Texts({path: file.data for path, file in files.items()})
     diagnostics = check(sources)
     fixed = 0
+    fixed_by_path: Dict[str, Dict[str, int]] = {}
     passes = 0
     seen = {_state(texts.changed)}
     while passes < MAX_PASSES:
         to_fix = [d for d in diagnostics if wanted(d)] if wanted is not None else diagnostics
-        fixes = [fix for _, fix in fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)]
+        pairs = fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)
+        fixes = [fix for _, fix in pairs]
+        fixed_diagnostic = {id(fix): diagnostic for diagnostic, fix in pairs}
         chosen = choose_fixes(fixes, texts)
         if not chosen:
             break
@@ -112,7 +116,12 @@ def fix_sources(
         if not changed:
             break
         texts.update(changed)
-        fixed += sum(count for fix, count in chosen if all(edit.path in changed for edit in fix.edits))
+        for fix, count in chosen:
+            if all(edit.path in changed for edit in fix.edits):
+                fixed += count
+                settled = fixed_diagnostic[id(fix)]
+                codes = fixed_by_path.setdefault(settled.path, {})
+                codes[settled.code] = codes.get(settled.code, 0) + count
         sources = _with_texts(sources, changed)
         diagnostics = check(sources)
         state = _state(texts.changed)
@@ -122,7 +131,7 @@ def fix_sources(
     new_bytes = {
         path: text.encode("utf-8") for path, text in texts.changed.items() if text.encode("utf-8") != texts.data[path]
     }
-    return FixOutcome(new_bytes, fixed, diagnostics, passes)
+    return FixOutcome(new_bytes, fixed, diagnostics, passes, fixed_by_path)
 
 
 def _state(texts: Dict[str, str]) -> int:
