@@ -348,6 +348,17 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
     return replace(config, **changes)
 
 
+def require_listable(directory) -> None:
+    """``ConfigError`` naming ``directory`` when it exists but cannot be listed: a tools
+    directory without read permission is not a project of no tools (which would pass ``check``
+    and write an empty manifest)."""
+    try:
+        os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # no tools directory: a project without tool modules
+    except OSError as exc:
+        raise ConfigError(f"{os.fspath(directory)}: the tools directory cannot be listed: {exc.strerror or exc}") from None
+
 def find_root(start: Path) -> Optional[Path]:
     """The nearest directory at or above ``start`` holding toolsets.py or a [tool.hermes-lint] table."""
     start = start.resolve()

@@ -68,7 +68,7 @@ def collect_sources(root: Path, config: Config, plugins: bool = True) -> Project
     """Every candidate tool module under the tools directory, the plugin packages that register
     tools (``plugins=False``: not them), and toolsets.py when present."""
     from hermes_lint.project.plugin_tools import plugin_paths
-    from hermes_lint.regular_files import require_listable
+    from hermes_lint.config import require_listable
 
     tools_dir = root / config.tools_dir
     require_listable(tools_dir)
@@ -165,6 +165,7 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
                             finding.location.col,
                             rule_class.code,
                             finding.message,
+                            finding.fix_data,
                         )
                     )
         finally:
@@ -228,6 +229,7 @@ def unsuppressed_diagnostics(
                     finding.location.col,
                     rule_class.code,
                     finding.message,
+                    finding.fix_data,
                 )
             )
     return diagnostics
@@ -281,7 +283,8 @@ def apply_suppressions(
                 # called unused. `# hermes-lint: noqa` is addressed to this one.
                 if comment.file_level == HERMES_LINT and not suppressed:
                     kept.append(Diagnostic(path, comment.line, comment.col, UNUSED_NOQA,
-                                           f"unused {comment.describe()}: it suppresses nothing in this file"))
+                                           f"unused {comment.describe()}: it suppresses nothing in this file",
+                                           (("form", HERMES_LINT),)))
                 continue
             for code in comment.codes:
                 if (
@@ -290,8 +293,11 @@ def apply_suppressions(
                     and config.is_selected(code, path)
                 ):
                     kept.append(
-                        Diagnostic(path, comment.line, comment.col, UNUSED_NOQA,
-                                   f"unused {comment.describe()} for {code}: it suppresses nothing")
+                        Diagnostic(
+                            path, comment.line, comment.col, UNUSED_NOQA,
+                            f"unused {comment.describe()} for {code}: it suppresses nothing",
+                            (("code", code), ("form", comment.file_level or "line")),
+                        )
                     )
     return sorted(kept)
 

@@ -104,7 +104,7 @@ class UnusedNoqa(Rule):
     def fix(cls, diagnostic, source):
         from hermes_lint.edit.fix.noqa_edit import unused_noqa_edit
 
-        edit = unused_noqa_edit(diagnostic.path, source.text(diagnostic.path), diagnostic.line, diagnostic.message)
+        edit = unused_noqa_edit(diagnostic.path, source.text(diagnostic.path), diagnostic)
         return [edit] if edit is not None else None
 
     def check(self, ctx) -> Iterator[Finding]:  # pragma: no cover - produced by the engine

@@ -246,7 +246,7 @@ def _remove_unused_noqa(root: Path, unused: Sequence[Diagnostic]) -> int:
         new, count = text, 0
         # one code at a time, from the last line up: each edit is computed on the text it edits
         for d in sorted(found, key=lambda d: (-d.line, d.message)):
-            edit = unused_noqa_edit(d.path, new, d.line, d.message)
+            edit = unused_noqa_edit(d.path, new, d)
             if edit is not None:
                 new = apply_edits(new, [edit])
                 count += 1

@@ -30,13 +30,14 @@ def _separator(codes_text: str) -> str:
     return ", "
 
 
-def unused_noqa_edit(path: str, text: str, line: int, message: str) -> Optional[Edit]:
-    """HRM900's fix: the edit removing the unused code its ``message`` names from the comment on
-    ``line`` (inline or file-level), or the whole unused ``# hermes-lint: noqa`` line."""
-    named = re.search(r"\bfor ([A-Z]+[0-9]+)\b", message)
-    if "`# hermes-lint: noqa`" in message:
-        return _remove_file_level(path, text, line, named.group(1) if named else None)
-    return remove_code(path, text, line, named.group(1)) if named else None
+def unused_noqa_edit(path: str, text: str, diagnostic) -> Optional[Edit]:
+    """HRM900's fix: the edit removing the unused code the finding records (``fix_data``) from
+    the comment on its line (inline or file-level), or the whole unused ``# hermes-lint: noqa``
+    line."""
+    code = diagnostic.fix_value("code")
+    if diagnostic.fix_value("form") == "hermes-lint":
+        return _remove_file_level(path, text, diagnostic.line, code)
+    return remove_code(path, text, diagnostic.line, code) if code else None
 
 
 def _remove_file_level(path: str, text: str, line: int, code: Optional[str]) -> Optional[Edit]:
