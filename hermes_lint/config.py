@@ -40,8 +40,17 @@ class Config:
     # Dotted names of third-party functions that read the environment variable named by their
     # first argument (``vendor.secrets.get_secret``): HRM203 counts their calls as reads.
     env_readers: Tuple[str, ...] = ()
-    # Each rule's documentation page ({code}, {version} filled in): report.DOCS_URL by default.
+    # Each rule's documentation page ({code}, {version} filled in); empty: the installed page.
     docs_url: str = ""
+    # Glob patterns of files and directories whose diagnostics are not reported (ruff's
+    # ``exclude``/``extend-exclude``; the modules are still read for the project's model).
+    exclude: Tuple[str, ...] = ()
+    extend_exclude: Tuple[str, ...] = ()
+    # Exclude files named on the command line too (pre-commit passes them one by one).
+    force_exclude: bool = False
+    # Directories, relative to the root, under which the project's own imports resolve besides
+    # the root itself (``src`` for a src/ layout): ruff's ``src``.
+    src: Tuple[str, ...] = ()
     # The project's root directory: names imported from its own modules are evaluated from
     # their files (never imported). Empty: every import stays unknown.
     project_root: str = ""
@@ -57,6 +66,23 @@ class Config:
                 if fnmatch.fnmatch(path, pattern) and _longest_prefix(code, codes) >= 0:
                     return False
         return True
+
+    def is_excluded(self, path: str) -> bool:
+        """``path`` (root-relative, '/'-separated) or a directory above it matches a pattern of
+        ``exclude`` or ``extend-exclude``; a pattern without '/' also matches any one name."""
+        patterns = self.exclude + self.extend_exclude
+        if not patterns:
+            return False
+        parts = path.split("/")
+        prefixes = ["/".join(parts[: end]) for end in range(1, len(parts) + 1)]
+        for pattern in patterns:
+            pattern = pattern.rstrip("/")
+            if "/" in pattern:
+                if any(fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes):
+                    return True
+            elif any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+                return True
+        return False
 
     def fingerprint(self) -> str:
         """A stable text of every setting, for cache keys."""
@@ -85,6 +111,10 @@ _KEYS = {
     "manifest": "manifest",
     "env-readers": "env_readers",
     "docs-url": "docs_url",
+    "exclude": "exclude",
+    "extend-exclude": "extend_exclude",
+    "force-exclude": "force_exclude",
+    "src": "src",
 }
 
 
@@ -180,6 +210,23 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             values[attr] = tuple(
                 (glob, _codes(codes, f'per-file-ignores "{glob}"', where)) for glob, codes in value.items()
             )
+        elif attr == "docs_url":
+            values[attr] = _docs_url(value, f"{where} {key}")
+        elif attr == "force_exclude":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} {key} must be true or false")
+            values[attr] = value
+        elif attr in ("exclude", "extend_exclude", "src"):
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where} {key} must be a list of non-empty strings")
+            if attr == "src":
+                for directory in value:
+                    if leaves_root(directory):
+                        raise ConfigError(
+                            f"{where} {key}: {directory!r} must be a directory inside the project root "
+                            "(relative, without '..')"
+                        )
+            values[attr] = tuple(value)
         elif attr in ("known_dynamic_tools", "providers", "env_readers", "plugin_dirs"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
@@ -204,6 +251,19 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             f"({_did_you_mean(unknown_providers[0], KNOWN_PROVIDERS)}known: {', '.join(KNOWN_PROVIDERS)})"
         )
     return Config(**values)
+
+
+def _docs_url(value: Any, label: str) -> str:
+    """A URL template with ``{code}``: a link that names no rule would send every diagnostic to
+    one page, and a relative path would mean nothing where the report is read."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(value, str) or "{code}" not in value:
+        raise ConfigError(f"{label} must be a URL with {{code}} where the rule code goes "
+                          "(\"https://docs.example.com/hermes-lint/{code}.md\")")
+    if urlsplit(value).scheme not in ("http", "https", "file"):
+        raise ConfigError(f"{label} = {value!r}: must be an http://, https:// or file:// URL")
+    return value
 
 
 def read_pyproject_table(root: Path) -> Optional[Mapping[str, Any]]:
@@ -278,6 +338,12 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
     if "providers" in changes:
         config_from_table({"providers": list(changes["providers"])}, where="--provider")
         changes["providers"] = tuple(changes["providers"])
+    if "exclude" in changes or "extend_exclude" in changes:
+        patterns = [*changes.get("exclude", ()), *changes.get("extend_exclude", ())]
+        if not all(isinstance(p, str) and p for p in patterns):
+            raise ConfigError("--exclude and --extend-exclude take non-empty glob patterns")
+        changes["exclude"] = tuple(changes.get("exclude", config.exclude))  # replaces the setting
+        changes["extend_exclude"] = config.extend_exclude + tuple(changes.get("extend_exclude", ()))
     changes.setdefault("project_root", str(root))
     return replace(config, **changes)
 

@@ -24,8 +24,9 @@ the checker imported and the project in memory and answers with this module's ``
 so a file changed since the last run costs this process no more than an unchanged one. Without a
 server, or when it does not answer as it should, the file is checked here, as it is without one.
 
-flake8 applies ``# noqa`` itself (``--disable-noqa``, its own per-file-ignores): the plugin reports
-its diagnostics before any suppression, and never HRM900. ``[tool.hermes-lint]`` select, ignore
+flake8 applies ``# noqa`` and ``# flake8: noqa`` itself (``--disable-noqa``, its own
+per-file-ignores): the plugin reports its diagnostics before those suppressions, and never HRM900;
+it applies the file-level ``# hermes-lint: noqa[: CODES]``, which flake8 does not know. ``[tool.hermes-lint]`` select, ignore
 and per-file-ignores still apply, so the editor shows what ``hermes-lint check`` shows.
 """
 
@@ -324,11 +325,18 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
         else:
             diagnostics = project.diagnostics_with(project.results, own)
     config = project.config
+    from hermes_lint.check.noqa import HERMES_LINT, file_level_comments
+
+    # flake8 applies `# noqa` and `# flake8: noqa` itself; `# hermes-lint: noqa` is this plugin's.
+    exempt = [c for c in file_level_comments(text) if c.file_level == HERMES_LINT]
     return sorted(
         {
             d
             for d in diagnostics
-            if d.path == relative and d.code != UNUSED_NOQA and config.is_selected(d.code, d.path)
+            if d.path == relative
+            and d.code != UNUSED_NOQA
+            and config.is_selected(d.code, d.path)
+            and not any(c.suppresses(d.code) for c in exempt)
         }
     )
 

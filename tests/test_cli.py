@@ -65,7 +65,7 @@ def test_text_format_is_path_line_col_code_message_sorted(tmp_path):
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         "tools/aaa_tool.py:1:12: HRM001 syntax error: invalid syntax",
-        "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)",
+        "tools/echo_tool.py:30:5: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)",
     ]
 
 
@@ -81,7 +81,9 @@ def test_json_format_is_an_array_of_objects(tmp_path):
             "col": 5,
             "code": "HRM004",
             "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)",
-            "url": f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/HRM004.md",
+            "filename": str(tmp_path / "tools" / "echo_tool.py"),
+            # the page installed with the package (here: the source checkout's docs/rules/)
+            "url": (Path(__file__).resolve().parents[1] / "docs" / "rules" / "HRM004.md").as_uri(),
             "fix": {
                 "applicability": "safe",
                 "message": "rename an unknown keyword to the one registry keyword it is close to "
@@ -152,7 +154,7 @@ def test_noqa_suppresses_and_unused_noqa_is_reported(tmp_path):
     make_project(tmp_path, {"echo_tool.py": bad})
     result = run(["check", "--select", "HRM004,HRM900,HRM101"], tmp_path)
     assert result.stdout.splitlines() == [
-        "tools/echo_tool.py:2:14: HRM900 unused `# noqa` for HRM101: it suppresses nothing"
+        "tools/echo_tool.py:2:14: HRM900 [*] unused `# noqa` for HRM101: it suppresses nothing"
     ]
 
 
@@ -179,7 +181,7 @@ def test_bad_input_is_a_diagnostic_and_other_files_are_still_checked(tmp_path, c
     result = run(["check", "--select", "HRM001,HRM004"], tmp_path)
     assert result.stdout.splitlines() == [
         expected,
-        "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)",
+        "tools/echo_tool.py:30:5: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)",
     ]
 
 

@@ -13,7 +13,7 @@ from hermes_lint.rules import all_rules
 from tests.test_cli import GOOD_TOOL, make_project, run
 
 BAD = GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo,")
-HRM004_LINE = "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)"
+HRM004_LINE = "tools/echo_tool.py:30:5: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)"
 
 
 def test_known_codes_are_the_catalogue():
@@ -55,8 +55,8 @@ def test_unknown_code_on_the_command_line_is_exit_2_with_a_suggestion(tmp_path, 
         ('per-file-ignores = { "tools/a_tool.py" = ["HRM1O1"] }',
          "[tool.hermes-lint] per-file-ignores \"tools/a_tool.py\": unknown rule code or prefix 'HRM1O1' (did you mean 'HRM101'?)"),
         ('selct = ["HRM"]', "[tool.hermes-lint]: unknown key 'selct' (did you mean 'select'? known: docs-url, "
-                            "env-readers, extend-select, ignore, known-dynamic-tools, manifest, max-description-length, per-file-ignores, "
-                            "plugin-dirs, providers, select, tools-dir, toolsets-file)"),
+                            "env-readers, exclude, extend-exclude, extend-select, force-exclude, ignore, known-dynamic-tools, manifest, "
+                            "max-description-length, per-file-ignores, plugin-dirs, providers, select, src, tools-dir, toolsets-file)"),
     ],
     ids=["select", "select-empty", "ignore", "extend-select", "per-file-ignores", "key"],
 )

@@ -21,8 +21,9 @@ from hermes_lint.report.terminal import Progress
 from tests.test_cli import GOOD_TOOL, make_project, run
 
 BAD = GOOD_TOOL.replace("check_fn=check_echo,", "check_func=check_echo,")
-URL = f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/{{}}.md"
-HRM004 = "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)"
+# the pages installed with the package: in a source checkout, its docs/rules/
+URL = (Path(__file__).resolve().parents[1] / "docs" / "rules").as_uri() + "/{}.md"
+HRM004 = "tools/echo_tool.py:30:5: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)"
 HRM001 = "tools/aaa_tool.py:1:12: HRM001 syntax error: invalid syntax"
 BBB_HRM001 = "tools/bbb_tool.py:1:5: HRM001 syntax error: '(' was never closed"
 
@@ -44,9 +45,9 @@ def process(root: Path, *args: str, env=None, stdin: bytes = None):
 def test_summary_line_on_stderr_and_the_report_alone_on_stdout(project):
     result = run(["check", "--select", "HRM001,HRM004"], project)
     assert result.stdout.splitlines() == [HRM001, BBB_HRM001, HRM004]
-    assert result.stderr == "Found 3 diagnostics in 3 files\n"
+    assert result.stderr == "Found 3 diagnostics in 3 files\n[*] 1 fixable with `--fix`\n"
     one = run(["check", "--select", "HRM004"], project)
-    assert one.stderr == "Found 1 diagnostic in 1 file\n"
+    assert one.stderr == "Found 1 diagnostic in 1 file\n[*] 1 fixable with `--fix`\n"
     clean = run(["check", "--select", "HRM004", "tools/aaa_tool.py"], project)
     assert (clean.exit_code, clean.stdout, clean.stderr) == (0, "", "All checks passed\n")
 
@@ -62,8 +63,8 @@ def test_statistics_counts_each_code_most_frequent_first(project):
     result = run(["check", "--select", "HRM001,HRM004", "--statistics"], project)
     assert result.exit_code == 1
     assert result.stdout == (
-        "2  HRM001  file cannot be read or parsed\n"
-        "1  HRM004  register() call with a missing required argument or an unknown keyword\n"
+        "2  HRM001      file cannot be read or parsed\n"
+        "1  HRM004  [*] register() call with a missing required argument or an unknown keyword\n"
     )
 
 
@@ -71,9 +72,9 @@ def test_output_file_holds_the_report(project, tmp_path):
     target = tmp_path / "report.json"
     result = run(["check", "--select", "HRM004", "--format", "json", "--output-file", str(target)], project)
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == f"Found 1 diagnostic in 1 file (report written to {target})\n"
+    assert result.stderr == f"Found 1 diagnostic in 1 file (report written to {target})\n[*] 1 fixable with `--fix`\n"
     assert json.loads(target.read_text()) == [
-        {"path": "tools/echo_tool.py", "line": 30, "col": 5, "code": "HRM004",
+        {"path": "tools/echo_tool.py", "filename": str(project / "tools" / "echo_tool.py"), "line": 30, "col": 5, "code": "HRM004",
          "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)", "url": URL.format("HRM004"),
          "fix": {"applicability": "safe", "message": RegisterArguments.fix_title, "edits": [
              {"path": "tools/echo_tool.py", "content": "check_fn",
@@ -89,7 +90,7 @@ def test_show_source_shows_the_line_a_caret_and_the_docs(tmp_path):
     make_project(tmp_path, {"echo_tool.py": tabbed})
     result = run(["check", "--select", "HRM004", "--show-source"], tmp_path)
     assert result.stdout == (
-        "tools/echo_tool.py:30:2: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)\n"
+        "tools/echo_tool.py:30:2: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)\n"
         "    \tcheck_func=check_echo,\n"
         "    \t^\n"
         f"    docs: {URL.format('HRM004')}\n"
@@ -102,7 +103,7 @@ def test_colour_only_on_a_terminal_or_when_forced_and_never_with_no_color(projec
     forced = process(project, "--select", "HRM004", env={"FORCE_COLOR": "1"}).stdout.decode()
     assert forced == (
         "\x1b[1mtools/echo_tool.py\x1b[0m:30:5: \x1b[1m\x1b[31mHRM004\x1b[0m "
-        "unknown keyword `check_func=` (did you mean `check_fn=`?)\n"
+        "[*] unknown keyword `check_func=` (did you mean `check_fn=`?)\n"
     )
     both = process(project, "--select", "HRM004", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert both.stdout.decode() == HRM004 + "\n"
@@ -167,7 +168,7 @@ def test_stdin_filename_checks_the_buffer_in_place_of_the_file(tmp_path):
     completed = process(tmp_path, "--select", "HRM004,HRM404", "--stdin-filename", "tools/echo_tool.py", "-", stdin=buffer)
     assert completed.returncode == 1, completed.stderr
     assert completed.stdout.decode().splitlines() == [
-        "tools/echo_tool.py:26:10: HRM404 tool `echo2` is registered, but no toolset in toolsets.py lists it, "
+        "tools/echo_tool.py:26:10: HRM404 [*] tool `echo2` is registered, but no toolset in toolsets.py lists it, "
         "and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it",
         HRM004,
     ]

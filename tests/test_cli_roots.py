@@ -19,8 +19,8 @@ def test_root_is_found_from_the_paths_given_not_only_the_current_directory(tmp_p
     elsewhere.mkdir()
     result = run(["check", "--select", "HRM004", str(project / "tools" / "echo_tool.py")], elsewhere)
     assert result.exit_code == 1, result.output
-    assert result.stdout.splitlines() == [
-        "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)"
+    assert result.stdout.splitlines() == [  # relative to the current directory, as ruff prints it
+        "../project/tools/echo_tool.py:30:5: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)"
     ]
     # A directory works too, and so does the configuration found there.
     (project / "pyproject.toml").write_text('[tool.hermes-lint]\nignore = ["HRM004"]\n')
@@ -49,7 +49,7 @@ def test_changed_reports_its_files_and_project_findings_everywhere(tmp_path):
     make_project(tmp_path, {"echo_tool.py": GOOD_TOOL, "other_tool.py": UNLISTED, "bad_tool.py": "def f(:\n"})
     (tmp_path / "notes.py").write_text("x = 1\n")
     hrm404 = (
-        "tools/other_tool.py:26:10: HRM404 tool `other` is registered, but no toolset in toolsets.py "
+        "tools/other_tool.py:26:10: HRM404 [*] tool `other` is registered, but no toolset in toolsets.py "
         "lists it, and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it"
     )
     # No paths (a commit that deleted a file, or changed only pyproject.toml): the project rules.
@@ -80,6 +80,6 @@ def test_python_dash_m_hermes_lint_is_the_command(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, timeout=60,
     )
     assert completed.returncode == 1, completed.stderr
-    assert completed.stdout == "tools/echo_tool.py:30:5: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)\n"
+    assert completed.stdout == "tools/echo_tool.py:30:5: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)\n"
     usage = subprocess.run([sys.executable, "-m", "hermes_lint", "--help"], capture_output=True, text=True, timeout=60)
     assert usage.stdout.startswith("Usage: hermes-lint [OPTIONS] COMMAND [ARGS]...")

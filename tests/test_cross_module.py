@@ -67,7 +67,12 @@ def project(root: Path, ratios: str = '["16:9", "9:16"]') -> Path:
 
 
 def check(root: Path, *args: str) -> list:
-    result = CliRunner().invoke(main, ["check", "--root", str(root), "-j", "1", *args])
+    old = os.getcwd()
+    os.chdir(root)  # paths are printed relative to the current directory
+    try:
+        result = CliRunner().invoke(main, ["check", "--root", str(root), "-j", "1", *args])
+    finally:
+        os.chdir(old)
     assert result.exit_code in (0, 1), result.output
     return result.stdout.splitlines()
 
@@ -192,6 +197,7 @@ def _check_in_new_process(root: Path, *args: str) -> tuple:
         [sys.executable, "-m", "hermes_lint", "check", "--root", str(root), "-q", "-j", "1", *args],
         capture_output=True,
         text=True,
+        cwd=root,  # paths are printed relative to the current directory
     )
     assert done.returncode in (0, 1), done.stderr
     return done.returncode, done.stdout

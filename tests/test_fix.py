@@ -169,7 +169,7 @@ def test_add_noqa_refuses_to_be_combined_with_fix(tmp_path):
     make_project(tmp_path, {"echo_tool.py": GOOD_TOOL})
     result = run(["check", "--add-noqa", "--fix"], tmp_path)
     assert result.exit_code == 2
-    assert "--add-noqa cannot be combined with --fix or --diff" in result.stderr
+    assert "--add-noqa edits comments and reports no diagnostics: it cannot be combined with --fix or --diff" in result.stderr
 
 
 # --- the edit model

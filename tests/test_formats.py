@@ -28,6 +28,7 @@ from hermes_lint.report.output import FORMATTERS
 from hermes_lint.report.rule_docs import render_rule_page
 from hermes_lint.rules import rule_by_code
 
+REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 PROJECT = FIXTURES / "project"
 
@@ -92,7 +93,8 @@ def normalized_sarif(text: str) -> dict:
         assert rule["shortDescription"] == {"text": cls.summary}
         assert rule["fullDescription"] == {"text": cls.rationale()}
         assert rule["help"] == {"text": cls.doc(), "markdown": render_rule_page(cls)}
-        assert rule["helpUri"] == f"https://github.com/hermes-lint/hermes-lint/blob/v{__version__}/docs/rules/{cls.code}.md"
+        # the page installed with the package (a source checkout: its docs/rules/)
+        assert rule["helpUri"] == (REPO / "docs" / "rules" / f"{cls.code}.md").as_uri()
         rule["shortDescription"]["text"] = f"<{rule['id']} summary>"
         rule["fullDescription"]["text"] = f"<{rule['id']} rationale>"
         rule["help"]["text"] = f"<{rule['id']} documentation>"
@@ -154,18 +156,26 @@ def test_the_schema_rejects_a_broken_log(sarif_validator):
 
 @pytest.mark.parametrize("name, formatter", [("sarif", format_sarif), ("github", format_github)])
 def test_check_command_offers_the_format(name, formatter, monkeypatch):
+    """Through the CLI, both name files from the repository root (the fixture project lies in
+    this repository's tests/fixtures/formats/project), SARIF with the root's absolute base."""
     monkeypatch.chdir(PROJECT)
     result = CliRunner().invoke(main, ["check", "--select", "HRM001,HRM004", "--format", name])
     assert result.exit_code == 1
+    from_repository = lambda path: f"tests/fixtures/formats/project/{path}"  # noqa: E731
     if name == "sarif":  # SARIF carries each finding's fix
         from hermes_lint.edit.fix.command import fixes_on_disk
 
         diagnostics = fixture_diagnostics()
         fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)
         assert fixes, "the fixture has a fixable finding"
-        assert result.stdout == formatter(diagnostics, fixes=fixes)
+        assert result.stdout == formatter(diagnostics, fixes=fixes, path_of=from_repository, base_uri=REPO.as_uri() + "/")
+        log = json.loads(result.stdout)
+        assert log["runs"][0]["originalUriBaseIds"] == {"%SRCROOT%": {"uri": REPO.as_uri() + "/"}}
+        uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri == "tests/fixtures/formats/project/tools/alpha_tool.py"
     else:
-        assert result.stdout == formatter(fixture_diagnostics())
+        assert result.stdout == formatter(fixture_diagnostics(), path_of=from_repository)
+        assert result.stdout.startswith("::error file=tests/fixtures/formats/project/tools/alpha_tool.py,line=13,")
 
 
 def test_sarif_fixes_are_valid_sarif(sarif_validator):

@@ -617,7 +617,15 @@ def runner() -> CliRunner:
 
 
 def run(*args):
-    return runner().invoke(manifest_command, list(args), catch_exceptions=False)
+    """The command run from the project (``--root``): its diagnostics name files from there."""
+    old = os.getcwd()
+    roots = [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--root"]
+    if roots and os.path.isdir(roots[0]):
+        os.chdir(roots[0])
+    try:
+        return runner().invoke(manifest_command, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
 
 
 @pytest.fixture

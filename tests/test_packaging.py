@@ -20,7 +20,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # what pyproject.toml builds the distribution from
-SOURCE_ENTRIES = ("pyproject.toml", "README.md", "LICENSE", "hermes_lint", "templates", "tools")
+SOURCE_ENTRIES = ("pyproject.toml", "README.md", "LICENSE", "hermes_lint", "templates", "tools", "docs")
 
 
 def copy_source(destination: Path) -> Path:
@@ -64,7 +64,7 @@ def test_every_python_package_of_the_source_is_listed_in_pyproject():
         for directory in [REPO_ROOT / "hermes_lint", *(REPO_ROOT / "hermes_lint").rglob("*")]
         if directory.is_dir() and any(directory.glob("*.py"))
     }
-    assert set(listed_packages()) == on_disk | {"hermes_lint.templates", "hermes_lint.runtime"}
+    assert set(listed_packages()) == on_disk | {"hermes_lint.templates", "hermes_lint.runtime", "hermes_lint.rule_pages"}
 
 
 @pytest.mark.slow
@@ -81,8 +81,10 @@ def test_wheel_metadata(tmp_path):
     classifiers = metadata.get_all("Classifier")
     assert "Typing :: Typed" in classifiers and "Framework :: Flake8" in classifiers
     assert not any(c.startswith("License ::") for c in classifiers)  # the SPDX expression says it
-    urls = dict(value.split(", ", 1) for value in metadata.get_all("Project-URL"))
-    assert set(urls) == {"Homepage", "Documentation", "Source", "Issues"}
+    assert metadata.get_all("Project-URL") is None  # no address that leads nowhere
+    # every rule page is installed, where diagnostics link to it
+    pages = sorted(path.name for path in (REPO_ROOT / "docs" / "rules").glob("*.md"))
+    assert pages and [name for name in pages if f"hermes_lint/rule_pages/{name}" not in names] == []
     assert "hermes_lint/py.typed" in names
     assert "tools/registry.py" not in names  # never a top-level `tools` package
     assert not any(name.startswith("templates/") for name in names)  # installed under hermes_lint/

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "integrations"
 # What a run of hermes-lint or Python inside the fixture directory may have left there.
 FIXTURE_LEFTOVERS = shutil.ignore_patterns(".hermes_lint_cache", "__pycache__")
-HRM004_LINE = "tools/broken_tool.py:30:16: HRM004 unknown keyword `check_func=` (did you mean `check_fn=`?)"
+HRM004_LINE = "tools/broken_tool.py:30:16: HRM004 [*] unknown keyword `check_func=` (did you mean `check_fn=`?)"
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -205,7 +205,7 @@ def test_readme_snippet_runs_the_project_rules_on_every_change(snippet_project, 
     status, printed = hook_report(completed.stdout, "hermes-lint")
     assert status == "Failed" and completed.returncode == 1, output
     assert (
-        "tools/echo_tool.py:26:10: HRM404 tool `echo` is registered, but no toolset in toolsets.py "
+        "tools/echo_tool.py:26:10: HRM404 [*] tool `echo` is registered, but no toolset in toolsets.py "
         "lists it, and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it"
     ) in printed.splitlines()
     assert "HRM004" not in printed
@@ -237,7 +237,7 @@ def test_init_pre_commit_config_runs_with_real_pre_commit(tmp_path):
     git(project, "add", "toolsets.py")
     completed, output = run_hooks(project, tmp_path / "home")
     status, printed = hook_report(completed.stdout, "hermes-lint")
-    assert status == "Failed" and "HRM404 tool `weather` is registered, but no toolset" in printed, output
+    assert status == "Failed" and "HRM404 [*] tool `weather` is registered, but no toolset" in printed, output
 
 
 def test_a_commit_that_changes_only_a_tool_s_schema_module_is_checked_for_that_tool(tmp_path):

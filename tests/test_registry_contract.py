@@ -32,7 +32,7 @@ def test_the_same_tool_with_a_plain_registry_is_reported(tmp_path):
     _write_registry(tmp_path, PLAIN_REGISTRY)
     result = run(["check", "--no-cache", "--select", "HRM105"], tmp_path)
     assert result.stdout == (
-        "tools/echo_tool.py:29:13: HRM105 handler `_handle_echo` is `async def` but is registered without "
+        "tools/echo_tool.py:29:13: HRM105 [*] handler `_handle_echo` is `async def` but is registered without "
         "`is_async=True`; dispatch would get an un-awaited coroutine\n"
     )
 

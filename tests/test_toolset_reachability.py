@@ -42,7 +42,7 @@ def test_without_the_merge_the_message_says_why_it_is_unreachable(tmp_path):
     make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, toolsets=STATIC)
     result = run(["check", "--no-cache", "--select", "HRM404,HRM406"], tmp_path)
     assert result.stdout == (
-        "tools/echo_tool.py:26:10: HRM404 tool `echo` is registered, but no toolset in toolsets.py lists it, "
+        "tools/echo_tool.py:26:10: HRM404 [*] tool `echo` is registered, but no toolset in toolsets.py lists it, "
         "and toolsets.py does not add registered tools to their toolset 'demo': no agent is offered it\n"
     )
 

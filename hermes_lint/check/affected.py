@@ -99,7 +99,7 @@ def with_buffer(
     from hermes_lint.check.engine import check_module, read_source
     from hermes_lint.evaluate.project import ProjectModules
 
-    project = ProjectModules(str(root), {relative: data})
+    project = ProjectModules(str(root), {relative: data}, config.src)
     return [
         check_module(read_source(root, r.facts.path), config, project) if r.facts.path in readers else r
         for r in results

@@ -20,7 +20,7 @@ from hermes_lint.model.semantic import SemanticModel
 from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
-from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
+from hermes_lint.check.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
 from hermes_lint.check.tool_names import attributed, merged_across_modules, named
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
@@ -103,7 +103,7 @@ def build_module_context(
         return extract_facts(parsed, None), None
     index = ModuleIndex(parsed.tree)
     if project is None and config.project_root:
-        project = project_modules(config.project_root)
+        project = project_modules(config.project_root, config.src)
     name, is_package = module_name(parsed.path), parsed.path.endswith("__init__.py")
     evaluator = ModuleEvaluator(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
@@ -286,27 +286,43 @@ def apply_suppressions(
 ) -> List[Diagnostic]:
     used: Dict[Tuple[str, int], set] = {}
     kept: List[Diagnostic] = []
+    file_level = {
+        path: [c for c in comments.values() if c.file_level] for path, comments in noqa_by_path.items()
+    }
     for diagnostic in set(diagnostics):
         if not config.is_selected(diagnostic.code, diagnostic.path):
             continue
         comment = noqa_by_path.get(diagnostic.path, {}).get(diagnostic.line)
-        if comment is not None and (comment.codes is None or diagnostic.code in comment.codes):
-            used.setdefault((diagnostic.path, diagnostic.line), set()).add(diagnostic.code)
+        if comment is None or comment.file_level or not comment.suppresses(diagnostic.code):
+            comment = next((c for c in file_level.get(diagnostic.path, ()) if c.suppresses(diagnostic.code)), None)
+        if comment is not None:
+            used.setdefault((diagnostic.path, comment.line), set()).add(diagnostic.code)
             continue
         kept.append(diagnostic)
     for path, comments in noqa_by_path.items():
         if not config.is_selected(UNUSED_NOQA, path):
             continue
         for comment in comments.values():
-            if comment.codes is None:
-                continue  # a bare noqa may be meant for another linter: never call it unused
             suppressed = used.get((path, comment.line), set())
+            if comment.codes is None:
+                # A bare `# noqa` or `# flake8: noqa` may be meant for another linter: never
+                # called unused. `# hermes-lint: noqa` is addressed to this one.
+                if comment.file_level == HERMES_LINT and not suppressed:
+                    kept.append(Diagnostic(path, comment.line, comment.col, UNUSED_NOQA,
+                                           f"unused {comment.describe()}: it suppresses nothing in this file",
+                                           (("form", HERMES_LINT),)))
+                continue
             for code in comment.codes:
-                if code.startswith("HRM") and code not in suppressed and config.is_selected(code, path):
+                if (
+                    code.startswith("HRM")
+                    and not any(found.startswith(code) for found in suppressed)
+                    and config.is_selected(code, path)
+                ):
                     kept.append(
                         Diagnostic(
-                            path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing",
-                            (("code", code),),
+                            path, comment.line, comment.col, UNUSED_NOQA,
+                            f"unused {comment.describe()} for {code}: it suppresses nothing",
+                            (("code", code), ("form", comment.file_level or "line")),
                         )
                     )
     return sorted(kept)
@@ -318,6 +334,6 @@ def check_sources(sources: ProjectSources, config: Config) -> List[Diagnostic]:
     from hermes_lint.evaluate.project import ProjectModules
 
     given = {source.path: source.data for source in sources.tool_files if source.data is not None}
-    project = ProjectModules(config.project_root, given)
+    project = ProjectModules(config.project_root, given, config.src)
     results = [check_module(source, config, project) for source in sources.tool_files]
     return finish(results, sources, config)

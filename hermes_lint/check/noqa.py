@@ -1,7 +1,18 @@
-"""``# noqa`` comments: which lines suppress which codes.
+"""``# noqa`` comments: which lines (and files) suppress which codes.
 
-Same syntax as flake8 and ruff: ``# noqa`` suppresses everything on its line, ``# noqa: HRM101,HRM107``
-only the codes it lists. Only comments count, so the words inside a string do not.
+One grammar for ``hermes-lint check`` and the flake8 plugin, flake8's own (``flake8.defaults``):
+
+- ``# noqa`` suppresses everything on its line; ``# noqa: HRM101,HRM107`` the codes it lists,
+  each a code or a prefix (``# noqa: HRM1`` covers HRM101 to HRM199), as flake8 matches them;
+- ``# flake8: noqa`` on a line of its own exempts the whole file (flake8 then runs no plugin
+  on it, so ``check`` reports nothing in it either);
+- ``# hermes-lint: noqa`` on a line of its own exempts the file from hermes-lint only, and
+  ``# hermes-lint: noqa: HRM306`` from those codes only (ruff's ``# ruff: noqa`` forms, under
+  this tool's name). ``# ruff: noqa`` is addressed to ruff, which never runs these rules, and
+  is not honoured: one comment would otherwise silence two unrelated linters.
+
+Only comments count, so the words inside a string do not (flake8 itself reads ``# flake8: noqa``
+on any physical line, and so does ``check``).
 
 Tokenizing a whole file to find its comments cost more than parsing it, so a file is read where a
 ``noqa`` can be: one regular-expression search over the text finds every ``# noqa``-looking spot
@@ -22,9 +33,17 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 _NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
+    r"# noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
     re.IGNORECASE,
 )
+# File-level forms, each on a line of its own: flake8's NOQA_FILE, and this tool's own.
+_FLAKE8_FILE_NOQA = re.compile(r"^[ \t\f]*# flake8[:=]\s*noqa", re.IGNORECASE | re.MULTILINE)
+_FILE_NOQA = re.compile(
+    r"^[ \t\f]*#[ \t]*hermes-lint:[ \t]*noqa(?::[ \t]?(?P<codes>[A-Z]+[0-9]+(?:[, \t]+[A-Z]+[0-9]+)*))?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_MAY_NOQA = re.compile(r"noqa", re.IGNORECASE)
+FLAKE8, HERMES_LINT = "flake8", "hermes-lint"
 # Python's own line breaks (the syntax tree's line numbers), not str.splitlines's.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -34,11 +53,40 @@ class NoqaComment:
     line: int
     col: int  # 1-based column of the '#'
     codes: Optional[Tuple[str, ...]]  # None: a bare `# noqa`, suppressing every code
+    file_level: str = ""  # FLAKE8 or HERMES_LINT for a comment exempting the whole file
+
+    def suppresses(self, code: str) -> bool:
+        """flake8's matching: a listed code, or a code that starts with a listed prefix."""
+        return self.codes is None or code in self.codes or code.startswith(self.codes)
+
+    def describe(self) -> str:
+        return "`# hermes-lint: noqa`" if self.file_level == HERMES_LINT else "`# noqa`"
 
 
 def may_have_noqa(text: str) -> bool:
-    """False when ``text`` certainly holds no noqa comment (one regular-expression search)."""
-    return _NOQA.search(text) is not None
+    """False when ``text`` certainly holds no noqa comment, inline or file-level (one
+    regular-expression search)."""
+    return _MAY_NOQA.search(text) is not None
+
+
+def file_level_comments(text: str, tree: Optional[ast.Module] = None) -> List[NoqaComment]:
+    """The comments exempting the whole file: ``# flake8: noqa`` on any physical line (as
+    flake8 reads it), ``# hermes-lint: noqa[: CODES]`` in a comment on a line of its own."""
+    if "\r" in text:
+        text = _LINE_BREAK.sub("\n", text)
+    found: List[NoqaComment] = []
+    for match in _FLAKE8_FILE_NOQA.finditer(text):
+        found.append(NoqaComment(text.count("\n", 0, match.start()) + 1, 1, None, FLAKE8))
+    for match in _FILE_NOQA.finditer(text):
+        number = text.count("\n", 0, match.start()) + 1
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        col = text.index("#", match.start()) - line_start
+        if tree is not None and _literal_around(tree, number, _byte_col(text[line_start:match.end()], col)) is not None:
+            continue  # inside a string
+        codes = match.group("codes")
+        parsed = tuple(code.upper() for code in re.split(r"[,\s]+", codes) if code) if codes else None
+        found.append(NoqaComment(number, col + 1, parsed, HERMES_LINT))
+    return found
 
 
 def find_noqa_comments(text: str, tree: Optional[ast.Module] = None) -> Dict[int, NoqaComment]:
@@ -46,6 +94,15 @@ def find_noqa_comments(text: str, tree: Optional[ast.Module] = None) -> Dict[int
     with it, only the string literals around ``# noqa``-looking text are tokenized."""
     if not may_have_noqa(text):
         return {}  # the common case: no search beyond this one
+    found = _inline_comments(text, tree)
+    for comment in file_level_comments(text, tree):
+        found.setdefault(comment.line, comment)
+    return found
+
+
+def _inline_comments(text: str, tree: Optional[ast.Module]) -> Dict[int, NoqaComment]:
+    if _NOQA.search(text) is None:
+        return {}
     if tree is None:
         return _tokenized(text)
     if "\r" in text:

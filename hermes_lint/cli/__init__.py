@@ -91,8 +91,51 @@ def write_stdout(text: str, *, json_text: bool = False) -> None:
         import json
 
         text = json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
-    stream.write(text)
-    stream.flush()
+    global stdout_closed
+    if stdout_closed:
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): what it wanted, it got. Quietly, as ruff and git do;
+        # the command still ends with its own exit status.
+        stdout_closed = True
+        _silence_stdout()
+
+
+stdout_closed = False  # set once a write found the pipe closed: nothing more is written
+
+
+def write_output(text: str, output_file: Optional[str], *, json_text: bool = False) -> None:
+    """The report to ``output_file`` (``-o``), else to stdout. A regular file (or a new one) is
+    replaced atomically; a device or FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is
+    written into, as a shell redirection would."""
+    if output_file is None:
+        write_stdout(text, json_text=json_text)
+        return
+    import os
+    import stat
+
+    from hermes_lint.atomic import write_atomic
+
+    data = text.encode("utf-8")
+    try:
+        try:
+            mode = os.stat(output_file).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise UsageError(f"--output-file {output_file}: is a directory")
+        if mode is None or stat.S_ISREG(mode):
+            write_atomic(Path(output_file), data)
+        else:
+            with open(output_file, "ab") as stream:  # 'a': never truncates what it cannot replace
+                stream.write(data)
+    except BrokenPipeError:
+        return  # a FIFO whose reader went away: as for stdout
+    except OSError as exc:
+        raise UsageError(f"--output-file {output_file}: {exc.strerror or exc}") from None
 
 
 def _takes_unicode(stream) -> bool:
@@ -113,8 +156,7 @@ def run_guarded(debug: bool, action) -> None:
         sys.exit(EXIT_ERROR)
     except BrokenPipeError:  # the reader went away (`| head`): what it wanted, it got
         _silence_stdout()
-        click.echo("hermes-lint: error: standard output closed before the report was written", err=True)
-        sys.exit(EXIT_ERROR)
+        sys.exit(EXIT_CLEAN)
     except Exception as exc:  # an internal error must still be one clear line
         if debug:
             import traceback
@@ -205,254 +247,68 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-@main.command()
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--root", type=click.Path(), help="Project root (default: the project of the PATHS, else the nearest parent with toolsets.py or [tool.hermes-lint]).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Settings from this TOML file (a pyproject.toml's [tool.hermes-lint], or those keys at the top of any other file) instead of the project's pyproject.toml.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
-@click.option("--select", multiple=True, help="Codes or prefixes to enable (comma-separated).")
-@click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection (comma-separated).")
-@click.option("--ignore", multiple=True, help="Codes or prefixes to disable (comma-separated).")
-@click.option("--provider", "providers", multiple=True, metavar="NAME[,NAME...]", help=f"Provider targets for HRM6xx: {', '.join(KNOWN_PROVIDERS)}.")
-@click.option("--changed", is_flag=True, help="PATHS are the files a change touches (the pre-commit hook passes them): report the findings located in them and every project rule's finding (HRM003, HRM4xx...) wherever it is; with no PATHS, only the latter. Paths outside the project are ignored.")
-@click.option("--stdin-filename", metavar="PATH", help="With the path `-`: check the text on stdin as the project's file PATH (an editor's unsaved buffer); project rules see the buffer in its place.")
-@click.option("--show-source", is_flag=True, help="Show each diagnostic's source line with a caret under its column, and its rule's documentation URL.")
-@click.option("--statistics", is_flag=True, help="Print how often each code was reported instead of the diagnostics.")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print the diagnostics only: no summary line, no progress.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
-@click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
-@click.option("--debug", is_flag=True, help="Print tracebacks of internal errors, and which registry contract was used.")
-@click.option("--fix", "fix", is_flag=True, help="Apply safe fixes, then report what remains.")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply fixes that may change behaviour.")
-@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 when there is something to fix).")
-@click.option("--add-noqa", is_flag=True, help="Append `# noqa: CODE` to each line with a finding (merged with an existing noqa comment).")
-def check(paths, root, config_file, output_format, select, extend_select, ignore, providers, changed, stdin_filename,
-          show_source, statistics, output_file, quiet, exit_zero, jobs, no_cache, debug,
-          fix, unsafe_fixes, show_diff, add_noqa) -> None:
-    """Check the project's tool modules and toolsets.py.
-
-    With PATHS, only diagnostics located in those files are reported; project rules still see
-    the whole project. The summary line goes to stderr.
-    """
-
-    def action() -> int:
-        from hermes_lint.check import affected
-        from hermes_lint.check.runner import run_project
-
-        stdin = _stdin_path(paths, stdin_filename)
-        if stdin is not None:
-            given = [str(stdin.parent)] if stdin.parent.is_dir() else []
-        else:
-            given = [path for path in paths if Path(path).exists()] if changed else paths
-        project_root = resolve_root(root, given)
-        config = load_config(
-            project_root,
-            config_file=Path(config_file) if config_file is not None else None,
-            select=_split_codes(select),
-            extend_select=_split_codes(extend_select),
-            ignore=_split_codes(ignore),
-            providers=_split_codes(providers),
-        )
-        if debug:
-            _echo_contracts(project_root, config)
-        if fix or show_diff or add_noqa:
-            from hermes_lint.edit.fix.cli_action import run_fix_options
-
-            if stdin is not None:
-                raise UsageError("--fix, --diff and --add-noqa edit files on disk: they cannot read stdin")
-            fix_wanted = None
-            if paths:
-                fix_wanted = affected.expand(
-                    project_root, relative_paths(project_root, given, outside_ok=changed), paths, changed,
-                    affected.project_reads(project_root, config, jobs=jobs, use_cache=not no_cache),
-                )
-            return run_fix_options(
-                project_root, config, wanted=fix_wanted,
-                fix=fix, unsafe=unsafe_fixes, diff=show_diff, add_noqa=add_noqa, exit_zero=exit_zero,
-                in_paths=_in_paths, jobs=jobs, use_cache=not no_cache, quiet=quiet,
-                report=lambda found: _report(found, project_root, config, output_format, output_file, {},
-                                             show_source=show_source, statistics=statistics, quiet=True),
-            )
-        with _progress(project_root, config, quiet):
-            if stdin is not None:
-                relative = relative_paths(project_root, [str(stdin.parent)])[0]
-                relative = stdin.name if relative == "." else f"{relative}/{stdin.name}"
-                buffer = sys.stdin.buffer.read()
-                diagnostics = _check_buffer(project_root, config, relative, buffer, jobs, not no_cache)
-                sources = {relative: buffer}
-            else:
-                wanted = relative_paths(project_root, given, outside_ok=changed) if paths else None
-                reads: Dict[str, Tuple[str, ...]] = {}
-                diagnostics = run_project(
-                    project_root, config, jobs=jobs, use_cache=not no_cache, reads=reads if paths else None
-                )
-                if wanted is not None:
-                    wanted = affected.expand(project_root, wanted, paths, changed, reads)
-                if changed:
-                    everywhere = affected.everywhere_codes()
-                    diagnostics = [
-                        d for d in diagnostics if d.code in everywhere or (wanted and _in_paths(d.path, wanted))
-                    ]
-                elif wanted is not None:
-                    diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
-                sources = {}
-        _report(diagnostics, project_root, config, output_format, output_file, sources,
-                show_source=show_source, statistics=statistics, quiet=quiet)
-        return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
-
-    run_guarded(debug, action)
-
-
-def _echo_contracts(root: Path, config) -> None:
-    from hermes_lint.check.engine import collect_sources
-    from hermes_lint.project.registry_contract import contracts_in_use
-
-    for described, count in sorted(contracts_in_use(collect_sources(root, config), config).items()):
-        click.echo(f"hermes-lint: registry contract for {count} module(s): {described}", err=True)
-
-
-def _stdin_path(paths: Sequence[str], stdin_filename: Optional[str]) -> Optional[Path]:
-    """``check --stdin-filename PATH -``: PATH; None when stdin is not read."""
-    if "-" not in paths:
-        if stdin_filename is not None:
-            raise UsageError("--stdin-filename names the text read from stdin: pass `-` as the path")
-        return None
-    if stdin_filename is None:
-        raise UsageError("`-` reads the file from stdin: say which file it is with --stdin-filename PATH")
-    if len(paths) > 1:
-        raise UsageError("`-` (stdin) cannot be combined with other paths")
-    return Path(stdin_filename).absolute()
-
-
-def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use_cache: bool):
-    """The project's diagnostics located in ``relative``, with ``data`` as that file's text: the
-    other modules from disk (and the cache), so project rules see the buffer in its place."""
-    from hermes_lint.discovery import SKIPPED_FILE_NAMES
-    from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
-    from hermes_lint.check.affected import may_hold_schema_keys, with_buffer
-    from hermes_lint.check.runner import module_results
-
-    own = SourceFile(relative, data)
-    path = root / relative
-    is_toolsets = path == root / config.toolsets_file
-    is_tool = (
-        path.parent.resolve() == (root / config.tools_dir).resolve()
-        and path.suffix == ".py"
-        and path.name not in SKIPPED_FILE_NAMES
-    )
-    if not (is_toolsets or is_tool or (path.suffix == ".py" and may_hold_schema_keys(data.decode("utf-8", "replace")))):
-        return []  # not a file hermes-lint checks, nor one that holds keys of a tool's schema
-    results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
-    # The modules that read values from the buffer's file: their findings about its keys.
-    results = with_buffer(results, root, config, relative, data)
-    if is_toolsets:
-        toolsets = own
-    elif is_tool:
-        results = [result for result in results if result.facts.path != relative]
-        results.append(check_module(own, config))
-    diagnostics = finish(results, ProjectSources([], toolsets, root), config)
-    return [d for d in diagnostics if d.path == relative]
-
-
-def _progress(root: Path, config, quiet: bool):
-    """A progress line on stderr for a run that takes long, on a terminal only."""
-    import contextlib
-
-    if quiet or not sys.stderr.isatty():
-        return contextlib.nullcontext()
-    from hermes_lint.discovery import candidate_tool_paths
-    from hermes_lint.report.terminal import Progress
-
-    return Progress(len(candidate_tool_paths(root / config.tools_dir)))
-
-
-def _report(diagnostics, root: Path, config, output_format: str, output_file: Optional[str], sources,
-            *, show_source: bool, statistics: bool, quiet: bool) -> None:
-    """Write the report (stdout or ``--output-file``) and the summary line (stderr)."""
-    from hermes_lint.report import terminal
-    from hermes_lint.regular_files import read_regular_file
-    from hermes_lint.report.output import DOCS_URL, FORMATTERS, rule_url
-
-    docs_url = config.docs_url or DOCS_URL
-    colour = output_file is None and terminal.use_colour(sys.stdout)
-    if statistics:
-        from hermes_lint.rules import rule_by_code
-
-        def summary_of(code: str) -> str:
-            try:
-                return rule_by_code(code).summary
-            except KeyError:
-                return ""
-
-        text = terminal.statistics(diagnostics, summary_of)
-    elif output_format == "text" and (show_source or colour):
-        lines: dict = {}
-
-        def source_lines(path: str):
-            if path not in lines:
-                data = sources.get(path)
-                if data is None:
-                    try:
-                        data = read_regular_file(root / path)
-                    except OSError:
-                        data = None
-                lines[path] = None if data is None else data.decode("utf-8", "replace").splitlines()
-            return lines[path]
-
-        text = terminal.format_text(
-            diagnostics,
-            colour=colour,
-            source_lines=source_lines if show_source else None,
-            url_of=(lambda code: rule_url(code, docs_url)) if show_source else None,
-        )
-    elif output_format in ("json", "sarif"):  # these carry each diagnostic's fix
-        from hermes_lint.edit.fix.command import fixes_on_disk
-
-        fixes = fixes_on_disk(root, config, diagnostics, sources)
-        text = FORMATTERS[output_format](diagnostics, docs_url=docs_url, fixes=fixes)
-    else:
-        text = FORMATTERS[output_format](diagnostics, docs_url=docs_url)
-    if output_file is not None:
-        from hermes_lint.atomic import write_atomic
-
-        try:
-            write_atomic(Path(output_file), text.encode("utf-8"))
-        except OSError as exc:
-            raise UsageError(f"--output-file {output_file}: {exc.strerror or exc}") from None
-    else:
-        write_stdout(text, json_text=output_format in ("json", "sarif") and not statistics)
-    if not quiet:
-        line = terminal.summary(diagnostics)
-        if output_file is not None:
-            line += f" (report written to {output_file})"
-        click.echo(line, err=True)
-
-
 @main.command("rules")
 def list_rules() -> None:
     """List every rule code with its one-line summary."""
     from hermes_lint.rules import all_rules
 
-    for rule in all_rules():
-        click.echo(f"{rule.code}  {rule.summary}")
+    write_stdout("".join(f"{rule.code}  {rule.summary}\n" for rule in all_rules()))
 
 
-@main.command()
-@click.argument("code")
-def explain(code: str) -> None:
-    """Print a rule's documentation page: what it finds, why, an example and its fix."""
+def _explain(code: Optional[str], show_all: bool, output_format: str) -> int:
     from hermes_lint.report.rule_docs import render_rule_page
-    from hermes_lint.rules import rule_by_code
+    from hermes_lint.rules import all_rules, rule_by_code
 
-    try:
-        rule = rule_by_code(code.upper())
-    except KeyError:
-        click.echo(f"hermes-lint: error: unknown rule code {code!r} (see `hermes-lint rules`)", err=True)
-        sys.exit(EXIT_ERROR)
-    click.echo(render_rule_page(rule), nl=False)
+    if show_all == (code is not None):
+        raise UsageError("name one rule code, or pass --all for every rule")
+    if code is not None:
+        try:
+            rules = [rule_by_code(code.upper())]
+        except KeyError:
+            raise UsageError(f"unknown rule code {code!r} (see `hermes-lint rules`)") from None
+    else:
+        rules = list(all_rules())
+    if output_format == "json":
+        import json
 
+        from hermes_lint.report.output import rule_url
+
+        entries = [
+            {
+                "code": rule.code,
+                "summary": rule.summary,
+                "fix": rule.fix_applicability,  # "safe", "unsafe" or null
+                "explanation": render_rule_page(rule),
+                "url": rule_url(rule.code),
+            }
+            for rule in rules
+        ]
+        write_stdout(json.dumps(entries if show_all else entries[0], indent=2, ensure_ascii=False) + "\n", json_text=True)
+    else:
+        write_stdout("\n".join(render_rule_page(rule) for rule in rules))
+    return EXIT_CLEAN
+
+
+def _explain_command(name: str, help_text: str) -> click.Command:
+    @main.command(name, help=help_text)
+    @click.argument("code", required=False)
+    @click.option("--all", "show_all", is_flag=True, help="Every rule's page, one after the other (in JSON: an array).")
+    @click.option("--output-format", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+                  show_default=True, help="json: {code, summary, fix, explanation, url}.")
+    def command(code: Optional[str], show_all: bool, output_format: str) -> None:
+        run_guarded(False, lambda: _explain(code, show_all, output_format))
+
+    return command
+
+
+explain = _explain_command(
+    "explain", "Print a rule's documentation page: what it finds, why, an example and its fix."
+)
+rule = _explain_command("rule", "Print a rule's documentation page (ruff's name for `explain`).")
+
+from hermes_lint.cli.check import check  # noqa: E402  (the command module needs the helpers above)
+
+main.add_command(check)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -22,8 +22,11 @@ if TYPE_CHECKING:  # pragma: no cover
 @click.option("--output", type=click.Path(), help="Manifest path (default: the `manifest` setting, tools/manifest.json, under the root).")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 with HRM501 when the manifest on disk is out of date.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; show how the manifest on disk differs from what would be generated, as a unified diff and as labelled changes to the tools (exit 1 when it differs).")
+@click.option("--output-format", "--format", "output_format",
+              type=click.Choice(["text", "concise", "full", "json", "sarif", "github"]), default="text", show_default=True,
+              help="How the diagnostics (HRM501, the errors that block generation) are printed: as `check` prints them.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors.")
-def manifest(root, output, check_only, show_diff, debug) -> None:
+def manifest(root, output, check_only, show_diff, output_format, debug) -> None:
     """Generate the tool manifest from the sources, without importing any tool module.
 
     Generation refuses to write while errors that would make the manifest wrong remain (a schema
@@ -38,6 +41,15 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
 
         project_root = resolve_root(root)
         config = load_config(project_root)
+        if show_diff and output_format not in ("text", "concise", "full"):
+            raise UsageError(f"--diff prints a unified diff: it has no {output_format} form")
+
+        def format_text(diagnostics) -> str:
+            from hermes_lint.cli.check_report import render
+
+            return render(diagnostics, project_root, config, output_format, {}, colour=False,
+                          show_source=output_format == "full")[0]
+
         if output is not None:  # the command line may name any path the user can write
             target = Path(output)
         else:  # the repository's configuration may not: it is data, like the sources
@@ -57,6 +69,8 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
 
             known = known_fresh(project_root, config, target)
             if known is not None:
+                if output_format in ("json", "sarif"):
+                    write_stdout(format_text([]))  # an empty list, not no document at all
                 click.echo(f"{shown} is up to date ({known})", err=True)
                 return EXIT_CLEAN
         from hermes_lint.manifest.generate import (
@@ -67,7 +81,6 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
             stale_diagnostic,
             summary,
         )
-        from hermes_lint.report.output import format_text
 
         if not (check_only or show_diff):
             try:
@@ -94,6 +107,8 @@ def manifest(root, output, check_only, show_diff, debug) -> None:
                 from hermes_lint.manifest.fresh_cache import remember_fresh
 
                 remember_fresh(project_root, config, target, summary(data), generated.inputs)
+                if output_format in ("json", "sarif"):
+                    write_stdout(format_text([]))  # an empty list, not no document at all
                 click.echo(f"{shown} is up to date ({summary(data)})", err=True)
             return EXIT_CLEAN
         if check_only:

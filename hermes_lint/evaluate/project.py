@@ -33,10 +33,13 @@ MAX_MODULE_BYTES = 2_000_000  # larger files are not read for their values
 class ProjectModules:
     """Maps dotted module names to files under ``root`` and parses them on demand."""
 
-    def __init__(self, root: str, files: Optional[Dict[str, bytes]] = None):
+    def __init__(self, root: str, files: Optional[Dict[str, bytes]] = None, src: Tuple[str, ...] = ()):
         """``files``: relative path -> content of files given in memory (an editor's buffer, a
-        rule's example); they are looked up before the disk (without a root, only they are)."""
+        rule's example); they are looked up before the disk (without a root, only they are).
+        ``src``: directories under the root where imports also resolve (the ``src`` setting),
+        tried after the root itself."""
         self.root = os.path.realpath(root) if root else ""
+        self.import_roots = ("",) + tuple(directory.strip("/") + "/" for directory in src if directory.strip("/"))
         self._files = dict(files or {})
         self._paths: Dict[str, Optional[str]] = {}  # this run's lookups: ``new_run`` forgets them
         self._run = 0
@@ -55,8 +58,7 @@ class ProjectModules:
         found = None
         parts = module.split(".")
         if module and all(part.isidentifier() for part in parts):
-            base = "/".join(parts)
-            for relative in (base + ".py", base + "/__init__.py"):
+            for relative in self._candidates("/".join(parts)):
                 if relative in self._files or (self.root and is_regular_file(os.path.join(self.root, relative))):
                     found = relative
                     break
@@ -73,8 +75,7 @@ class ProjectModules:
         if not (module and all(part.isidentifier() for part in parts)):
             return found
         path = self.path_of(module)
-        base = "/".join(parts)
-        for relative in (base + ".py", base + "/__init__.py"):
+        for relative in self._candidates("/".join(parts)):
             if relative != path:
                 found[relative] = ""
                 continue
@@ -88,6 +89,9 @@ class ProjectModules:
                 found[relative] = "" if data is None else hashlib.sha256(data).hexdigest()
             break
         return found
+
+    def _candidates(self, base: str) -> List[str]:
+        return [f"{prefix}{base}{suffix}" for prefix in self.import_roots for suffix in (".py", "/__init__.py")]
 
     def parsed(self, relative: str) -> Optional[ParsedProjectModule]:
         if relative in self._files:
@@ -143,12 +147,12 @@ def new_run() -> None:
         project.new_run()
 
 
-def project_modules(root: str) -> ProjectModules:
-    """The per-process reader of the project at ``root``."""
+def project_modules(root: str, src: Tuple[str, ...] = ()) -> ProjectModules:
+    """The per-process reader of the project at ``root`` (imports also resolving under ``src``)."""
     key = os.path.realpath(root)
-    project = _PROJECTS.get(key)
+    project = _PROJECTS.get(key + "\0" + "\0".join(src))
     if project is None:
-        project = _PROJECTS[key] = ProjectModules(key)
+        project = _PROJECTS[key + "\0" + "\0".join(src)] = ProjectModules(key, src=src)
     return project
 
 

@@ -152,7 +152,7 @@ def _with_changed(root: Path, config: Config, fingerprint: str, results: Dict[st
     )
     # One changed buffer read by no other module: the flake8 plugin's path exactly (its result
     # memoised by bytes, imported modules read through the process's shared parse cache).
-    overlay = ProjectModules(config.project_root, changed) if (readers or len(changed) > 1) else None
+    overlay = ProjectModules(config.project_root, changed, config.src) if (readers or len(changed) > 1) else None
     for relative, data in changed.items():
         if not _checked_by_check(relative, data, config):
             results.pop(relative, None)  # `check` would not check it either: it registers nothing

@@ -142,7 +142,7 @@ def generate(sources, config: Config) -> Generated:
     # The generator runs the validator: check's own rules under BLOCKING_CODES, on the contexts
     # built here for freezing (one parse per file), so both say the same thing.
     blocking = replace(config, select=BLOCKING_CODES, extend_select=(), ignore=(), per_file_ignores=())
-    project = ProjectModules(config.project_root, {s.path: s.data for s in sources.tool_files if s.data is not None})
+    project = ProjectModules(config.project_root, {s.path: s.data for s in sources.tool_files if s.data is not None}, config.src)
     results = []
     problems: List[Diagnostic] = []
     skipped: List[Diagnostic] = []

@@ -280,7 +280,7 @@ def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
     from hermes_lint.model.extract import parse_module
     from hermes_lint.project.plugin_tools import NO_CALLS, plugin_calls
 
-    project = project_modules(config.project_root) if config.project_root else None
+    project = project_modules(config.project_root, config.src) if config.project_root else None
     used: Dict[str, int] = {}
     for source in sources.tool_files:
         if source.data is None:

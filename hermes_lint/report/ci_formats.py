@@ -7,7 +7,7 @@ character columns) and return the whole output as one string.
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 from urllib.parse import quote
 
 from hermes_lint import __version__
@@ -15,6 +15,10 @@ from hermes_lint.model import Diagnostic
 from hermes_lint.report.output import DOCS_URL
 
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def _same(path: str) -> str:
+    return path
 
 
 def _sarif_rule(code: str, docs_url: str) -> dict:
@@ -26,9 +30,10 @@ def _sarif_rule(code: str, docs_url: str) -> dict:
         rule = rule_by_code(code)
     except KeyError:  # a code without a rule class: still a valid descriptor
         return {"id": code, "shortDescription": {"text": code}}
+    url = rule_url(code, docs_url)
     return {
         "id": code,
-        "helpUri": rule_url(code, docs_url),
+        **({"helpUri": url} if url else {}),  # no page, no link
         "name": rule.__name__,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale() or rule.summary},
@@ -38,12 +43,20 @@ def _sarif_rule(code: str, docs_url: str) -> dict:
     }
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "", fixes=None) -> str:
+def format_sarif(
+    diagnostics: Sequence[Diagnostic],
+    docs_url: str = "",
+    fixes=None,
+    path_of: Callable[[str], str] = _same,
+    base_uri: Optional[str] = None,
+) -> str:
     """One SARIF run whose ``tool.driver.rules`` lists the rules that reported something.
 
     Only reported rules are described (as ruff does): the output stays small and its bytes do
-    not change when a rule is added to the catalogue. Locations are relative to the project
-    root (``%SRCROOT%``); columns count Unicode code points, as hermes-lint's do.
+    not change when a rule is added to the catalogue. Locations are ``path_of`` the
+    root-relative path (the CLI: relative to the repository root) under ``uriBaseId``
+    ``%SRCROOT%``, which ``originalUriBaseIds`` defines as ``base_uri`` (an absolute URI ending
+    in '/') when given; columns count Unicode code points, as hermes-lint's do.
     """
     codes = sorted({d.code for d in diagnostics})
     rule_index: Dict[str, int] = {code: index for index, code in enumerate(codes)}
@@ -56,7 +69,7 @@ def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "", fixes=No
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": quote(d.path), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {"uri": quote(path_of(d.path)), "uriBaseId": "%SRCROOT%"},
                         "region": {"startLine": d.line, "startColumn": d.col},
                     }
                 }
@@ -66,7 +79,7 @@ def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "", fixes=No
     ]
     for result, d in zip(results, diagnostics):
         if fixes and d in fixes:
-            result["fixes"] = [_sarif_fix(fixes[d])]
+            result["fixes"] = [_sarif_fix(fixes[d], path_of)]
     log = {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
@@ -79,6 +92,7 @@ def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "", fixes=No
                         "rules": [_sarif_rule(code, docs_url or DOCS_URL) for code in codes],
                     }
                 },
+                **({"originalUriBaseIds": {"%SRCROOT%": {"uri": base_uri}}} if base_uri else {}),
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
@@ -87,7 +101,7 @@ def format_sarif(diagnostics: Sequence[Diagnostic], docs_url: str = "", fixes=No
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _sarif_fix(fix) -> dict:
+def _sarif_fix(fix, path_of: Callable[[str], str]) -> dict:
     """A SARIF ``fix``: one ``artifactChange`` per edited file, each edit a ``replacement`` of a
     region (an insertion deletes an empty one); whether it is safe goes in the property bag."""
     changes: Dict[str, List[dict]] = {}
@@ -106,7 +120,7 @@ def _sarif_fix(fix) -> dict:
     return {
         "description": {"text": fix.message},
         "artifactChanges": [
-            {"artifactLocation": {"uri": quote(path), "uriBaseId": "%SRCROOT%"}, "replacements": replacements}
+            {"artifactLocation": {"uri": quote(path_of(path)), "uriBaseId": "%SRCROOT%"}, "replacements": replacements}
             for path, replacements in sorted(changes.items())
         ],
         "properties": {"applicability": fix.applicability},
@@ -124,13 +138,14 @@ def _escape(text: str, escapes) -> str:
     return text
 
 
-def format_github(diagnostics: Sequence[Diagnostic]) -> str:
-    """One ``::error`` workflow command per diagnostic: an annotation on the pull request."""
+def format_github(diagnostics: Sequence[Diagnostic], path_of: Callable[[str], str] = _same) -> str:
+    """One ``::error`` workflow command per diagnostic: an annotation on the pull request, its
+    ``file`` ``path_of`` the root-relative path (the CLI: relative to the repository root)."""
     lines = []
     for d in diagnostics:
         properties = ",".join(
             f"{key}={_escape(str(value), _PROPERTY_ESCAPES)}"
-            for key, value in (("file", d.path), ("line", d.line), ("col", d.col), ("title", d.code))
+            for key, value in (("file", path_of(d.path)), ("line", d.line), ("col", d.col), ("title", d.code))
         )
         lines.append(f"::error {properties}::{_escape(d.message, _DATA_ESCAPES)}\n")
     return "".join(lines)

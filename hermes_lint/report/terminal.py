@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.model import Diagnostic
@@ -41,14 +41,41 @@ def summary(diagnostics: Sequence[Diagnostic], checked_files: Optional[int] = No
     return f"Found {plural(len(diagnostics), 'diagnostic')} in {plural(files, 'file')}"
 
 
-def statistics(diagnostics: Sequence[Diagnostic], summary_of: Callable[[str], str]) -> str:
-    """One line per code, most frequent first: ``count  CODE  summary`` (ruff's --statistics)."""
-    counts: Dict[str, int] = {}
+def fixable_hint(safe: int, unsafe: int, unsafe_enabled: bool) -> str:
+    """ruff's line under the summary: ``[*] 2 fixable with `--fix` (1 more with `--unsafe-fixes`)``."""
+    if unsafe_enabled:
+        total = safe + unsafe
+        return f"[*] {total} fixable with `--fix --unsafe-fixes`" if total else ""
+    if not safe and not unsafe:
+        return ""
+    more = f" ({unsafe} more with `--fix --unsafe-fixes`)" if unsafe else ""
+    return f"[*] {safe} fixable with `--fix`{more}" if safe else f"No safe fixes; {unsafe} with `--fix --unsafe-fixes`"
+
+
+def statistics_rows(
+    diagnostics: Sequence[Diagnostic], fixable: Callable[[Diagnostic], bool]
+) -> List[Tuple[str, int, int]]:
+    """(code, count, how many of them are fixable), most frequent first."""
+    counts: Dict[str, List[int]] = {}
     for d in diagnostics:
-        counts[d.code] = counts.get(d.code, 0) + 1
-    width = len(str(max(counts.values(), default=0)))
-    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return "".join(f"{count:>{width}}  {code}  {summary_of(code)}\n" for code, count in rows)
+        row = counts.setdefault(d.code, [0, 0])
+        row[0] += 1
+        row[1] += fixable(d)
+    return sorted(((code, n, f) for code, (n, f) in counts.items()), key=lambda row: (-row[1], row[0]))
+
+
+def statistics(
+    diagnostics: Sequence[Diagnostic],
+    summary_of: Callable[[str], str],
+    fixable: Callable[[Diagnostic], bool] = lambda d: False,
+) -> str:
+    """One line per code, most frequent first: ``count  CODE  [*] summary`` (ruff's
+    --statistics), ``[*]`` when some of them can be fixed with --fix."""
+    rows = statistics_rows(diagnostics, fixable)
+    width = len(str(max((count for _, count, _ in rows), default=0)))
+    return "".join(
+        f"{count:>{width}}  {code}  {'[*]' if fixed else '   '} {summary_of(code)}\n" for code, count, fixed in rows
+    )
 
 
 def format_text(
@@ -56,28 +83,38 @@ def format_text(
     *,
     colour: bool = False,
     source_lines: Optional[Callable[[str], Optional[List[str]]]] = None,
-    url_of: Optional[Callable[[str], str]] = None,
+    url_of: Optional[Callable[[str], Optional[str]]] = None,
+    path_of: Callable[[str], str] = lambda path: path,
+    fixable: Callable[[Diagnostic], bool] = lambda d: False,
+    fix_title: Optional[Callable[[Diagnostic], Optional[str]]] = None,
 ) -> str:
-    """``path:line:col: CODE message``; with ``source_lines`` (--show-source) each is followed
-    by its source line, a caret under the column and the rule's documentation URL."""
+    """``path:line:col: CODE message`` (``CODE [*] message`` when ``fixable``), the path as
+    ``path_of`` shows it; with ``source_lines`` (--show-source) each is followed by its source
+    line, a caret under the column and the rule's page; with ``fix_title`` (--show-fixes), by
+    the fix it would get."""
     out: List[str] = []
     for d in diagnostics:
+        path = path_of(d.path)
+        mark = "[*] " if fixable(d) else ""
         if colour:
-            out.append(f"{_BOLD}{d.path}{_RESET}:{d.line}:{d.col}: {_BOLD}{_RED}{d.code}{_RESET} {d.message}\n")
+            out.append(f"{_BOLD}{path}{_RESET}:{d.line}:{d.col}: {_BOLD}{_RED}{d.code}{_RESET} {mark}{d.message}\n")
         else:
-            out.append(d.as_text() + "\n")
-        if source_lines is None:
-            continue
-        lines = source_lines(d.path)
-        if lines is not None and 1 <= d.line <= len(lines):
-            text = lines[d.line - 1].rstrip("\r\n")
-            # The caret's indent keeps the line's own tabs, so it stands under the column.
-            indent = "".join(c if c == "\t" else " " for c in text[: max(d.col - 1, 0)])
-            caret = f"{_RED}^{_RESET}" if colour else "^"
-            out.append(f"    {text}\n    {indent}{caret}\n")
+            out.append(f"{path}:{d.line}:{d.col}: {d.code} {mark}{d.message}\n")
+        if source_lines is not None:
+            lines = source_lines(d.path)
+            if lines is not None and 1 <= d.line <= len(lines):
+                text = lines[d.line - 1].rstrip("\r\n")
+                # The caret's indent keeps the line's own tabs, so it stands under the column.
+                indent = "".join(c if c == "\t" else " " for c in text[: max(d.col - 1, 0)])
+                caret = f"{_RED}^{_RESET}" if colour else "^"
+                out.append(f"    {text}\n    {indent}{caret}\n")
+        title = fix_title(d) if fix_title is not None else None
+        if title:
+            out.append(f"    fix: {title}\n")
         if url_of is not None:
             url = url_of(d.code)
-            out.append(f"    {_DIM}docs: {url}{_RESET}\n" if colour else f"    docs: {url}\n")
+            if url:
+                out.append(f"    {_DIM}docs: {url}{_RESET}\n" if colour else f"    docs: {url}\n")
     return "".join(out)
 
 

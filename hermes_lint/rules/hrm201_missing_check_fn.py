@@ -4,6 +4,7 @@ import ast
 from typing import Iterator
 
 from hermes_lint.model.context import ModuleContext
+from hermes_lint.rules.keyword_typos import misspelt_hint, misspelt_keyword
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.model.tool_labels import tool_label
 
@@ -24,6 +25,9 @@ class MissingCheckFn(Rule):
     two apart: a named check that returns True (``def check_todo_requirements(): return True``),
     the project's shared always-true check, or ``check_fn=lambda: True``. The message names the
     module's own always-true check when another registration of the module already uses one.
+
+    A registration that misspells the keyword (``check_func=``) is told so: the check it
+    names exists, the keyword is what is wrong (HRM004 reports the same keyword).
 
     Not reported: calls that spread ``**kwargs`` (the check may be in there; HRM003 says the call
     cannot be read), and any check_fn expression at all, even one that cannot be followed
@@ -93,6 +97,22 @@ class MissingCheckFn(Rule):
             "if it needs nothing, say so with a named check that returns True "
             "(`def check_weather_requirements(): return True`) or the project's shared one",
         ),
+        # a misspelt keyword: the check exists, the keyword is what is wrong
+        Invalid(
+            """
+            import os
+            from tools.registry import registry
+
+            def check_weather_requirements():
+                return bool(os.getenv("WEATHER_API_KEY"))
+
+            registry.register(name="weather", toolset="weather", schema={}, handler=lambda a, **k: "",
+                              check_func=check_weather_requirements)
+            """,
+            line=7,
+            col=1,
+            message="tool `weather` has no `check_fn`: `check_func=` is not a parameter: did you mean `check_fn=`?",
+        ),
         # the module already has an always-true check: the message names it
         Invalid(
             """
@@ -127,6 +147,13 @@ class MissingCheckFn(Rule):
             elif ref.kind == "literal" and ref.text == "None":
                 what = "has `check_fn=None`"
             else:
+                continue
+            misspelt = misspelt_keyword(registration, ctx.contract, "check_fn") if ref is None else None
+            if misspelt is not None:
+                yield Finding(
+                    registration.location,
+                    f"tool {tool_label(registration)} has no `check_fn`: {misspelt_hint(misspelt, 'check_fn')}",
+                )
                 continue
             if shared is None:
                 hint = ("if it needs nothing, say so with a named check that returns True "

@@ -5,6 +5,7 @@ from typing import Any, Iterator
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import Registration, Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule
+from hermes_lint.rules.keyword_typos import misspelt_hint, misspelt_keyword
 from hermes_lint.model.schema_walk import SubSchema, locate, overrides_may_change, schema_nodes
 
 _MISSING = object()
@@ -163,6 +164,19 @@ class MissingDescription(Rule):
             col=61,
             message="tool `weather` has no description (in the schema or register(description=...))",
         ),
+        # a misspelt keyword: the description is written, under the wrong name (HRM004 too)
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {"name": "weather", "parameters": {"type": "object", "properties": {}}}
+            registry.register(name="weather", toolset="weather", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True, descripton="Weather.")
+            """,
+            line=4,
+            col=61,
+            message="tool `weather` has no description: `descripton=` is not a parameter: did you mean `description=`?",
+        ),
         Invalid(
             """
             from tools.registry import registry
@@ -240,10 +254,10 @@ class MissingDescription(Rule):
         text = registration.schema.get("description", _MISSING)
         if text is _MISSING or text is None:
             if not overrides_may_change(registration, "description"):
-                yield Finding(
-                    locate(registration, ("description",), ctx),
-                    f"{name} has no description (in the schema or register(description=...))",
-                )
+                misspelt = misspelt_keyword(registration, ctx.contract, "description")
+                where = (f": {misspelt_hint(misspelt, 'description')}" if misspelt
+                         else " (in the schema or register(description=...))")
+                yield Finding(locate(registration, ("description",), ctx), f"{name} has no description{where}")
         elif isinstance(text, str) and not text.strip():
             yield Finding(locate(registration, ("description",), ctx), f"{name} has an empty description")
 

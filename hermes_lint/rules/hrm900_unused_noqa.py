@@ -6,12 +6,14 @@ from hermes_lint.rules.base import Finding, Invalid, Rule
 
 
 class UnusedNoqa(Rule):
-    """A ``# noqa: HRMnnn`` comment that suppresses nothing.
+    """A ``# noqa: HRMnnn`` or ``# hermes-lint: noqa`` comment that suppresses nothing.
 
     Suppressions outlive the problems they hid: the code gets fixed, the comment stays, and
     later a real problem on that line is silenced without anyone deciding so. Only HRM codes
-    that are enabled are considered; a bare ``# noqa`` is never reported, since it may be
-    meant for another linter (flake8, ruff) that reads the same comments.
+    that are enabled are considered; a prefix (``# noqa: HRM1``) is used when it suppressed any
+    code it starts. A bare ``# noqa`` or ``# flake8: noqa`` is never reported, since it may be
+    meant for another linter (flake8, ruff) that reads the same comments; the file-level
+    ``# hermes-lint: noqa`` is addressed to this one, and is.
 
     The engine produces these findings after applying suppressions; this class holds the
     rule's documentation and examples.
@@ -32,8 +34,31 @@ class UnusedNoqa(Rule):
         import os  # noqa: F401
         x = 1  # noqa
         """,
+        # a prefix suppresses every code it starts, on its line or (file-level) in the file
+        """
+        from tools.registry import registry
+        registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "")  # noqa: HRM2
+        """,
+        """
+        # hermes-lint: noqa: HRM2
+        from tools.registry import registry
+        registry.register(name="t", toolset="s", schema={}, handler=lambda a, **k: "")
+        """,
     ]
     invalid = [
+        Invalid(
+            """
+            # hermes-lint: noqa: HRM101
+            x = 1
+            """,
+            line=1,
+            col=1,
+            message="unused `# hermes-lint: noqa` for HRM101: it suppresses nothing",
+            options={"select": ["HRM900", "HRM101"]},
+            autofixed="""
+            x = 1
+            """,
+        ),
         Invalid(
             """
             import json
@@ -77,12 +102,9 @@ class UnusedNoqa(Rule):
 
     @classmethod
     def fix(cls, diagnostic, source):
-        from hermes_lint.edit.fix.noqa_edit import remove_code
+        from hermes_lint.edit.fix.noqa_edit import unused_noqa_edit
 
-        code = diagnostic.fix_value("code")
-        if code is None:
-            return None
-        edit = remove_code(diagnostic.path, source.text(diagnostic.path), diagnostic.line, code)
+        edit = unused_noqa_edit(diagnostic.path, source.text(diagnostic.path), diagnostic)
         return [edit] if edit is not None else None
 
     def check(self, ctx) -> Iterator[Finding]:  # pragma: no cover - produced by the engine

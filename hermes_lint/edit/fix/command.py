@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
@@ -30,6 +30,7 @@ class FixReport:
     fixed: int
     remaining: List[Diagnostic]
     notes: List[str]
+    fixed_by_path: Dict[str, Dict[str, int]] = field(default_factory=dict)  # path -> code -> findings fixed
 
 
 def fix_project(
@@ -59,7 +60,9 @@ def fix_project(
     files = [*sources.tool_files, *([sources.toolsets] if sources.toolsets else [])]
     original = {file.path: file.data for file in files if file.data is not None}
     outcome = fix_sources(sources, config, unsafe=unsafe, wanted=wanted, jobs=jobs, known=known)
-    report = FixReport(dict(outcome.texts), {**outcome.original, **original}, outcome.fixed, outcome.remaining, [])
+    report = FixReport(
+        dict(outcome.texts), {**outcome.original, **original}, outcome.fixed, outcome.remaining, [], outcome.fixed_by_path
+    )
     return _with_manifest(root, config, report.changed, report)
 
 
@@ -70,6 +73,8 @@ def _with_manifest(root: Path, config: Config, changed: Dict[str, bytes], report
         report.original[path] = old
         report.changed[path] = new
         report.fixed += 1
+        codes = report.fixed_by_path.setdefault(path, {})
+        codes[STALE_MANIFEST] = codes.get(STALE_MANIFEST, 0) + 1
     return report
 
 
@@ -167,7 +172,7 @@ def echo_err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def add_noqa(root: Path, diagnostics: Sequence[Diagnostic]) -> "NoqaReport":
+def add_noqa(root: Path, diagnostics: Sequence[Diagnostic], config: Optional[Config] = None) -> "NoqaReport":
     """``--add-noqa``: a ``# noqa: CODE`` for each line with a finding, merged into the line's
     noqa comment when it has one. Files that do not parse are not touched; nor are lines where a
     comment cannot go (inside a multi-line string, before a backslash continuation): those
@@ -177,10 +182,16 @@ def add_noqa(root: Path, diagnostics: Sequence[Diagnostic]) -> "NoqaReport":
     from hermes_lint.edit.fix.noqa_edit import add_codes
     from hermes_lint.edit.fix.source import decode_fixable
 
+    removed = _remove_unused_noqa(root, [d for d in diagnostics if d.code == UNUSED_NOQA])
+    if removed and config is not None:  # lines may have gone with their comment: look again
+        from hermes_lint.check.runner import run_project
+
+        paths = {d.path for d in diagnostics}
+        diagnostics = [d for d in run_project(root, config) if d.path in paths]
     by_path: Dict[str, Dict[int, set]] = {}
     for d in diagnostics:
         if d.code == UNUSED_NOQA:
-            continue  # a noqa cannot silence itself; `--fix` removes the unused code
+            continue  # a noqa cannot silence itself: removed above
         by_path.setdefault(d.path, {}).setdefault(d.line, set()).add(d.code)
     added = 0
     skipped: List[str] = []
@@ -214,13 +225,45 @@ def add_noqa(root: Path, diagnostics: Sequence[Diagnostic]) -> "NoqaReport":
         writes[path] = new_text.encode("utf-8")
     for path, data in writes.items():
         write_atomic(root / path, data)
-    return NoqaReport(added, skipped)
+    return NoqaReport(added, skipped, removed)
+
+
+def _remove_unused_noqa(root: Path, unused: Sequence[Diagnostic]) -> int:
+    """HRM900's own fix for each unused code, written: how many codes were removed."""
+    from hermes_lint.atomic import write_atomic
+    from hermes_lint.edit.fix.edits import apply_edits
+    from hermes_lint.edit.fix.source import decode_fixable
+    from hermes_lint.edit.fix.noqa_edit import unused_noqa_edit
+
+    removed = 0
+    by_path: Dict[str, List[Diagnostic]] = {}
+    for d in unused:
+        by_path.setdefault(d.path, []).append(d)
+    for path, found in sorted(by_path.items()):
+        try:
+            text = decode_fixable((root / path).read_bytes())
+        except OSError:
+            continue
+        if text is None:
+            continue
+        new, count = text, 0
+        # one code at a time, from the last line up: each edit is computed on the text it edits
+        for d in sorted(found, key=lambda d: (-d.line, d.message)):
+            edit = unused_noqa_edit(d.path, new, d)
+            if edit is not None:
+                new = apply_edits(new, [edit])
+                count += 1
+        if count and decode_fixable(new.encode("utf-8")) is not None:
+            write_atomic(root / path, new.encode("utf-8"))
+            removed += count
+    return removed
 
 
 @dataclass
 class NoqaReport:
     added: int
     skipped: List[str]
+    removed: int = 0
 
 
 def _lines_without_comment_room(text: str) -> Set[int]:

@@ -11,7 +11,7 @@ import tokenize
 from typing import Dict, Optional, Sequence, Tuple
 
 from hermes_lint.edit.fix.edits import Edit, TextIndex
-from hermes_lint.check.noqa import _NOQA
+from hermes_lint.check.noqa import _FILE_NOQA, _NOQA
 
 
 def comments(text: str) -> Dict[int, Tuple[int, str]]:
@@ -28,6 +28,38 @@ def _separator(codes_text: str) -> str:
         if separator in codes_text:
             return separator
     return ", "
+
+
+def unused_noqa_edit(path: str, text: str, diagnostic) -> Optional[Edit]:
+    """HRM900's fix: the edit removing the unused code the finding records (``fix_data``) from
+    the comment on its line (inline or file-level), or the whole unused ``# hermes-lint: noqa``
+    line."""
+    code = diagnostic.fix_value("code")
+    if diagnostic.fix_value("form") == "hermes-lint":
+        return _remove_file_level(path, text, diagnostic.line, code)
+    return remove_code(path, text, diagnostic.line, code) if code else None
+
+
+def _remove_file_level(path: str, text: str, line: int, code: Optional[str]) -> Optional[Edit]:
+    index = TextIndex(text)
+    if line > len(index.starts):
+        return None
+    line_text = index.line_text(line)
+    match = _FILE_NOQA.match(line_text.rstrip("\r\n"))
+    if match is None:
+        return None
+    whole_line = Edit(path, (line, 1), (line + 1, 1) if line < len(index.starts) else (line, len(line_text) + 1), "")
+    if code is None or match.group("codes") is None:
+        return whole_line
+    codes_text = match.group("codes")
+    codes = [c for c in re.split(r"[,\s]+", codes_text) if c]
+    kept = [c for c in codes if c.upper() != code]
+    if len(kept) == len(codes):
+        return None
+    if not kept:
+        return whole_line
+    start, end = match.start("codes") + 1, match.end("codes") + 1
+    return Edit(path, (line, start), (line, end), _separator(codes_text).join(kept))
 
 
 def remove_code(path: str, text: str, line: int, code: str) -> Optional[Edit]:

@@ -60,6 +60,7 @@ class FixOutcome:
     # The bytes each changed file had when read: the project's files, and the other files that
     # modules read values from, where a finding about a schema key may be fixed.
     original: Dict[str, bytes] = field(default_factory=dict)
+    fixed_by_path: Dict[str, Dict[str, int]] = field(default_factory=dict)  # path -> code -> findings fixed
 
 
 class _Checker:
@@ -90,7 +91,7 @@ class _Checker:
         pending = [file for file in sources.tool_files if self.key(file, changed) not in self.memo]
         if changed:  # in this process, with the texts in memory before the disk
             given = {file.path: file.data for file in sources.tool_files if file.data is not None}
-            project = ProjectModules(self.config.project_root, {**given, **changed})
+            project = ProjectModules(self.config.project_root, {**given, **changed}, self.config.src)
             fresh = [check_module(file, self.config, project) for file in pending]
         else:
             fresh = check_modules(pending, self.config, self.jobs)
@@ -138,11 +139,14 @@ def fix_sources(
     diagnostics = check(sources)
     _read_files(config, diagnostics, [check.memo[check.key(file, {})] for file in sources.tool_files], texts)
     fixed = 0
+    fixed_by_path: Dict[str, Dict[str, int]] = {}
     passes = 0
     seen = {_state(texts.changed)}
     while passes < MAX_PASSES:
         to_fix = [d for d in diagnostics if wanted(d)] if wanted is not None else diagnostics
-        fixes = [fix for _, fix in fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)]
+        pairs = fixes_for(to_fix, FixSource(texts, config), unsafe=unsafe)
+        fixes = [fix for _, fix in pairs]
+        fixed_diagnostic = {id(fix): diagnostic for diagnostic, fix in pairs}
         chosen = choose_fixes(fixes, texts)
         if not chosen:
             break
@@ -151,7 +155,12 @@ def fix_sources(
         if not changed:
             break
         texts.update(changed)
-        fixed += sum(count for fix, count in chosen if all(edit.path in changed for edit in fix.edits))
+        for fix, count in chosen:
+            if all(edit.path in changed for edit in fix.edits):
+                fixed += count
+                settled = fixed_diagnostic[id(fix)]
+                codes = fixed_by_path.setdefault(settled.path, {})
+                codes[settled.code] = codes.get(settled.code, 0) + count
         sources = _with_texts(sources, changed)
         diagnostics = check(sources, {path: text.encode("utf-8") for path, text in texts.changed.items()})
         state = _state(texts.changed)
@@ -162,7 +171,7 @@ def fix_sources(
         path: text.encode("utf-8") for path, text in texts.changed.items() if text.encode("utf-8") != texts.data[path]
     }
     original = {path: data for path in new_bytes if (data := texts.data.get(path)) is not None}
-    return FixOutcome(new_bytes, fixed, diagnostics, passes, original)
+    return FixOutcome(new_bytes, fixed, diagnostics, passes, original, fixed_by_path)
 
 
 def _state(texts: Dict[str, str]) -> int:

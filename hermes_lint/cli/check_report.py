@@ -1,0 +1,134 @@
+"""What ``check`` writes: the report in the chosen format (stdout or ``--output-file``), then the
+summary on stderr. Which directory each format's paths are relative to: ``report.locations``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Dict, Optional, Sequence, Tuple
+
+import click
+
+from hermes_lint.cli import write_output
+
+
+def fixes_of(root: Path, config, diagnostics: Sequence, sources) -> Dict:
+    """Each diagnostic's fix (safe and unsafe); nothing is imported for a clean run."""
+    if not diagnostics:
+        return {}
+    from hermes_lint.edit.fix.command import fixes_on_disk
+
+    return fixes_on_disk(root, config, diagnostics, sources)
+
+
+def report(diagnostics, root: Path, config, output_format: str, output_file: Optional[str], sources,
+           *, show_source: bool, show_fixes: bool, statistics: bool, unsafe: bool, quiet: bool) -> None:
+    from hermes_lint.report import terminal
+
+    fixes = fixes_of(root, config, diagnostics, sources)
+    text, json_text = render(diagnostics, root, config, output_format, fixes, sources, colour=output_file is None,
+                             show_source=show_source, show_fixes=show_fixes, statistics=statistics, unsafe=unsafe)
+    write_output(text, output_file, json_text=json_text)
+    if not quiet:
+        line = terminal.summary(diagnostics)
+        if output_file is not None:
+            line += f" (report written to {output_file})"
+        safe = sum(1 for fix in fixes.values() if fix.applicability == "safe")
+        hint = terminal.fixable_hint(safe, len(fixes) - safe, unsafe)
+        click.echo(line + (f"\n{hint}" if hint else ""), err=True)
+
+
+def render(diagnostics, root: Path, config, output_format: str, fixes: Dict, sources=None, *, colour: bool = True,
+           show_source: bool = False, show_fixes: bool = False, statistics: bool = False,
+           unsafe: bool = False) -> Tuple[str, bool]:
+    """(the report in ``output_format``, whether it is JSON): what ``check`` and ``manifest``
+    print wherever their output is a list of diagnostics."""
+    from hermes_lint.report import locations, terminal
+    from hermes_lint.report.output import FORMATTERS, rule_url
+
+    sources = sources or {}
+
+    def fixable(d) -> bool:
+        fix = fixes.get(d)
+        return fix is not None and (unsafe or fix.applicability == "safe")
+
+    def here(path: str) -> str:
+        return locations.from_current_directory(root, path)
+
+    docs_url = config.docs_url
+    colour = colour and terminal.use_colour(sys.stdout)
+    json_text = False
+    if statistics:
+        text, json_text = _statistics(diagnostics, output_format, fixable), output_format == "json"
+    elif output_format in ("text", "concise", "full"):
+        text = terminal.format_text(
+            diagnostics,
+            colour=colour,
+            source_lines=_source_reader(root, sources) if show_source else None,
+            url_of=(lambda code: rule_url(code, docs_url)) if show_source else None,
+            path_of=here,
+            fixable=fixable,
+            fix_title=(lambda d: _fix_title(fixes.get(d))) if show_fixes else None,
+        )
+    elif output_format == "json":
+        text = FORMATTERS["json"](diagnostics, docs_url=docs_url, fixes=fixes, path_of=here,
+                                  filename_of=lambda path: str(root / path))
+        json_text = True
+    else:
+        repository = locations.repository_root(root)
+
+        def from_repository(path: str) -> str:
+            return locations.from_repository_root(root, path, repository)
+
+        if output_format == "sarif":
+            text = FORMATTERS["sarif"](diagnostics, docs_url=docs_url, fixes=fixes, path_of=from_repository,
+                                       base_uri=repository.as_uri().rstrip("/") + "/")
+            json_text = True
+        else:
+            text = FORMATTERS["github"](diagnostics, docs_url=docs_url, path_of=from_repository)
+    return text, json_text
+
+
+def _fix_title(fix) -> Optional[str]:
+    if fix is None:
+        return None
+    return fix.message + ("" if fix.applicability == "safe" else " (unsafe: needs --unsafe-fixes)")
+
+
+def _statistics(diagnostics, output_format: str, fixable) -> str:
+    from hermes_lint.report import terminal
+    from hermes_lint.rules import rule_by_code
+
+    def summary_of(code: str) -> str:
+        try:
+            return rule_by_code(code).summary
+        except KeyError:
+            return ""
+
+    if output_format != "json":
+        return terminal.statistics(diagnostics, summary_of, fixable)
+    rows = [
+        {"code": code, "count": count, "fixable": fixed > 0, "fixable_count": fixed, "summary": summary_of(code)}
+        for code, count, fixed in terminal.statistics_rows(diagnostics, fixable)
+    ]
+    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+
+
+def _source_reader(root: Path, sources):
+    from hermes_lint.regular_files import read_regular_file
+
+    lines: dict = {}
+
+    def source_lines(path: str):
+        if path not in lines:
+            data = sources.get(path)
+            if data is None:
+                try:
+                    data = read_regular_file(root / path)
+                except OSError:
+                    data = None
+            lines[path] = None if data is None else data.decode("utf-8", "replace").splitlines()
+        return lines[path]
+
+    return source_lines
