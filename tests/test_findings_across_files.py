@@ -100,7 +100,7 @@ def test_noqa_on_the_key_in_the_schema_module_suppresses_it(project):
     schema.write_text(schema.read_text().replace('"type": "string",\n', '"type": "string", "description": "City."\n'))
     found = hermes_lint(project, "check", "-q")
     assert (found.returncode, found.stdout) == (
-        1, "tools/weather_schema.py:9:25: HRM900 unused `# noqa` for HRM306: it suppresses nothing\n"
+        1, "tools/weather_schema.py:9:25: HRM900 [*] unused `# noqa` for HRM306: it suppresses nothing\n"
     )
 
 

@@ -59,7 +59,11 @@ def write_project(root: Path, rule, example) -> dict:
 def check_reports(root: Path) -> list:
     result = CliRunner().invoke(main, ["check", "--root", str(root), "--no-cache", "--format", "json"], catch_exceptions=False)
     assert result.exit_code in (0, 1), result.output
-    return sorted((d["path"], d["line"], d["col"], d["code"], d["message"]) for d in json.loads(result.stdout))
+    # ``path`` is relative to where check runs; ``filename`` is absolute: the project's own path
+    return sorted(
+        (Path(d["filename"]).relative_to(root.resolve()).as_posix(), d["line"], d["col"], d["code"], d["message"])
+        for d in json.loads(result.stdout)
+    )
 
 
 @pytest.fixture(scope="module")

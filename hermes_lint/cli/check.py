@@ -47,7 +47,8 @@ def refuse_combinations(*, output_format, statistics, show_source, show_diff, fi
     if show_diff:
         if output_format not in TEXT_FORMATS:
             raise UsageError(f"--diff prints a unified diff: it has no {output_format} form")
-        for given, name in ((statistics, "--statistics"), (show_source, "--show-source"), (fixing, "--fix"),
+        # with --fix it is what it is alone (ruff's convention): the fixes shown, nothing written
+        for given, name in ((statistics, "--statistics"), (show_source, "--show-source"), (fix_only, "--fix-only"),
                             (output_file, "--output-file")):
             if given:
                 raise UsageError(f"--diff prints a unified diff and writes nothing: it cannot be combined with {name}")
