@@ -2,8 +2,8 @@
 
     python scripts/generate_builtin_tool_catalogue.py /path/to/hermes_agent-0.19.0
 
-The release's ``tools/*.py`` are read with hermes-lint's own extraction (never imported); its
-version is read from the release's ``PKG-INFO`` (or ``pyproject.toml``). ``--check`` compares
+The release's ``tools/*.py`` are read with hermes-lint's own extraction and the ``VALID_HOOKS``
+literal of its ``hermes_cli/plugins.py`` with ``ast`` (nothing is imported); its version is read from the release's ``PKG-INFO`` (or ``pyproject.toml``). ``--check`` compares
 instead of writing and exits 1 when the catalogue differs.
 """
 
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from hermes_lint.atomic import write_atomic
-from hermes_lint.project.builtin_tools import CATALOGUE, catalogue_text, tools_in_directory
+from hermes_lint.project.builtin_tools import CATALOGUE, catalogue_text, hooks_in_plugin_loader, tools_in_directory
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hermes_lint" / "data" / CATALOGUE
 
@@ -38,7 +38,10 @@ def main(argv=None) -> int:
     tools = tools_in_directory(args.release / "tools")
     if not tools:
         raise SystemExit(f"{args.release}/tools: no registrations found")
-    text = catalogue_text(tools, release_version(args.release))
+    hooks = hooks_in_plugin_loader(args.release / "hermes_cli" / "plugins.py")
+    if not hooks:
+        raise SystemExit(f"{args.release}/hermes_cli/plugins.py: no VALID_HOOKS literal found")
+    text = catalogue_text(tools, hooks, release_version(args.release))
     if args.check:
         current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
         if current != text:
@@ -46,7 +49,7 @@ def main(argv=None) -> int:
             return 1
         return 0
     write_atomic(OUTPUT, text.encode("utf-8"))
-    print(f"{OUTPUT}: {len(tools)} tools of hermes-agent {release_version(args.release)}")
+    print(f"{OUTPUT}: {len(tools)} tools, {len(hooks)} hooks of hermes-agent {release_version(args.release)}")
     return 0
 
 

@@ -154,6 +154,7 @@ class _LazyGroup(click.Group):
 
     lazy_commands = {
         "new-tool": ("hermes_lint.cli.new_tool", "new_tool"),
+        "new-plugin": ("hermes_lint.cli.new_plugin", "new_plugin"),
         "manifest": ("hermes_lint.cli.manifest", "manifest"),
         "diff": ("hermes_lint.cli.diff", "diff"),
         "init": ("hermes_lint.cli.init", "init"),

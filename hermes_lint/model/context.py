@@ -239,6 +239,8 @@ class ProjectContext:
     registered_cache: Optional[List[Any]] = field(default=None, repr=False)
     tool_requests_cache: Optional[List[Any]] = field(default=None, repr=False)
     subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    # The project's plugins with their plugin.yaml (``project.plugin_view.plugin_views``).
+    plugin_views_cache: Optional[Tuple[Any, ...]] = field(default=None, repr=False)
 
     def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
         return [(module, reg) for module in self.modules for reg in module.registrations]
