@@ -45,6 +45,8 @@ class Config:
     # The project's root directory: names imported from its own modules are evaluated from
     # their files (never imported). Empty: every import stays unknown.
     project_root: str = ""
+    # A run that finds no tool registration to check exits 1 instead of 0 (``--strict``).
+    strict: bool = False
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
@@ -85,6 +87,7 @@ _KEYS = {
     "manifest": "manifest",
     "env-readers": "env_readers",
     "docs-url": "docs_url",
+    "strict": "strict",
 }
 
 
@@ -184,6 +187,10 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
             values[attr] = tuple(value)
+        elif attr == "strict":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} {key} must be true or false")
+            values[attr] = value
         elif attr == "max_description_length":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{where} {key} must be a positive integer")
@@ -283,8 +290,14 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
 
 
 def find_root(start: Path) -> Optional[Path]:
-    """The nearest directory at or above ``start`` holding toolsets.py or a [tool.hermes-lint] table."""
+    """The project around ``start``: the nearest directory at or above it that holds toolsets.py,
+    a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration; failing
+    that, the nearest that is a directory plugin (plugin.yaml beside __init__.py) or holds some
+    (``<dir>/<name>/plugin.yaml``, two levels deep at most, ``plugins/`` included)."""
+    from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
+
     start = start.resolve()
+    nearest_plugin: Optional[Path] = None
     for candidate in (start, *start.parents):
         if (candidate / "toolsets.py").is_file():
             return candidate
@@ -295,4 +308,8 @@ def find_root(start: Path) -> Optional[Path]:
                     return candidate
             except OSError:
                 pass
-    return None
+        if declares_entry_point(candidate):
+            return candidate
+        if nearest_plugin is None and (is_directory_plugin(candidate) or holds_directory_plugins(candidate)):
+            nearest_plugin = candidate
+    return nearest_plugin

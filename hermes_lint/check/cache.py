@@ -193,7 +193,7 @@ def project_view(facts: model.ModuleFacts) -> model.ModuleFacts:
 # parser's work, not a Python hook per object): ``[module, registers_tools, [registration,
 # ...], rest]``, a registration ``[line, col, end_line, name, toolset, [[keyword, line, col,
 # value line, value col], ...], [[value name, value], ...], positional_args, has_star_args,
-# plugin]`` (name, toolset and values ``encode``d), ``rest`` the ``encode``d (misplaced calls,
+# plugin_name]`` (name, toolset and values ``encode``d), ``rest`` the ``encode``d (misplaced calls,
 # parse error, unread register calls, diagnostics, noqa), or 0 when all are empty.
 
 
@@ -211,11 +211,14 @@ def _project_record(facts: model.ModuleFacts, diagnostics: Tuple, noqa: Tuple) -
             [[key, _encode(value)] for key, value in r.values],
             r.positional_args,
             r.has_star_args,
-            r.plugin,
+            r.plugin_name,
         ]
         for r in view.registrations
     ]
-    rest_values = (view.misplaced_calls, view.parse_error, view.unread_register_calls, tuple(diagnostics), tuple(noqa))
+    rest_values = (
+        view.misplaced_calls, view.parse_error, view.unread_register_calls, tuple(diagnostics), tuple(noqa),
+        view.unread_plugin_calls,
+    )
     rest = _encode(rest_values) if any(rest_values) else 0
     return json.dumps([view.module, view.registers_tools, registrations, rest], separators=(",", ":"))
 
@@ -240,15 +243,16 @@ def _from_project_record(text: str, path: str, sha256: str, read_modules: Tuple)
             positional_args,
             has_star_args,
             (),
-            plugin,
+            plugin_name=plugin,
         )
         for line, col, end_line, name, toolset, keywords, values, positional_args, has_star_args, plugin in encoded
     )
-    misplaced, parse_error, unread, diagnostics, noqa = rest if rest != 0 else ((), None, (), (), ())
+    misplaced, parse_error, unread, diagnostics, noqa, unread_plugin = rest if rest != 0 else ((), None, (), (), (), ())
     if not (isinstance(module, str) and type(registers_tools) is bool):
         raise ValueError("not a project record")
     facts = model.ModuleFacts(
-        path, module, sha256, registers_tools, registrations, misplaced, (), parse_error, (), unread, read_modules
+        path, module, sha256, registers_tools, registrations, misplaced, (), parse_error, (), unread, read_modules,
+        unread_plugin,
     )
     return facts, diagnostics, noqa
 
@@ -268,6 +272,7 @@ class ResultCache:
         self._entries: Optional[Dict[str, Any]] = None
         self.changed = False
         self.root = root
+        self.checked: Tuple[int, int] = (0, 0)  # of the diagnostics ``project_diagnostics`` gave back
         self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
         self._new_modules: Dict[str, str] = {}  # module files to write: name -> text
         self._toolsets: Optional[Dict[str, Any]] = None  # toolsets.py's sha256 and facts
@@ -483,13 +488,22 @@ class ResultCache:
             return None
         if not isinstance(diagnostics, list) or not all(isinstance(d, model.Diagnostic) for d in diagnostics):
             return None
+        checked = data.get("checked")
+        if not (isinstance(checked, list) and len(checked) == 2 and all(type(n) is int for n in checked)):
+            return None
+        self.checked = (checked[0], checked[1])
         return diagnostics
 
     def store_project_diagnostics(
-        self, state: str, diagnostics: List[model.Diagnostic], read_modules: Tuple[Tuple[str, str], ...] = ()
+        self,
+        state: str,
+        diagnostics: List[model.Diagnostic],
+        read_modules: Tuple[Tuple[str, str], ...] = (),
+        checked: Tuple[int, int] = (0, 0),
     ) -> None:
         """``read_modules``: files outside ``state`` (not tool modules) whose content the
-        diagnostics depend on, with their sha256."""
+        diagnostics depend on, with their sha256; ``checked``: (registrations read, register
+        calls not read), for the summary line (``checked`` after ``project_diagnostics``)."""
         payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
         text = json.dumps(
             {
@@ -498,6 +512,7 @@ class ResultCache:
                 "read_modules": [list(item) for item in read_modules],
                 "crc32": zlib.crc32(payload.encode()),
                 "diagnostics": payload,
+                "checked": list(checked),
             },
             separators=(",", ":"),
         )

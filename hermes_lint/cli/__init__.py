@@ -229,6 +229,7 @@ def main() -> None:
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the diagnostics only: no summary line, no progress.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--strict", is_flag=True, default=None, help="Exit 1 when no tool registration was found to check (also: `strict = true` in [tool.hermes-lint]).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors, and which registry contract was used.")
@@ -237,7 +238,7 @@ def main() -> None:
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 when there is something to fix).")
 @click.option("--add-noqa", is_flag=True, help="Append `# noqa: CODE` to each line with a finding (merged with an existing noqa comment).")
 def check(paths, root, config_file, output_format, select, extend_select, ignore, providers, changed, stdin_filename,
-          show_source, statistics, output_file, quiet, exit_zero, jobs, no_cache, debug,
+          show_source, statistics, output_file, quiet, exit_zero, strict, jobs, no_cache, debug,
           fix, unsafe_fixes, show_diff, add_noqa) -> None:
     """Check the project's tool modules and toolsets.py.
 
@@ -261,6 +262,7 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
             extend_select=_split_codes(extend_select),
             ignore=_split_codes(ignore),
             providers=_split_codes(providers),
+            strict=strict,
         )
         if debug:
             _echo_contracts(project_root, config)
@@ -276,17 +278,18 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
                 report=lambda found: _report(found, project_root, config, output_format, output_file, {},
                                              show_source=show_source, statistics=statistics, quiet=True),
             )
+        checked: List[int] = [0, 0]
         with _progress(project_root, config, quiet):
             if stdin is not None:
                 relative = relative_paths(project_root, [str(stdin.parent)])[0]
                 relative = stdin.name if relative == "." else f"{relative}/{stdin.name}"
                 buffer = sys.stdin.buffer.read()
-                diagnostics = _check_buffer(project_root, config, relative, buffer, jobs, not no_cache)
+                diagnostics = _check_buffer(project_root, config, relative, buffer, jobs, not no_cache, checked)
                 sources = {relative: buffer}
             else:
                 wanted = relative_paths(project_root, given, outside_ok=changed) if paths else None
                 diagnostics = run_project(
-                    project_root, config, jobs=jobs, use_cache=not no_cache
+                    project_root, config, jobs=jobs, use_cache=not no_cache, checked=checked
                 )
                 if changed:
                     everywhere = _project_rule_codes()
@@ -296,8 +299,12 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
                 elif wanted is not None:
                     diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
                 sources = {}
+        line, nothing = _summary_line(diagnostics, project_root, config, checked)
         _report(diagnostics, project_root, config, output_format, output_file, sources,
-                show_source=show_source, statistics=statistics, quiet=quiet)
+                show_source=show_source, statistics=statistics, quiet=quiet and not (nothing and config.strict),
+                line=line)
+        if nothing and config.strict:
+            return EXIT_FINDINGS
         return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
 
     run_guarded(debug, action)
@@ -324,12 +331,33 @@ def _stdin_path(paths: Sequence[str], stdin_filename: Optional[str]) -> Optional
     return Path(stdin_filename).absolute()
 
 
-def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use_cache: bool):
+def _summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[str, bool]:
+    """(the summary line, whether nothing was found to check). A run that read no registration
+    never says "All checks passed": it says what it did not find, and why."""
+    from hermes_lint.project.registration_sites import nothing_found, project_sites, summary
+    from hermes_lint.report import terminal
+
+    read, unread = checked
+    sites = project_sites(root, config)
+    if read == 0 and not diagnostics:
+        if unread:
+            why = f"{terminal.plural(unread, 'register call')} cannot be read statically"
+        else:
+            why = nothing_found(sites, config)
+        return f"Nothing checked: no tool registration found ({why})", True
+    return f"{terminal.summary(diagnostics)} ({summary(sites, read, unread)})", read == 0
+
+
+def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use_cache: bool,
+                  checked: Optional[List[int]] = None):
     """The project's diagnostics located in ``relative``, with ``data`` as that file's text: the
-    other modules from disk (and the cache), so project rules see the buffer in its place."""
+    other modules from disk (and the cache), so project rules see the buffer in its place;
+    ``checked`` gets the registrations of the buffer (``runner.run_project``)."""
     from hermes_lint.discovery import SKIPPED_FILE_NAMES
     from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
-    from hermes_lint.check.runner import module_results
+    from hermes_lint.check.runner import count_registrations, module_results
+    from hermes_lint.evaluate.project import ProjectModules
+    from hermes_lint.project.registration_sites import project_sites
 
     own = SourceFile(relative, data)
     path = root / relative
@@ -339,14 +367,19 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs: int, use
         and path.suffix == ".py"
         and path.name not in SKIPPED_FILE_NAMES
     )
-    if not (is_toolsets or is_tool):
+    # A plugin module: the buffer in its place decides which of its functions are register functions.
+    buffered = ProjectModules(str(root), {relative: data})
+    is_plugin = relative in project_sites(root, config, buffered).plugin_modules()
+    if not (is_toolsets or is_tool or is_plugin):
         return []  # not a file hermes-lint checks
     results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
     if is_toolsets:
         toolsets = own
     else:
         results = [result for result in results if result.facts.path != relative]
-        results.append(check_module(own, config))
+        results.append(check_module(own, config, buffered))
+        if checked is not None:
+            checked[:] = list(count_registrations(results[-1:]))
     diagnostics = finish(results, ProjectSources([], toolsets, root), config)
     return [d for d in diagnostics if d.path == relative]
 
@@ -364,7 +397,7 @@ def _progress(root: Path, config, quiet: bool):
 
 
 def _report(diagnostics, root: Path, config, output_format: str, output_file: Optional[str], sources,
-            *, show_source: bool, statistics: bool, quiet: bool) -> None:
+            *, show_source: bool, statistics: bool, quiet: bool, line: Optional[str] = None) -> None:
     """Write the report (stdout or ``--output-file``) and the summary line (stderr)."""
     from hermes_lint.report import terminal
     from hermes_lint.regular_files import read_regular_file
@@ -419,9 +452,10 @@ def _report(diagnostics, root: Path, config, output_format: str, output_file: Op
     else:
         write_stdout(text, json_text=output_format in ("json", "sarif") and not statistics)
     if not quiet:
-        line = terminal.summary(diagnostics)
+        line = line or terminal.summary(diagnostics)
         if output_file is not None:
-            line += f" (report written to {output_file})"
+            written = f"report written to {output_file}"
+            line = f"{line[:-1]}; {written})" if line.endswith(")") else f"{line} ({written})"
         click.echo(line, err=True)
 
 

@@ -55,8 +55,7 @@ class ProjectModules:
         found = None
         parts = module.split(".")
         if module and all(part.isidentifier() for part in parts):
-            base = "/".join(parts)
-            for relative in (base + ".py", base + "/__init__.py"):
+            for relative in _candidates(parts):
                 if relative in self._files or (self.root and is_regular_file(os.path.join(self.root, relative))):
                     found = relative
                     break
@@ -73,8 +72,7 @@ class ProjectModules:
         if not (module and all(part.isidentifier() for part in parts)):
             return found
         path = self.path_of(module)
-        base = "/".join(parts)
-        for relative in (base + ".py", base + "/__init__.py"):
+        for relative in _candidates(parts):
             if relative != path:
                 found[relative] = ""
                 continue
@@ -114,6 +112,15 @@ class ProjectModules:
         # A stat too recent to pin the content holds for this run only (``regular_files.settled``).
         self._parsed[relative] = (key, None if settled(info.st_mtime_ns, taken) else self._run, result)
         return result
+
+
+# A package's modules live at the root (flat layout) or under src/ (src layout).
+SOURCE_ROOTS = ("", "src/")
+
+
+def _candidates(parts: List[str]) -> List[str]:
+    base = "/".join(parts)
+    return [f"{prefix}{base}{suffix}" for prefix in SOURCE_ROOTS for suffix in (".py", "/__init__.py")]
 
 
 def _read_regular(path: str, limit: Optional[int] = None) -> Optional[bytes]:
@@ -157,8 +164,10 @@ def absolute_module(origin_module: str, importer: str, importer_is_package: bool
     level = len(origin_module) - len(origin_module.lstrip("."))
     if level == 0:
         return origin_module
-    package = importer.split(".") if importer_is_package else importer.split(".")[:-1]
-    if level - 1 > len(package) or not importer:
+    package = importer.split(".") if importer else []
+    if not importer_is_package:
+        package = package[:-1]
+    if level - 1 > len(package) or not (importer or importer_is_package):
         return None
     base = package[: len(package) - (level - 1)]
     rest = origin_module[level:]

@@ -112,6 +112,12 @@ class UnanalysableRegistration(Rule):
                         "will import this module",
                         module.path,
                     )
+        for module in ctx.modules:
+            for location, reason in module.unread_plugin_calls:
+                yield Finding(
+                    location, f"cannot verify the plugin tool registered here: {reason}; its tool is not checked",
+                    module.path,
+                )
         toolsets = ctx.toolsets
         if toolsets is not None and toolsets.problem is not None:
             where = toolsets.problem.location or Location(1, 1)

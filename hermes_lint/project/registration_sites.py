@@ -1,0 +1,183 @@
+"""Where a project registers its tools: the one model extraction, the rules, the manifest, the
+scaffold and the output ask.
+
+Two kinds of registration site, each with its contract:
+
+- ``TOOL_MODULE``: a top-level ``registry.register(...)`` statement in ``<tools-dir>/*.py``,
+  found by the runtime's own predicate (``discovery``); judged by the project's
+  ``ToolRegistry.register`` (``registry_contract``);
+- ``PLUGIN``: a ``ctx.register_tool(...)`` reached from the ``register(ctx)`` that Hermes's plugin
+  loader calls (``plugins`` finds the plugins, ``plugin_register`` follows ``register``);
+  judged by ``PluginContext.register_tool``'s parameters (no ``max_result_size_chars``, no
+  ``dynamic_schema_overrides``).
+
+A project may be a ``tools/`` tree (with bundled plugins under ``plugin-dirs``), a plugin
+package (entry points), a directory plugin, or a directory of plugins. ``ProjectSites`` says
+which files hold sites and, per file, which functions receive a plugin context; its
+``fingerprint`` keys cached results, since a file's registrations depend on it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed, follow_plugin
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.config import Config
+
+# PluginContext.register_tool's parameters, in order (Hermes's plugin API).
+PLUGIN_PARAMETERS = (
+    "name", "toolset", "schema", "handler", "check_fn", "requires_env", "is_async", "description", "emoji", "override",
+)
+
+
+@dataclass(frozen=True)
+class SiteKind:
+    """A kind of registration site: the call that registers and the parameters it takes."""
+
+    name: str
+    call: str  # how the call is spelled
+    parameters: Tuple[str, ...]  # in order: positional arguments fill these
+    required: Tuple[str, ...]
+
+
+def _tool_module_site() -> SiteKind:
+    from hermes_lint.project.registry_contract import BUILTIN_PARAMETERS, BUILTIN_REQUIRED
+
+    return SiteKind("tool module", "registry.register", BUILTIN_PARAMETERS, BUILTIN_REQUIRED)
+
+
+PLUGIN = SiteKind("plugin", "ctx.register_tool", PLUGIN_PARAMETERS, ("name", "toolset", "schema", "handler"))
+
+
+@dataclass(frozen=True)
+class ProjectSites:
+    root: str
+    tools_dir: str
+    tool_modules: Tuple[str, ...]  # candidate tool modules, relative ('/'-separated)
+    plugins: Tuple[FollowedPlugin, ...]
+    has_toolsets: bool
+
+    @property
+    def kind(self) -> str:
+        """"tools" (a tools/ tree, plugins bundled or not), "plugins" (plugins only) or "empty"."""
+        if self.tool_modules or self.has_toolsets:
+            return "tools"
+        return "plugins" if self.plugins else "empty"
+
+    def plugin_modules(self) -> Tuple[str, ...]:
+        """Every file that holds a register function or is a plugin's register module, sorted."""
+        paths = {f.path for p in self.plugins for f in p.functions}
+        paths |= {p.spec.register_module for p in self.plugins if p.spec.register_module}
+        return tuple(sorted(paths - set(self.tool_modules)))
+
+    def modules(self) -> Tuple[str, ...]:
+        return self.tool_modules + self.plugin_modules()
+
+    def functions_in(self, path: str) -> Tuple[RegisterFunction, ...]:
+        return tuple(f for p in self.plugins for f in p.functions if f.path == path)
+
+    def unfollowed_in(self, path: str) -> Tuple[Unfollowed, ...]:
+        return tuple(u for p in self.plugins for u in p.unfollowed if u.path == path)
+
+    def plugin_of(self, path: str) -> Optional[str]:
+        """The plugin whose register module or register function is in ``path``."""
+        for plugin in self.plugins:
+            if plugin.spec.register_module == path or any(f.path == path for f in plugin.functions):
+                return plugin.spec.name
+        return None
+
+    def fingerprint(self) -> str:
+        """What a module's extracted facts depend on besides its own bytes and the settings."""
+        return repr((self.tool_modules, self.plugins))
+
+
+_SITES: Dict[Tuple, ProjectSites] = {}
+
+
+def project_sites(root: Path, config: "Config", project=None) -> ProjectSites:
+    """The registration sites of the project at ``root`` (read once per run of this process);
+    ``project``: the ``ProjectModules`` whose files (editor buffers included) are read."""
+    from hermes_lint.discovery import candidate_tool_paths
+    from hermes_lint.evaluate.project import project_modules
+    from hermes_lint.project.plugins import project_plugins
+
+    if project is None:
+        project = project_modules(str(root))
+    key = (os.path.realpath(root), config.tools_dir, config.plugin_dirs, config.toolsets_file, id(project), project._run)
+    sites = _SITES.get(key)
+    if sites is None:
+        tools_dir = root / config.tools_dir
+        prefix = Path(config.tools_dir).as_posix()
+        tool_modules = tuple(
+            path.name if prefix == "." else f"{prefix}/{path.name}" for path in candidate_tool_paths(tools_dir)
+        )
+        followed = tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config))
+        sites = ProjectSites(str(root), config.tools_dir, tool_modules, followed, (root / config.toolsets_file).is_file())
+        if len(_SITES) > 32:
+            _SITES.clear()
+        _SITES[key] = sites
+    return sites
+
+
+def sites_for_config(config: "Config", project=None) -> Optional[ProjectSites]:
+    """``project_sites`` of ``config.project_root``; None without a project root."""
+    if not config.project_root:
+        return None
+    return project_sites(Path(config.project_root), config, project)
+
+
+def entries_of(sites: Optional[ProjectSites], path: str) -> Tuple[Tuple[str, str, str, Optional[str]], ...]:
+    """The register functions of the module at ``path`` as ``plugin_tools.Entry``."""
+    if sites is None:
+        return ()
+    return tuple((f.function, f.parameter, f.receives, f.plugin) for f in sites.functions_in(path))
+
+
+def summary(sites: Optional[ProjectSites], registrations: int, unread: int) -> str:
+    """What was checked, for the summary line: ``7 tools in 2 plugins``."""
+    from hermes_lint.report.terminal import plural
+
+    tools = plural(registrations, "tool")
+    plugins = len(sites.plugins) if sites is not None else 0
+    modules = len(sites.tool_modules) if sites is not None else 0
+    parts = []
+    if modules:
+        parts.append(plural(modules, "tool module"))
+    if plugins:
+        parts.append(plural(plugins, "plugin"))
+    where = f" in {' and '.join(parts)}" if parts else ""
+    more = f", {unread} unread" if unread else ""
+    return f"{tools}{where}{more}"
+
+
+def nothing_found(sites: Optional[ProjectSites], config: "Config") -> str:
+    """Why a run found no registration to check: one line."""
+    if sites is None:
+        return "no project root"
+    if sites.kind == "empty":
+        return (
+            f"no {config.tools_dir}/*.py module with a top-level `registry.register(...)`, and no plugin "
+            "(no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py, no "
+            "plugin.yaml with an __init__.py)"
+        )
+    reasons: List[str] = []
+    if sites.kind == "tools":
+        reasons.append(
+            f"no module of {config.tools_dir}/ has a top-level `registry.register(...)`"
+            if not sites.tool_modules else f"{len(sites.tool_modules)} tool modules register nothing readable"
+        )
+    for plugin in sites.plugins:
+        spec = plugin.spec
+        if spec.register_module is None:
+            what = f"`{spec.entry_point.value}`" if spec.entry_point else spec.directory
+            reasons.append(f"plugin {spec.name}: {what} names no module of the project")
+        elif plugin.problem:
+            reasons.append(f"plugin {spec.name}: {plugin.problem}")
+        else:
+            reasons.append(f"plugin {spec.name}: its register(ctx) calls no ctx.register_tool")
+    return "; ".join(reasons)
