@@ -58,7 +58,7 @@ class DeclaredToolNotRegistered(PluginRule, Rule):
             col=5,
             message="`ecoh_loud` is declared in provides_tools, but register(ctx) never registers it "
             "(did you mean `echo`?)",
-            fix=(("  - ecoh_loud\n", ""),),
+            fix=(("\n  - ecoh_loud", ""),),
         ),
     ]
 

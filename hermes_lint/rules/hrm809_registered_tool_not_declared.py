@@ -38,7 +38,7 @@ class RegisteredToolNotDeclared(PluginRule, Rule):
             line=11,
             col=28,
             message="tool `echo_loud` is registered, but plugin.yaml's provides_tools does not list it",
-            fix=(("  - echo\n", "  - echo\n  - echo_loud\n"),),
+            fix=(("provides_tools:\n  - echo", "provides_tools:\n  - echo\n  - echo_loud"),),
         ),
     ]
 

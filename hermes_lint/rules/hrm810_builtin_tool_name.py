@@ -57,7 +57,7 @@ class BuiltinToolName(PluginRule, Rule):
             message="tool `web_search` is a built-in tool of hermes-agent 0.19.0 (catalogue shipped with hermes-lint), "
             "in toolset 'web': the registry rejects this registration (\"Tool registration REJECTED\") unless it passes "
             "override=True and the operator allows this plugin's overrides",
-            fix=(("web_search", "my_web_search"), ("web_search", "my_web_search")),
+            fix=(('name="web_search"', 'name="my_web_search"'), ("  - web_search", "  - my_web_search")),
         ),
     ]
 
