@@ -6,16 +6,7 @@ from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.builtin_tools import builtin_tools
 from hermes_lint.project.index import registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.rules.plugin_examples import MANIFEST, PluginRule
-
-PLUGIN = '''
-def register(ctx):
-    ctx.register_tool(name="{name}", toolset="{toolset}", schema={{}}, handler=lambda a, **k: ""{extra})
-'''
-
-
-def manifest(name: str) -> str:
-    return MANIFEST.replace("  - echo", f"  - {name}")
+from hermes_lint.rules.plugin_examples import PLUGIN, PluginRule, manifest
 
 
 class BuiltinToolName(PluginRule, Rule):

@@ -6,8 +6,7 @@ from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.builtin_tools import builtin_tools
 from hermes_lint.project.index import keyword_value_location, registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
-from hermes_lint.rules.hrm810_builtin_tool_name import PLUGIN, manifest
-from hermes_lint.rules.plugin_examples import PluginRule
+from hermes_lint.rules.plugin_examples import PLUGIN, PluginRule, manifest
 
 
 class OverrideReplacesNothing(PluginRule, Rule):

@@ -33,6 +33,17 @@ provides_tools:
   - echo
 """
 
+# A plugin registering one tool: ``PLUGIN.format(name=..., toolset=..., extra=", override=True")``.
+PLUGIN = '''
+def register(ctx):
+    ctx.register_tool(name="{name}", toolset="{toolset}", schema={{}}, handler=lambda a, **k: ""{extra})
+'''
+
+
+def manifest(tool: str) -> str:
+    """MANIFEST declaring ``tool`` instead of echo."""
+    return MANIFEST.replace("  - echo", f"  - {tool}")
+
 
 def run_plugin_example(rule: Any, example: Any) -> List[Any]:
     """``rule``'s diagnostics on the example's project."""
