@@ -180,6 +180,7 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
             # often). Broken here, everything is freed as soon as this function returns.
             ctx.release()
         read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
+        read_modules.update(ctx.read_files)
         if ctx.contract is not None:
             # The contract HRM004/HRM105 judged by: these findings are stale when it changes,
             # or when the registry module it did not find appears.

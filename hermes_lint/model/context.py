@@ -197,6 +197,9 @@ class ModuleContext:
     # Computed once per module run on first use, by the accessors that own them.
     subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
     texts_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    # Files other than Python modules a rule's findings depend on (a plugin's plugin.yaml, read
+    # by HRM203): relative path -> sha256 ("" absent), kept with the facts for the cache.
+    read_files: Dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def index(self) -> ModuleIndex:

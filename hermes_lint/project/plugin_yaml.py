@@ -85,16 +85,55 @@ ManifestReading = Union[ManifestDocument, ManifestReadError]
 
 def read_plugin_yaml(root: Path, relative: str) -> ManifestReading:
     """The ``plugin.yaml`` at ``root/relative`` (``relative`` '/'-separated), parsed, or why not."""
-    path = Path(root, relative)
+    data = _manifest_bytes(root, relative)
+    return data if isinstance(data, ManifestReadError) else parse_plugin_yaml(relative, data)
+
+
+def _manifest_bytes(root: Path, relative: str) -> Union[bytes, ManifestReadError]:
     real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
+    real = os.path.realpath(Path(root, relative))
     if os.path.commonpath([real_root, real]) != real_root:
         return ManifestReadError(relative, f"it is a link to {real}, outside the project: not read")
     try:
-        data = read_regular_file(real, MAX_MANIFEST_BYTES)
+        return read_regular_file(real, MAX_MANIFEST_BYTES)
     except OSError as exc:
         return ManifestReadError(relative, f"cannot be read: {exc.strerror or exc}")
-    return parse_plugin_yaml(relative, data)
+
+
+def manifest_of_module(root: Path, module_path: str) -> Tuple[Optional[ManifestDocument], Dict[str, str]]:
+    """The ``plugin.yaml`` of the plugin package holding ``module_path`` (the nearest one in its
+    directory or above, within ``root``), parsed (None: none, or unreadable), and every
+    ``plugin.yaml`` path looked at -> the sha256 of its bytes ("" when absent or unreadable), for a
+    cache to see when the answer changes."""
+    import hashlib
+
+    looked: Dict[str, str] = {}
+    directory = Path(module_path).parent
+    while True:
+        relative = (directory / MANIFEST_NAME).as_posix()
+        if not os.path.lexists(Path(root, relative)):
+            looked[relative] = ""
+        else:
+            data = _manifest_bytes(root, relative)
+            if isinstance(data, ManifestReadError):
+                looked[relative] = ""
+                return None, looked
+            looked[relative] = hashlib.sha256(data).hexdigest()
+            document = parse_plugin_yaml(relative, data)
+            return (document if isinstance(document, ManifestDocument) else None), looked
+        if directory == directory.parent or not directory.parts:
+            return None, looked
+        directory = directory.parent
+
+
+def required_env_names(document: ManifestDocument) -> Tuple[str, ...]:
+    """The variable names of ``requires_env`` as Hermes reads them: strings, and the ``name`` of
+    mappings (other entries are skipped, as Hermes skips them)."""
+    entries = document.data.get("requires_env") if isinstance(document.data, dict) else None
+    if not isinstance(entries, list):
+        return ()
+    names = [entry.get("name") if isinstance(entry, dict) else entry for entry in entries]
+    return tuple(name for name in names if isinstance(name, str) and name)
 
 
 def parse_plugin_yaml(relative: str, data: bytes) -> ManifestReading:
