@@ -97,14 +97,22 @@ def _relative(root: Path, path: Path) -> str:
 
 def _manifest_of(root: Path, directory: Path) -> Optional[str]:
     for name in MANIFEST_NAMES:
-        if (directory / name).is_file():
+        if _present(directory / name):
             return _relative(root, directory / name)
     return None
 
 
 def is_directory_plugin(directory: Path) -> bool:
     """``plugin.yaml`` (or ``.yml``) beside an ``__init__.py``: what the loader imports."""
-    return (directory / "__init__.py").is_file() and any((directory / n).is_file() for n in MANIFEST_NAMES)
+    return (directory / "__init__.py").is_file() and any(_present(directory / n) for n in MANIFEST_NAMES)
+
+
+def _present(manifest: Path) -> bool:
+    """A ``plugin.yaml`` is there even when it is not a regular file (a FIFO, a link to a device or
+    outside the project): the plugin is recognised, and its manifest reported as unreadable (HRM803)."""
+    import os
+
+    return os.path.lexists(manifest) and not manifest.is_dir()
 
 
 def holds_directory_plugins(directory: Path) -> bool:
@@ -131,7 +139,7 @@ def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
             if _is_plugin_dir(child, base == root):
                 found.append(child)
                 continue
-            if any((child / n).is_file() for n in MANIFEST_NAMES) or base == root:
+            if any(_present(child / n) for n in MANIFEST_NAMES) or base == root:
                 continue  # a plugin without __init__.py is not loadable; the root's children are not categories
             found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, False))
     unique: Dict[Path, None] = dict.fromkeys(found)
