@@ -62,7 +62,7 @@ def _registered_by(ctx: ProjectContext, spec: Any) -> Tuple[Registered, ...]:
     return tuple(
         entry
         for entry in registered(ctx)
-        if entry.registration.plugin and getattr(entry.registration, "plugin_name", None) == spec.name
+        if entry.registration.plugin_name == spec.name
     )
 
 
@@ -72,7 +72,12 @@ def _complete(ctx: ProjectContext, spec: Any) -> bool:
     for module in ctx.modules:
         if not _belongs(module.path, spec):
             continue
-        if module.parse_error is not None or module.unread_register_calls or module.misplaced_calls:
+        if (
+            module.parse_error is not None
+            or module.unread_register_calls
+            or module.misplaced_calls
+            or module.unread_plugin_calls
+        ):
             return False
         for registration in module.registrations:
             if registration.has_star_args or not isinstance(registration.name, str):
