@@ -15,6 +15,7 @@ Nothing is imported; what cannot be read (an imported name, a class with bases, 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,11 @@ def loaded_target(root: Path, spec: Any) -> Target:
         top = module.split(".")[0]
         if top in getattr(sys, "stdlib_module_names", ()):
             return Target(problem=f"names `{module}`, a module of Python's standard library, not of this package")
+        if _somewhere_in(root, top):
+            return UNKNOWN  # a source mapping the layouts do not cover (hatch `packages`, package-dir)
         return Target(problem=f"names module `{module}`, which is not in this project")
+    if entry is None and _built_distribution(root):
+        return UNKNOWN  # an unpacked wheel: Hermes loads it through its entry point, not as a directory
     attribute = entry.attribute if entry is not None else None
     path = spec.register_module
     if attribute is None:
@@ -169,6 +174,53 @@ def loaded_target(root: Path, spec: Any) -> Target:
             return UNKNOWN
         return Target(function=method, path=where, unbound_method=not decorators)
     return UNKNOWN
+
+
+_UNSEARCHED = frozenset({"node_modules", "site-packages", "build", "dist", "__pycache__"})
+MAX_SEARCH_DEPTH = 4
+MAX_SEARCHED_ENTRIES = 20_000
+
+
+def _somewhere_in(root: Path, top: str) -> bool:
+    """Whether a package directory or module named ``top`` exists under ``root`` (at most
+    ``MAX_SEARCH_DEPTH`` levels down, outside hidden directories, virtual environments and build
+    output); True, too, when the search is cut short: the module may be there."""
+    pending = [(root, 0)]
+    seen = 0
+    while pending:
+        directory, depth = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        seen += len(entries)
+        if seen > MAX_SEARCHED_ENTRIES:
+            return True
+        for entry in entries:
+            if entry.name in (top, f"{top}.py") and (entry.name.endswith(".py") or entry.is_dir(follow_symlinks=False)):
+                return True
+            if (
+                depth + 1 < MAX_SEARCH_DEPTH
+                and entry.is_dir(follow_symlinks=False)
+                and not entry.name.startswith(".")
+                and entry.name not in _UNSEARCHED
+                and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+            ):
+                pending.append((Path(entry.path), depth + 1))
+    return False
+
+
+def _built_distribution(root: Path) -> bool:
+    """An unpacked wheel or installed tree: a ``*.dist-info``/``*.egg-info`` whose
+    ``entry_points.txt`` declares Hermes plugins."""
+    for pattern in ("*.dist-info/entry_points.txt", "*.egg-info/entry_points.txt"):
+        for path in root.glob(pattern):
+            try:
+                if b"hermes_agent.plugins" in read_regular_file(path, 1_000_000):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def _callable(statement: ast.AST, where: Optional[str], unbound: bool) -> Target:

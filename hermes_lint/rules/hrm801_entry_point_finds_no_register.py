@@ -50,8 +50,11 @@ class EntryPointFindsNoRegister(PluginRule, Rule):
       without a ``register``.
 
     Not reported: what cannot be read statically (a name imported from another package, a module
-    ``__getattr__``, a star import, a class with base classes, an instance), and modules that
-    cannot be parsed (HRM001).
+    ``__getattr__``, a star import, a class with base classes, an instance), modules that cannot
+    be parsed (HRM001), an entry point's module that exists in the project under a directory the
+    flat and ``src/`` layouts do not cover (a build backend's source mapping, such as hatch's
+    ``packages = ["hermes/pkg"]``), and the plugin directory of an unpacked wheel, which Hermes
+    loads through the wheel's entry point rather than as a directory.
     """
 
     code = "HRM801"
@@ -74,6 +77,24 @@ class EntryPointFindsNoRegister(PluginRule, Rule):
                     ctx.register_tool(name="echo", toolset="echo", schema={}, handler=lambda args, **kw: "")
             """,
             files={"pyproject.toml": PYPROJECT.format(value="echo_plugin:Plugin")},
+        ),
+        # a source mapping (hatch's `packages = ["src_dir/echo_plugin"]`): the module is there
+        Valid(
+            PACKAGE,
+            files={
+                "pyproject.toml": PYPROJECT.format(value="echo_plugin")
+                + '\n[tool.hatch.build.targets.wheel]\npackages = ["hermes/echo_plugin"]\n',
+                "hermes/echo_plugin/__init__.py": PACKAGE,
+            },
+        ),
+        # an unpacked wheel whose plugin directory is not what Hermes loads: its entry point is
+        Valid(
+            "\nfrom .plugin_entry import register as _unused  # noqa: F401\n__version__ = '1'\n",
+            files={
+                "plugin.yaml": "name: echo\nversion: '1'\ndescription: d\n",
+                "plugin_entry.py": PACKAGE,
+                "echo_plugin-1.dist-info/entry_points.txt": "[hermes_agent.plugins]\necho = echo_plugin.plugin_entry\n",
+            },
         ),
     ]
     invalid = [

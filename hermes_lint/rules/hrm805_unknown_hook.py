@@ -28,6 +28,10 @@ class UnknownHook(PluginRule, Rule):
     logged warning "registered unknown hook", and never called: the plugin's behaviour silently does
     not happen. The declaration in ``plugin.yaml`` is where the misspelling shows first.
 
+    A name written like the gateway's events (``session:start``, ``agent:end``) is one of the
+    gateway's own hooks, which live in ``HOOK.yaml`` directories and are fired by the gateway, never
+    through ``ctx.register_hook``; the message says so.
+
     The hook names are those of the Hermes installed beside hermes-lint (read from its
     ``hermes_cli/plugins.py``, not imported), else of the release hermes-lint's catalogue was made
     from; the message names which. Entries that are not strings are HRM804's.
@@ -46,6 +50,16 @@ class UnknownHook(PluginRule, Rule):
             col=5,
             fix=(("pre_tool_use", "post_tool_call"),),
         ),
+        Invalid(
+            MANIFEST.format(hook="session:start"),
+            files={"__init__.py": REGISTER},
+            path="plugin.yaml",
+            line=7,
+            col=5,
+            message="`session:start` is a gateway hook event, not a plugin hook of hermes-agent 0.19.0 (catalogue "
+            "shipped with hermes-lint): a callback registered for it with ctx.register_hook is never called "
+            "(gateway hooks are HOOK.yaml directories) (did you mean `on_session_start`?)",
+        ),
     ]
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
@@ -63,8 +77,12 @@ class UnknownHook(PluginRule, Rule):
                 if isinstance(hook, str) and hook not in known.hooks:
                     close = difflib.get_close_matches(hook, sorted(known.hooks), n=1)
                     hint = f" (did you mean `{close[0]}`?)" if close else ""
-                    yield Finding(
-                        document.location("provides_hooks", number),
-                        f"`{hook}` is not a hook of {known.source}: a callback registered for it is never called{hint}",
-                        document.path,
-                    )
+                    if ":" in hook:  # the gateway's event names (session:start), from HOOK.yaml hooks
+                        message = (
+                            f"`{hook}` is a gateway hook event, not a plugin hook of {known.source}: a callback "
+                            "registered for it with ctx.register_hook is never called (gateway hooks are "
+                            f"HOOK.yaml directories){hint}"
+                        )
+                    else:
+                        message = f"`{hook}` is not a hook of {known.source}: a callback registered for it is never called{hint}"
+                    yield Finding(document.location("provides_hooks", number), message, document.path)
