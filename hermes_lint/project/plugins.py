@@ -131,9 +131,9 @@ def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
             if _is_plugin_dir(child, base == root):
                 found.append(child)
                 continue
-            if any((child / n).is_file() for n in MANIFEST_NAMES) or base == root:
-                continue  # a plugin without __init__.py is not loadable; the root's children are not categories
-            found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, False))
+            if any((child / n).is_file() for n in MANIFEST_NAMES):
+                continue  # a plugin without __init__.py is not loadable, and not a category either
+            found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, base == root))
     unique: Dict[Path, None] = dict.fromkeys(found)
     return sorted(unique)
 

@@ -157,19 +157,21 @@ def summary(sites: Optional[ProjectSites], registrations: int, unread: int) -> s
 
 def nothing_found(sites: Optional[ProjectSites], config: "Config") -> str:
     """Why a run found no registration to check: one line."""
+    from hermes_lint.report.terminal import plural
+
     if sites is None:
         return "no project root"
     if sites.kind == "empty":
         return (
-            f"no {config.tools_dir}/*.py module with a top-level `registry.register(...)`, and no plugin "
-            "(no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py, no "
-            "plugin.yaml with an __init__.py)"
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level, and no plugin is "
+            "declared (no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py; no "
+            "plugin.yaml beside an __init__.py)"
         )
     reasons: List[str] = []
     if sites.kind == "tools":
         reasons.append(
-            f"no module of {config.tools_dir}/ has a top-level `registry.register(...)`"
-            if not sites.tool_modules else f"{len(sites.tool_modules)} tool modules register nothing readable"
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level"
+            if not sites.tool_modules else f"{plural(len(sites.tool_modules), 'tool module')} register nothing"
         )
     for plugin in sites.plugins:
         spec = plugin.spec
@@ -179,5 +181,5 @@ def nothing_found(sites: Optional[ProjectSites], config: "Config") -> str:
         elif plugin.problem:
             reasons.append(f"plugin {spec.name}: {plugin.problem}")
         else:
-            reasons.append(f"plugin {spec.name}: its register(ctx) calls no ctx.register_tool")
+            reasons.append(f"plugin {spec.name}: its register(ctx) registers no tool")
     return "; ".join(reasons)
