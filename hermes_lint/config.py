@@ -292,8 +292,9 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
 def find_root(start: Path) -> Optional[Path]:
     """The project around ``start``: the nearest directory at or above it that holds toolsets.py,
     a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration; failing
-    that, the nearest that is a directory plugin (plugin.yaml beside __init__.py) or holds some
-    (``<dir>/<name>/plugin.yaml``, two levels deep at most, ``plugins/`` included)."""
+    that, the nearest that is a directory plugin (plugin.yaml beside __init__.py), or ``start``
+    itself when it holds some (``<name>/plugin.yaml``, ``<category>/<name>/``, ``plugins/``
+    included)."""
     from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
 
     start = start.resolve()
@@ -310,6 +311,10 @@ def find_root(start: Path) -> Optional[Path]:
                 pass
         if declares_entry_point(candidate):
             return candidate
-        if nearest_plugin is None and (is_directory_plugin(candidate) or holds_directory_plugins(candidate)):
+        # Holding plugins counts only where the run starts: an ancestor that happens to hold a
+        # clone of one (a home directory, /tmp) is not the project of every directory below it.
+        if nearest_plugin is None and (
+            is_directory_plugin(candidate) or (candidate == start and holds_directory_plugins(candidate))
+        ):
             nearest_plugin = candidate
     return nearest_plugin

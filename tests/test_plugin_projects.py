@@ -168,3 +168,51 @@ def test_the_cache_follows_the_entry_point(tmp_path, name):
                             capture_output=True, text=True, timeout=120)
     assert "plugin)" in first.stderr
     assert second.stderr.startswith("Nothing checked"), second.stderr
+
+
+def flake8(cwd: Path, *args: str, stdin: str = None):
+    completed = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "HRM", *args], cwd=cwd, capture_output=True,
+        text=True, input=stdin, timeout=120,
+    )
+    assert completed.stderr == ""
+    return completed.stdout.splitlines()
+
+
+def test_flake8_on_a_plugin_module_and_its_unsaved_buffer(tmp_path):
+    root = layout(tmp_path, "src_layout")
+    hermes = root / "src" / "notes_plugin" / "hermes.py"
+    expected = ["src/notes_plugin/hermes.py:21:90: HRM305 `required` names `txt`, which is not in `properties` "
+                "(did you mean `text`?)"]
+    assert flake8(root, "src/notes_plugin/hermes.py") == expected
+    # the editor's buffer, fixed and not saved: nothing to report; the disk still has the finding
+    fixed = hermes.read_text().replace('["txt"]', '["text"]')
+    assert flake8(root, "--stdin-display-name", "src/notes_plugin/hermes.py", "-", stdin=fixed) == []
+    # a buffer that stops re-exporting register: its module no longer registers anything
+    assert flake8(root, "--stdin-display-name", "src/notes_plugin/__init__.py", "-", stdin="") == []
+    # a module of the package that registers nothing is not checked
+    assert flake8(root, "src/notes_plugin/schemas.py") == []
+
+
+def test_the_pre_commit_hook_command_in_a_plugin_package(tmp_path):
+    root = layout(tmp_path, "helpers")
+    code, out, _ = check(root, "--changed", "clock_plugin/__init__.py")
+    assert (code, out) == (0, "")  # the findings are in another file, and none is a project rule's
+    code, out, _ = check(root, "--changed", "clock_plugin/_register.py")
+    assert code == 1 and len(out.splitlines()) == 4
+
+
+def test_sarif_and_fix_in_a_directory_plugin(tmp_path):
+    import json
+
+    root = layout(tmp_path, "directory_plugin")
+    init = root / "__init__.py"
+    init.write_text(init.read_text().replace("check_fn=lambda: True, max_result_size_chars=2000", "check_func=lambda: True"))
+    code, out, _ = check(root, "--format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 1 and ("HRM004", "__init__.py") in [
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results
+    ]
+    code, _, err = check(root, "--fix", "--select", "HRM004")
+    assert (code, err) == (0, "Fixed 1 (0 remaining).\n")
+    assert "check_fn=lambda: True)" in init.read_text()

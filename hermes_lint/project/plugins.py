@@ -303,11 +303,11 @@ def _setup_py_groups(value: ast.expr, text: str, declared_in: str) -> List[Entry
         return []
     if not isinstance(value, ast.Dict):
         return []
-    for key, rows in zip(value.keys, value.values):
+    for key, group in zip(value.keys, value.values):
         if not (isinstance(key, ast.Constant) and key.value == ENTRY_POINT_GROUP):
             continue
         found: List[EntryPoint] = []
-        items = rows.elts if isinstance(rows, (ast.List, ast.Tuple)) else [rows]
+        items = group.elts if isinstance(group, (ast.List, ast.Tuple)) else [group]
         for item in items:
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 found.extend(_ini_lines(item.value, text, declared_in, item.lineno, item.lineno))
