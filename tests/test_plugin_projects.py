@@ -216,3 +216,53 @@ def test_sarif_and_fix_in_a_directory_plugin(tmp_path):
     code, _, err = check(root, "--fix", "--select", "HRM004")
     assert (code, err) == (0, "Fixed 1 (0 remaining).\n")
     assert "check_fn=lambda: True)" in init.read_text()
+
+
+def manifest(cwd: Path, *args: str):
+    completed = subprocess.run([sys.executable, "-m", "hermes_lint", "manifest", *args], cwd=cwd,
+                               capture_output=True, text=True, timeout=120)
+    return completed.returncode, completed.stdout, completed.stderr
+
+
+def test_manifest_of_a_plugin_package_and_diff_of_two_releases(tmp_path):
+    import json
+
+    import jsonschema
+
+    root = layout(tmp_path, "src_layout")
+    target = root / "src" / "notes_plugin" / "hermes-tools.json"  # beside the package's modules: it ships
+    assert manifest(root) == (0, "", "wrote src/notes_plugin/hermes-tools.json (2 tools: 2 frozen, 0 resolved at import)\n")
+    data = json.loads(target.read_text())
+    schema = json.loads((Path(__file__).resolve().parents[1] / "hermes_lint" / "data" / "manifest.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    assert (data["package"], data["tools_dir"], data["toolsets"]) == ("notes_plugin", "src/notes_plugin",
+                                                                       {"notes": ["notes_add", "notes_list"]})
+    assert data["plugins"] == {"notes": {"directory": "src/notes_plugin", "entry_point": "notes_plugin",
+                                         "manifest": None, "tools": ["notes_add", "notes_list"]}}
+    assert data["modules"] == {"notes_plugin.hermes": {"path": "src/notes_plugin/hermes.py",
+                                                       "reads": ["src/notes_plugin/schemas.py"],
+                                                       "tools": ["notes_add", "notes_list"]}}
+    assert data["tools"]["notes_add"]["handler"] == {"module": "notes_plugin.hermes", "qualname": "add_note"}
+    assert data["tools"]["notes_add"]["schema"]["parameters"]["properties"]["text"] == {
+        "type": "string", "description": "The note's text."}
+    old = tmp_path / "old.json"
+    shutil.copy(target, old)
+    hermes = root / "src" / "notes_plugin" / "hermes.py"
+    hermes.write_text(hermes.read_text().replace('"required": ["txt"]', '"required": ["text"]'))
+    assert manifest(root, "--check")[0] == 1
+    assert manifest(root)[0] == 0
+    completed = subprocess.run([sys.executable, "-m", "hermes_lint", "diff", str(old), str(target), "--fail-on",
+                                "breaking"], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 1
+    assert "breaking    `notes_add`: property `text` is now required" in completed.stdout
+
+
+def test_manifest_of_a_plugins_directory(tmp_path):
+    import json
+
+    root = layout(tmp_path, "plugins_dir")
+    assert manifest(root) == (0, "", "wrote hermes-tools.json (3 tools: 3 frozen, 0 resolved at import)\n")
+    data = json.loads((root / "hermes-tools.json").read_text())
+    assert (data["package"], data["tools_dir"]) == ("hermes_plugins", ".")
+    assert sorted(data["modules"]) == ["hermes_plugins.radio", "hermes_plugins.reminders"]
+    assert data["plugins"]["notes_only"]["tools"] == []
