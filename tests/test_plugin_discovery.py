@@ -184,3 +184,34 @@ def test_find_root_recognises_plugin_projects(tmp_path):
     # plugin.yaml without __init__.py is not loadable: not a plugin
     write(tmp_path / "bare", {"plugin.yaml": "name: b\n"})
     assert find_root(tmp_path / "bare") is None
+
+
+def test_a_context_stored_for_later_or_handed_outside_is_unfollowed(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": PYPROJECT.format(entry='e = "p"'),
+        "p/__init__.py": """\
+            import functools
+            import logging
+
+            log = logging.getLogger(__name__)
+
+            class _Holder:
+                pass
+
+            HOLDER = _Holder()
+
+
+            def register(ctx):
+                HOLDER.ctx = ctx
+                add = functools.partial(ctx.register_tool, toolset="t")
+                log.debug("context %r", ctx)
+                isinstance(ctx, object)
+            """,
+    })
+    _, functions, result = followed(tmp_path)
+    assert functions == [("p/__init__.py", "register", "ctx", "ctx")]
+    assert [(u.line, u.col, u.reason) for u in result.unfollowed] == [
+        (13, 5, "the plugin context is stored in `HOLDER.ctx`, which is not followed"),
+        (14, 11, "the plugin context's register_tool is passed to `functools.partial`, which cannot be followed "
+                 "(`functools` is not a module of the project)"),
+    ]

@@ -270,6 +270,14 @@ class _Follower:
         contexts = {parameter} if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
         owner = qualname.rsplit(".", 1)[0] if "." in qualname else None
+        for stored in ast.walk(node):
+            # ``self.ctx = ctx``: registrations made later through the attribute are not followed
+            if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
+                    and not all(isinstance(t, ast.Name) for t in stored.targets)):
+                self.unfollowed.append(Unfollowed(
+                    self.spec.name, module.path, stored.lineno, stored.col_offset + 1,
+                    f"the plugin context is stored in `{ast.unparse(stored.targets[0])}`, which is not followed",
+                ))
         for call in ast.walk(node):
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
                 continue
