@@ -263,6 +263,7 @@ def read_config_file(path: Path) -> Mapping[str, Any]:
 def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any) -> Config:
     """The project's configuration (or ``config_file``'s, for ``--config``) with command-line
     ``overrides`` (None values ignored)."""
+    table: Optional[Mapping[str, Any]] = None
     if config_file is not None:
         config = config_from_table(read_config_file(config_file), where=str(config_file))
     else:
@@ -286,14 +287,34 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
         config_from_table({"providers": list(changes["providers"])}, where="--provider")
         changes["providers"] = tuple(changes["providers"])
     changes.setdefault("project_root", str(root))
+    if config_file is None and "manifest" not in (table or {}) and "manifest" not in changes:
+        changes["manifest"] = default_manifest(root, config)
     return replace(config, **changes)
+
+
+def default_manifest(root: Path, config: Config) -> str:
+    """The ``manifest`` setting's default: ``tools/manifest.json``; in a plugin project (plugins,
+    no tools directory, no toolsets.py) ``hermes-tools.json`` in the plugin's package directory
+    (the root for a directory of plugins): ``manifest.plugin_manifest``."""
+    if (root / config.tools_dir).is_dir() or (root / config.toolsets_file).is_file():
+        return config.manifest
+    from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
+
+    if not (declares_entry_point(root) or is_directory_plugin(root) or holds_directory_plugins(root)):
+        return config.manifest
+    from hermes_lint.manifest.plugin_manifest import default_manifest as plugin_default
+    from hermes_lint.project.registration_sites import project_sites
+
+    sites = project_sites(root, replace(config, project_root=str(root)))
+    return plugin_default(sites) if sites.kind == "plugins" else config.manifest
 
 
 def find_root(start: Path) -> Optional[Path]:
     """The project around ``start``: the nearest directory at or above it that holds toolsets.py,
     a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration; failing
-    that, the nearest that is a directory plugin (plugin.yaml beside __init__.py) or holds some
-    (``<dir>/<name>/plugin.yaml``, two levels deep at most, ``plugins/`` included)."""
+    that, the nearest that is a directory plugin (plugin.yaml beside __init__.py), or ``start``
+    itself when it holds some (``<name>/plugin.yaml``, ``<category>/<name>/``, ``plugins/``
+    included)."""
     from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
 
     start = start.resolve()
@@ -310,6 +331,10 @@ def find_root(start: Path) -> Optional[Path]:
                 pass
         if declares_entry_point(candidate):
             return candidate
-        if nearest_plugin is None and (is_directory_plugin(candidate) or holds_directory_plugins(candidate)):
+        # Holding plugins counts only where the run starts: an ancestor that happens to hold a
+        # clone of one (a home directory, /tmp) is not the project of every directory below it.
+        if nearest_plugin is None and (
+            is_directory_plugin(candidate) or (candidate == start and holds_directory_plugins(candidate))
+        ):
             nearest_plugin = candidate
     return nearest_plugin

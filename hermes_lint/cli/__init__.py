@@ -344,7 +344,7 @@ def _summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[
             why = f"{terminal.plural(unread, 'register call')} cannot be read statically"
         else:
             why = nothing_found(sites, config)
-        return f"Nothing checked: no tool registration found ({why})", True
+        return f"Nothing checked: no tool registration found: {why}", True
     return f"{terminal.summary(diagnostics)} ({summary(sites, read, unread)})", read == 0
 
 

@@ -126,12 +126,18 @@ def _render_json(data: dict) -> bytes:
 def generate_for_root(root: Path, config: Config) -> Generated:
     """Generate from the files under ``root`` (the tools directory and toolsets.py)."""
     from hermes_lint.check.engine import collect_sources
+    from hermes_lint.project.registration_sites import project_sites
 
-    return generate(collect_sources(root, config, plugins=False), config)  # plugins load themselves
+    sites = project_sites(root, config)
+    if sites.kind == "plugins":  # a plugin project: its plugins' tools (``plugin_manifest``)
+        return generate(collect_sources(root, config), config, sites)
+    return generate(collect_sources(root, config, plugins=False), config)  # bundled plugins load themselves
 
 
-def generate(sources, config: Config) -> Generated:
-    """Generate from ``ProjectSources`` (files already read; nothing is imported or executed)."""
+def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> Generated:
+    """Generate from ``ProjectSources`` (files already read; nothing is imported or executed);
+    ``plugin_project``: the ``ProjectSites`` of a plugin project, whose plugins' registrations
+    are frozen instead of tool modules' (``plugin_manifest``)."""
     from dataclasses import replace
 
     from hermes_lint.check.engine import build_module_context, check_module, finish, module_result
@@ -162,11 +168,16 @@ def generate(sources, config: Config) -> Generated:
         try:  # freeze first: module_result releases the context's analyses
             if facts.parse_error is not None:
                 skipped.append(facts.parse_error)
-            if ctx is None or not facts.registers_tools:
+            plugin_module = any(r.plugin for r in facts.registrations)
+            if ctx is None or not (facts.registers_tools or (plugin_project is not None and plugin_module)):
                 continue  # runtime discovery never imports it either
             stem = PurePosixPath(source.path).stem
             module = f"{PACKAGE}.{stem}"
-            if not stem.isidentifier():
+            if plugin_project is not None and plugin_module:
+                from hermes_lint.manifest.plugin_manifest import module_name as plugin_module_name
+
+                module = plugin_module_name(source.path, plugin_project)
+            elif not stem.isidentifier():
                 problems.append(
                     Diagnostic(source.path, 1, 1, "HRM003",
                                f"file name `{stem}.py` is not a Python identifier, so the manifest cannot "
@@ -208,6 +219,10 @@ def generate(sources, config: Config) -> Generated:
         "tools": tools,
         "toolsets": toolsets,
     }
+    if plugin_project is not None:
+        from hermes_lint.manifest.plugin_manifest import plugin_fields
+
+        data.update(plugin_fields(plugin_project, tools))
     digest, text = _digest_and_bytes(data)
     data = {DIGEST_KEY: digest, **data}
     return Generated(data, text, [], skipped)

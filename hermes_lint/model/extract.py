@@ -542,10 +542,10 @@ def extract_facts(
         unread_register_calls=extractor.unread_register_calls(discovered),
         env_reads=extractor.env_reads(),
         unread_plugin_calls=tuple(
-            (extractor.loc(call), reason)
+            (extractor.loc(call), f"this register_tool call cannot be read ({reason}): its tool is not checked")
             for call, reason in plugin_calls(parsed.tree, semantic.index, plugin_entries, semantic.evaluator).unread
         )
-        + tuple((Location(u.line, u.col), u.reason) for u in unfollowed),
+        + tuple((Location(u.line, u.col), f"{u.reason}: the tools registered there are not checked") for u in unfollowed),
     )
 
 

@@ -68,6 +68,7 @@ class FollowedPlugin:
     # Why the loader would call no ``register(ctx)`` (None: it calls ``functions[0]``, or no
     # module was found, which ``spec.register_module`` says).
     problem: Optional[str] = None
+    read: Tuple[str, ...] = ()  # every module file read to follow ``register``
 
 
 @dataclass
@@ -117,9 +118,6 @@ class _Follower:
             self.modules[path] = None if parsed is None else _Module(
                 path, parsed[2], dotted_name(path), path.endswith("__init__.py")
             )
-            if self.modules[path] is not None and self.spec.entry_point is None and path == self.spec.register_module:
-                # a directory plugin is imported as a package of its own: relative imports resolve in it
-                self.modules[path].name = dotted_name(path)
         return self.modules[path]
 
     def absolute(self, module: _Module, origin: Optional[str], level: int) -> Optional[str]:
@@ -214,6 +212,11 @@ class _Follower:
     # --- the loader --------------------------------------------------------------------------
 
     def follow(self) -> FollowedPlugin:
+        followed = self._follow()
+        read = tuple(sorted(path for path, module in self.modules.items() if module is not None))
+        return FollowedPlugin(followed.spec, followed.functions, followed.unfollowed, followed.problem, read)
+
+    def _follow(self) -> FollowedPlugin:
         spec = self.spec
         module = self.module(spec.register_module)
         if module is None:
@@ -267,6 +270,14 @@ class _Follower:
         contexts = {parameter} if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
         owner = qualname.rsplit(".", 1)[0] if "." in qualname else None
+        for stored in ast.walk(node):
+            # ``self.ctx = ctx``: registrations made later through the attribute are not followed
+            if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
+                    and not all(isinstance(t, ast.Name) for t in stored.targets)):
+                self.unfollowed.append(Unfollowed(
+                    self.spec.name, module.path, stored.lineno, stored.col_offset + 1,
+                    f"the plugin context is stored in `{ast.unparse(stored.targets[0])}`, which is not followed",
+                ))
         for call in ast.walk(node):
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
                 continue

@@ -206,7 +206,8 @@ class _Reader:
             if values and len(values) == 1 and node.id not in self.index.functions and node.id not in self.index.imports:
                 node = values[0]
         if items and isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
-            return [ast.copy_location(ast.Tuple(elts=[k, v], ctx=ast.Load()), k) for k, v in zip(node.keys, node.values)]  # type: ignore[list-item]
+            return [ast.copy_location(ast.Tuple(elts=[k, v], ctx=ast.Load()), v)
+                    for k, v in zip(node.keys, node.values) if k is not None]
         if not items and isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return list(node.elts)
         return self._evaluated_rows(original)
@@ -234,8 +235,8 @@ def _literal(value, at: ast.expr) -> Optional[ast.expr]:
     if value is None or isinstance(value, (str, int, float, bool)):
         node = ast.Constant(value)
     elif isinstance(value, (list, tuple)):
-        elts = [_literal(item, at) for item in value]
-        if any(e is None for e in elts):
+        elts = [e for e in (_literal(item, at) for item in value) if e is not None]
+        if len(elts) != len(value):
             return None
         node = ast.Tuple(elts=elts, ctx=ast.Load()) if isinstance(value, tuple) else ast.List(elts=elts, ctx=ast.Load())
     elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
@@ -247,8 +248,9 @@ def _literal(value, at: ast.expr) -> Optional[ast.expr]:
     else:
         return None
     for child in ast.walk(node):
-        ast.copy_location(child, at)
-        child.end_lineno, child.end_col_offset = at.end_lineno, at.end_col_offset
+        if isinstance(child, ast.expr):
+            ast.copy_location(child, at)
+            child.end_lineno, child.end_col_offset = at.end_lineno, at.end_col_offset
     return node
 
 

@@ -139,9 +139,9 @@ def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
             if _is_plugin_dir(child, base == root):
                 found.append(child)
                 continue
-            if any(_present(child / n) for n in MANIFEST_NAMES) or base == root:
-                continue  # a plugin without __init__.py is not loadable; the root's children are not categories
-            found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, False))
+            if any(_present(child / n) for n in MANIFEST_NAMES):
+                continue  # a plugin without __init__.py is not loadable, and not a category either
+            found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, base == root))
     unique: Dict[Path, None] = dict.fromkeys(found)
     return sorted(unique)
 
@@ -311,11 +311,11 @@ def _setup_py_groups(value: ast.expr, text: str, declared_in: str) -> List[Entry
         return []
     if not isinstance(value, ast.Dict):
         return []
-    for key, rows in zip(value.keys, value.values):
+    for key, group in zip(value.keys, value.values):
         if not (isinstance(key, ast.Constant) and key.value == ENTRY_POINT_GROUP):
             continue
         found: List[EntryPoint] = []
-        items = rows.elts if isinstance(rows, (ast.List, ast.Tuple)) else [rows]
+        items = group.elts if isinstance(group, (ast.List, ast.Tuple)) else [group]
         for item in items:
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 found.extend(_ini_lines(item.value, text, declared_in, item.lineno, item.lineno))

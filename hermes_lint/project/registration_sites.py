@@ -55,28 +55,16 @@ PLUGIN = SiteKind("plugin", "ctx.register_tool", PLUGIN_PARAMETERS, ("name", "to
 
 
 @dataclass(frozen=True)
-class ProjectSites:
-    root: str
-    tools_dir: str
-    tool_modules: Tuple[str, ...]  # candidate tool modules, relative ('/'-separated)
-    plugins: Tuple[FollowedPlugin, ...]
-    has_toolsets: bool
+class PluginSites:
+    """The project's plugins, each with the functions its ``register`` reaches."""
 
-    @property
-    def kind(self) -> str:
-        """"tools" (a tools/ tree, plugins bundled or not), "plugins" (plugins only) or "empty"."""
-        if self.tool_modules or self.has_toolsets:
-            return "tools"
-        return "plugins" if self.plugins else "empty"
+    plugins: Tuple[FollowedPlugin, ...]
 
     def plugin_modules(self) -> Tuple[str, ...]:
         """Every file that holds a register function or is a plugin's register module, sorted."""
         paths = {f.path for p in self.plugins for f in p.functions}
         paths |= {p.spec.register_module for p in self.plugins if p.spec.register_module}
-        return tuple(sorted(paths - set(self.tool_modules)))
-
-    def modules(self) -> Tuple[str, ...]:
-        return self.tool_modules + self.plugin_modules()
+        return tuple(sorted(paths))
 
     def functions_in(self, path: str) -> Tuple[RegisterFunction, ...]:
         return tuple(f for p in self.plugins for f in p.functions if f.path == path)
@@ -93,45 +81,120 @@ class ProjectSites:
 
     def fingerprint(self) -> str:
         """What a module's extracted facts depend on besides its own bytes and the settings."""
-        return repr((self.tool_modules, self.plugins))
+        return repr(self.plugins)
 
 
-_SITES: Dict[Tuple, ProjectSites] = {}
+@dataclass(frozen=True)
+class ProjectSites:
+    """Every registration site of a project: its tool modules and its plugins."""
+
+    root: str
+    tools_dir: str
+    tool_modules: Tuple[str, ...]  # candidate tool modules, relative ('/'-separated)
+    plugin_sites: PluginSites
+    has_toolsets: bool
+
+    @property
+    def plugins(self) -> Tuple[FollowedPlugin, ...]:
+        return self.plugin_sites.plugins
+
+    @property
+    def kind(self) -> str:
+        """"tools" (a tools/ tree, plugins bundled or not), "plugins" (plugins only) or "empty"."""
+        if self.tool_modules or self.has_toolsets:
+            return "tools"
+        return "plugins" if self.plugins else "empty"
+
+    def plugin_modules(self) -> Tuple[str, ...]:
+        return tuple(p for p in self.plugin_sites.plugin_modules() if p not in self.tool_modules)
+
+    def modules(self) -> Tuple[str, ...]:
+        """Every file that holds a registration site: the tool modules, then the plugins'."""
+        return self.tool_modules + self.plugin_modules()
+
+    def fingerprint(self) -> str:
+        return self.plugin_sites.fingerprint()
 
 
-def project_sites(root: Path, config: "Config", project=None) -> ProjectSites:
-    """The registration sites of the project at ``root`` (read once per run of this process);
-    ``project``: the ``ProjectModules`` whose files (editor buffers included) are read."""
-    from hermes_lint.discovery import candidate_tool_paths
+# (root, settings, reader, its run) -> (the stat of every input of discovery, what it found)
+_PLUGINS: Dict[Tuple, Tuple[Tuple, PluginSites]] = {}
+
+
+def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
+    """The plugins of the project at ``root`` and the functions their ``register`` reaches,
+    read again when one of the files or directories discovery looked at changed; ``project``:
+    the ``ProjectModules`` whose files (editor buffers included) are read."""
     from hermes_lint.evaluate.project import project_modules
     from hermes_lint.project.plugins import project_plugins
 
     if project is None:
         project = project_modules(str(root))
-    key = (os.path.realpath(root), config.tools_dir, config.plugin_dirs, config.toolsets_file, id(project), project._run)
-    sites = _SITES.get(key)
-    if sites is None:
-        tools_dir = root / config.tools_dir
-        prefix = Path(config.tools_dir).as_posix()
-        tool_modules = tuple(
-            path.name if prefix == "." else f"{prefix}/{path.name}" for path in candidate_tool_paths(tools_dir)
-        )
-        followed = tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config))
-        sites = ProjectSites(str(root), config.tools_dir, tool_modules, followed, (root / config.toolsets_file).is_file())
-        if len(_SITES) > 32:
-            _SITES.clear()
-        _SITES[key] = sites
+    key = (os.path.realpath(root), config.plugin_dirs, id(project), project._run)
+    cached = _PLUGINS.get(key)
+    if cached is not None and cached[0] == _stamp(root, config, cached[1]):
+        return cached[1]
+    followed = tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config))
+    sites = PluginSites(followed)
+    if len(_PLUGINS) > 32:
+        _PLUGINS.clear()
+    _PLUGINS[key] = (_stamp(root, config, sites), sites)
     return sites
 
 
-def sites_for_config(config: "Config", project=None) -> Optional[ProjectSites]:
-    """``project_sites`` of ``config.project_root``; None without a project root."""
+def _stamp(root: Path, config: "Config", sites: PluginSites) -> Tuple:
+    """The stat of what discovery read: the packaging files, the directories it listed (a
+    plugin.yaml or a plugin appearing changes its directory's), the modules ``register`` went
+    through."""
+    from hermes_lint.project.plugins import PACKAGING_FILES
+
+    directories = [root] + [root / d for d in config.plugin_dirs]
+    read = [path for p in sites.plugins for path in p.read] + [p.spec.directory for p in sites.plugins]
+    # a module appearing beside one that was read (``from .hermes import register`` before
+    # hermes.py exists) changes its directory
+    directories += sorted({root / Path(path).parent for path in read})
+    listed = []
+    for directory in directories:
+        listed.append(directory)
+        try:
+            listed.extend(entry for entry in directory.iterdir() if entry.is_dir())
+        except OSError:
+            pass
+    files = [root / name for name in PACKAGING_FILES]
+    files += [root / path for p in sites.plugins for path in p.read]
+    return tuple(_stat(path) for path in listed + files)
+
+
+def _stat(path: Path) -> Optional[Tuple[int, ...]]:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def project_sites(root: Path, config: "Config", project=None) -> ProjectSites:
+    """The registration sites of the project at ``root``: its tool modules (listed now) and its
+    plugins (``plugin_sites``)."""
+    from hermes_lint.discovery import candidate_tool_file_names
+
+    prefix = Path(config.tools_dir).as_posix()
+    tool_modules = tuple(
+        name if prefix == "." else f"{prefix}/{name}" for name in candidate_tool_file_names(root / config.tools_dir)
+    )
+    return ProjectSites(
+        str(root), config.tools_dir, tool_modules, plugin_sites(root, config, project),
+        (root / config.toolsets_file).is_file(),
+    )
+
+
+def sites_for_config(config: "Config", project=None) -> Optional[PluginSites]:
+    """``plugin_sites`` of ``config.project_root``; None without a project root."""
     if not config.project_root:
         return None
-    return project_sites(Path(config.project_root), config, project)
+    return plugin_sites(Path(config.project_root), config, project)
 
 
-def entries_of(sites: Optional[ProjectSites], path: str) -> Tuple[Tuple[str, str, str, Optional[str]], ...]:
+def entries_of(sites: Optional[PluginSites], path: str) -> Tuple[Tuple[str, str, str, Optional[str]], ...]:
     """The register functions of the module at ``path`` as ``plugin_tools.Entry``."""
     if sites is None:
         return ()
@@ -157,19 +220,21 @@ def summary(sites: Optional[ProjectSites], registrations: int, unread: int) -> s
 
 def nothing_found(sites: Optional[ProjectSites], config: "Config") -> str:
     """Why a run found no registration to check: one line."""
+    from hermes_lint.report.terminal import plural
+
     if sites is None:
         return "no project root"
     if sites.kind == "empty":
         return (
-            f"no {config.tools_dir}/*.py module with a top-level `registry.register(...)`, and no plugin "
-            "(no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py, no "
-            "plugin.yaml with an __init__.py)"
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level, and no plugin is "
+            "declared (no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py; no "
+            "plugin.yaml beside an __init__.py)"
         )
     reasons: List[str] = []
     if sites.kind == "tools":
         reasons.append(
-            f"no module of {config.tools_dir}/ has a top-level `registry.register(...)`"
-            if not sites.tool_modules else f"{len(sites.tool_modules)} tool modules register nothing readable"
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level"
+            if not sites.tool_modules else f"{plural(len(sites.tool_modules), 'tool module')} register nothing"
         )
     for plugin in sites.plugins:
         spec = plugin.spec
@@ -179,5 +244,5 @@ def nothing_found(sites: Optional[ProjectSites], config: "Config") -> str:
         elif plugin.problem:
             reasons.append(f"plugin {spec.name}: {plugin.problem}")
         else:
-            reasons.append(f"plugin {spec.name}: its register(ctx) calls no ctx.register_tool")
+            reasons.append(f"plugin {spec.name}: its register(ctx) registers no tool")
     return "; ".join(reasons)
