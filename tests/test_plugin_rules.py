@@ -144,3 +144,22 @@ def test_a_hermes_tree_is_judged_by_hrm401_not_against_the_catalogue(tmp_path):
         "    ctx.register_tool(name='terminal', toolset='finder', schema={}, handler=lambda a, **k: '', override=True)\n",
     })
     assert codes(root, "HRM810", "HRM811") == []
+
+
+@pytest.mark.parametrize(
+    "method, expected",
+    [
+        ("    def register(self, ctx):", [("echo_plugin/__init__.py", 2, 5, "HRM802", "Hermes's `register(ctx)` passes "
+          "the context as `self`, and `ctx` is missing (TypeError): it logs \"Failed to load plugin\" and the plugin "
+          "registers nothing")]),
+        ("    @staticmethod\n    def register(ctx):", []),
+    ],
+)
+def test_a_class_named_by_the_entry_point_is_called_as_class_register(tmp_path, method, expected):
+    root = write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "echo"\nversion = "1"\n\n'
+        '[project.entry-points."hermes_agent.plugins"]\necho = "echo_plugin:Plugin"\n',
+        "echo_plugin/__init__.py": f"class Plugin:\n{method}\n        ctx.register_tool(name='echo', toolset='echo', "
+        "schema={}, handler=lambda a, **k: '')\n",
+    })
+    assert codes(root, "HRM801", "HRM802") == expected

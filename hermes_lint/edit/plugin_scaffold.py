@@ -184,7 +184,7 @@ def plan_plugin_tool(
     tool_path = package_dir / f"{name}_tool.py"
     if os.path.lexists(tool_path):
         raise ScaffoldError(f"{os.path.relpath(tool_path, root)} already exists; new-tool never overwrites a file")
-    toolset = toolset or getattr(plugin, "name", name)
+    toolset = toolset or str(getattr(plugin, "name", name))
     values = tool_values(name, toolset, description)
     tool_source = render_template(_template("tool.py"), values).encode()
     init_old = _read(init_path, root)

@@ -107,7 +107,7 @@ def builtin_tools() -> BuiltinTools:
 
 
 def shipped_catalogue() -> BuiltinTools:
-    text = resources.files("hermes_lint").joinpath("data", CATALOGUE).read_text(encoding="utf-8")
+    text = resources.files("hermes_lint").joinpath("data").joinpath(CATALOGUE).read_text(encoding="utf-8")
     data = json.loads(text)
     if data.get("format") != CATALOGUE_FORMAT:
         raise ValueError(f"{CATALOGUE} is not a {CATALOGUE_FORMAT} file")

@@ -55,7 +55,7 @@ class RegisterSignature(PluginRule, Rule):
             message="Hermes's `register(ctx)` only creates a coroutine, which Hermes never awaits: its body never runs",
         ),
         Invalid(
-            f"\ndef register():\n    pass\n",
+            "\ndef register():\n    pass\n",
             files={"plugin.yaml": MANIFEST},
             path="__init__.py",
             line=1,

@@ -9,7 +9,7 @@ import inspect
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, List
+from typing import Any, ClassVar, List
 
 # An example plugin's register(ctx), for examples about its plugin.yaml.
 REGISTER = '''
@@ -65,8 +65,8 @@ def run_plugin_example(rule: Any, example: Any) -> List[Any]:
 class PluginRule:
     """Mixed into a plugin rule: project scope, examples that are plugin projects on disk."""
 
-    scope = "project"
-    example_path = "plugin.yaml"
+    scope: ClassVar[str] = "project"
+    example_path: ClassVar[str] = "plugin.yaml"
 
     @classmethod
     def run_example(cls, example: Any) -> List[Any]:
