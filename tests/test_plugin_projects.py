@@ -59,11 +59,15 @@ def test_setup_cfg_entry_point_naming_an_instance(tmp_path):
 
 def test_setup_py_entry_point_naming_a_function(tmp_path):
     root = layout(tmp_path, "setup_py")
-    # read from setup.py's syntax tree (never run); the function's tools are checked
+    # read from setup.py's syntax tree (never run); the function's tools are checked, and HRM801
+    # says that the loader looks up `register` on the function and finds none
     assert check(root) == (
         1,
-        "dice_plugin/tools.py:12:5: HRM101 handler `roll` can return a dict, not a JSON string\n",
-        "Found 1 diagnostic in 1 file (1 tool in 1 plugin)\n",
+        "dice_plugin/tools.py:12:5: HRM101 handler `roll` can return a dict, not a JSON string\n"
+        'setup.py:9:1: HRM801 entry point `dice = "dice_plugin.tools:register"` loads the function `register` '
+        "itself, on which the loader then looks up `register`: Hermes logs \"Plugin 'dice' has no register() "
+        'function" and the plugin registers nothing\n',
+        "Found 2 diagnostics in 2 files (1 tool in 1 plugin)\n",
     )
 
 

@@ -163,3 +163,18 @@ def test_a_class_named_by_the_entry_point_is_called_as_class_register(tmp_path, 
         "schema={}, handler=lambda a, **k: '')\n",
     })
     assert codes(root, "HRM801", "HRM802") == expected
+
+
+def test_a_plugin_yaml_edit_is_seen_by_a_cached_run(tmp_path):
+    root = write(tmp_path, {
+        "plugin.yaml": MANIFEST.replace("[w, w_extra]", "[w]"),
+        "__init__.py": HANDLER + "def register(ctx):\n"
+        "    ctx.register_tool(name='w', toolset='w', schema=SCHEMA, handler=handle, check_fn=check)\n",
+    })
+    config = Config(project_root=str(root), select=("HRM8",))
+    assert run_project(root, config, use_cache=True) == []
+    assert run_project(root, config, use_cache=True) == []
+    (root / "plugin.yaml").write_text(MANIFEST.replace("[w, w_extra]", "[w]").replace("version: '1'", "version: 1.10"))
+    found = run_project(root, config, use_cache=True)
+    assert [(d.path, d.line, d.code) for d in found] == [("plugin.yaml", 2, "HRM804")]
+    assert found == run_project(root, config, use_cache=False)

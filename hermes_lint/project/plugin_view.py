@@ -44,10 +44,17 @@ def plugin_views(ctx: ProjectContext) -> Tuple[PluginView, ...]:
 def _views(ctx: ProjectContext) -> Tuple[PluginView, ...]:
     if ctx.root is None:
         return ()
-    from hermes_lint.project.plugins import project_plugins
+    from pathlib import Path
 
+    from hermes_lint.project.registration_sites import plugin_sites
+
+    # Which plugins there are is the run's own discovery (remembered for the run, and part of the
+    # cache's key), asked through a copy of the root: using ``ctx.root`` as a path marks the run's
+    # result as depending on more than its files (``runner._watched``), which a project without
+    # plugins must not pay for. Reading a plugin's files below, through ``ctx.root``, does mark it.
+    specs = [plugin.spec for plugin in plugin_sites(Path(*ctx.root.parts), ctx.config).plugins]
     views = []
-    for spec in project_plugins(ctx.root, ctx.config):
+    for spec in specs:
         manifest = read_plugin_yaml(ctx.root, spec.manifest) if spec.manifest else None
         views.append(PluginView(spec, manifest, _registered_by(ctx, spec), _complete(ctx, spec)))
     return tuple(views)
