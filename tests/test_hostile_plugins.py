@@ -103,7 +103,7 @@ def test_a_plugin_yaml_linked_outside_the_project_is_not_read(tmp_path, deadline
     (root / "plugin.yaml").symlink_to(pointed)
     ran = check(root)
     assert ran.stdout == (
-        f"plugin.yaml:1:1: HRM803 plugin.yaml it is a link to {os.path.realpath(pointed)}, outside the project: "
+        f"plugin.yaml:1:1: HRM803 plugin.yaml is a link to {os.path.realpath(pointed)}, outside the project: "
         "not read: nothing in it can be verified\n"
     )
 

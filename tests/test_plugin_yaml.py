@@ -114,6 +114,6 @@ def test_a_fifo_a_device_and_a_link_outside_are_not_read(tmp_path):
     assert isinstance(outside_zero, ManifestReadError) and "outside the project" in outside_zero.message
     outside = read_plugin_yaml(project, "outside.yaml")
     assert outside == ManifestReadError(
-        "outside.yaml", f"it is a link to {os.path.realpath(tmp_path / 'secret.yaml')}, outside the project: not read"
+        "outside.yaml", f"is a link to {os.path.realpath(tmp_path / 'secret.yaml')}, outside the project: not read"
     )
     assert read_plugin_yaml(project, "inside.yaml").data == {"name": "real"}

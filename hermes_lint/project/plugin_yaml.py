@@ -93,7 +93,7 @@ def _manifest_bytes(root: Path, relative: str) -> Union[bytes, ManifestReadError
     real_root = os.path.realpath(root)
     real = os.path.realpath(Path(root, relative))
     if os.path.commonpath([real_root, real]) != real_root:
-        return ManifestReadError(relative, f"it is a link to {real}, outside the project: not read")
+        return ManifestReadError(relative, f"is a link to {real}, outside the project: not read")
     try:
         return read_regular_file(real, MAX_MANIFEST_BYTES)
     except OSError as exc:
