@@ -103,7 +103,7 @@ class _Imports(_EvaluatorState):
             raise _Refusal(f"import cycle through module {absolute}", node)
         foreign = None
         path = project.path_of(absolute)
-        if path is not None and len(self._chain) >= MAX_IMPORT_DEPTH:
+        if path is not None and len(self._chain) > MAX_IMPORT_DEPTH:
             raise _Refusal(f"module {absolute} is more than {MAX_IMPORT_DEPTH} imports away", node)
         parsed = project.parsed(path) if path is not None else None
         if parsed is not None:
