@@ -230,3 +230,19 @@ def test_an_unpacked_wheel_declares_its_entry_point_in_its_metadata(tmp_path):
         PluginSpec("PkgTools", "pkg", "pkg/entry.py",
                    EntryPoint("PkgTools", "pkg.entry", "pkg-1.0.dist-info/entry_points.txt", 5), "pkg/plugin.yaml"),
     )
+
+
+def test_a_package_the_build_backend_finds_below_the_root(tmp_path):
+    # hatch's `packages = ["hermes/mypkg"]`: neither at the root nor under src/
+    write(tmp_path, {
+        "pyproject.toml": PYPROJECT.format(entry='e = "mypkg"'),
+        "hermes/mypkg/__init__.py": "from .hooks import register\n",
+        "hermes/mypkg/hooks.py": "def register(ctx):\n    pass\n",
+    })
+    spec, functions, _ = followed(tmp_path)
+    assert (spec.directory, spec.register_module) == ("hermes/mypkg", "hermes/mypkg/__init__.py")
+    assert functions == [("hermes/mypkg/hooks.py", "register", "ctx", "ctx")]
+    # two candidates: ambiguous, none is chosen
+    write(tmp_path, {"other/mypkg/__init__.py": ""})
+    (spec,) = project_plugins(tmp_path, Config())
+    assert spec.register_module is None

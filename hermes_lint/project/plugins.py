@@ -358,12 +358,31 @@ def module_file(root: Path, module: str) -> Optional[str]:
     if not module or not all(part.isidentifier() for part in parts):
         return None
     base = "/".join(parts)
-    for source_root in SOURCE_ROOTS:
+    for source_root in SOURCE_ROOTS + _package_roots(root, parts[0]):
         prefix = f"{source_root}/" if source_root else ""
         for candidate in (f"{prefix}{base}.py", f"{prefix}{base}/__init__.py"):
             if (root / candidate).is_file():
                 return candidate
     return None
+
+
+_NOT_SOURCES = frozenset({"build", "dist", "node_modules", "site-packages", "tests", "test", "docs"})
+
+
+def _package_roots(root: Path, top: str) -> Tuple[str, ...]:
+    """Where a build backend told to (``packages = ["hermes/mypkg"]``, ``package-dir``) would find
+    the top-level package ``top`` that is neither at the root nor under src/: the one directory,
+    one or two levels down, that holds ``top/__init__.py`` (none when that is ambiguous)."""
+    found = []
+    for child in _subdirectories(root):
+        if child.name in _NOT_SOURCES or child.name == "src":
+            continue
+        if (child / top / "__init__.py").is_file():
+            found.append(child.name)
+        for grandchild in _subdirectories(child):
+            if grandchild.name not in _NOT_SOURCES and (grandchild / top / "__init__.py").is_file():
+                found.append(f"{child.name}/{grandchild.name}")
+    return tuple(found) if len(found) == 1 else ()
 
 
 def _entry_point_spec(root: Path, entry: EntryPoint) -> PluginSpec:
