@@ -285,3 +285,14 @@ def test_shapes_of_published_plugins(tmp_path):
         "garden_plugin/tools/water.py:12:30: HRM306 parameter `bed` has no description\n",
         "Found 5 diagnostics in 2 files (4 tools in 1 plugin)\n",
     )
+
+
+def test_a_handler_and_check_computed_in_register_leave_the_tools_readable(tmp_path):
+    root = layout(tmp_path, "runtime_parts")
+    # `tool_name = schema["name"]` is read; `handler = _HANDLERS.get(...)` and
+    # `check_fn=provider.ready` are unknown only themselves: both tools are checked
+    assert check(root) == (
+        1,
+        "forecast_plugin/__init__.py:9:34: HRM305 `required` names `town`, which is not in `properties`\n",
+        "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\n",
+    )

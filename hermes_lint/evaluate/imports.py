@@ -44,6 +44,11 @@ class _Imports(_EvaluatorState):
 
         self._kinds[name] = ("import", _Binding("import", statement, origin=origin))
 
+    def add_unknown(self, name: str, reason: str) -> None:
+        """Refuse ``name`` (one no code of the module binds) with ``reason``: a value a plugin
+        function computes at run time, given a name of its own where a registration uses it."""
+        self._kinds[name] = ("refused", reason, None)
+
     def imported_function(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str]]]:
         """``(def node, imports of its module)`` when module-level ``name`` is imported from a
         function of another project module, else None."""

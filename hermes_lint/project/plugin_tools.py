@@ -191,19 +191,35 @@ class _Reader:
             self.rejected.append(call)
             self.reasons.setdefault(id(call), f"more than {MAX_UNROLLED} registrations are unrolled from one module")
             return
-        synthesized = _substitute(call, bindings)
-        arguments = list(synthesized.args) + [kw.value for kw in synthesized.keywords]
+        synthesized = _as_keywords(_substitute(call, bindings))
+        # What the tool is (name, toolset, schema) must be known; a handler, check or flag
+        # computed at run time is only unknown itself (``LOCAL_VALUE``), the rest is still read.
+        core = list(synthesized.args) + [kw.value for kw in synthesized.keywords if kw.arg in _CORE or kw.arg is None]
         computed = sorted({
-            n.id for argument in arguments for n in ast.walk(argument) if isinstance(n, ast.Name) and n.id in self.local
+            n.id for argument in core for n in ast.walk(argument) if isinstance(n, ast.Name) and n.id in self.local
         })
+        if not computed and self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
+            for keyword in synthesized.keywords:
+                names = sorted({n.id for n in ast.walk(keyword.value) if isinstance(n, ast.Name) and n.id in self.local})
+                if keyword.arg in _CORE or not names:
+                    continue
+                own = f"{LOCAL_VALUE}{keyword.arg}"
+                listed = ", ".join(f"`{name}`" for name in names)
+                self.evaluator.add_unknown(own, f"{listed} {'is' if len(names) == 1 else 'are'} computed inside "
+                                                f"`{self.function.name}` at run time")
+                keyword.value = ast.copy_location(ast.Name(id=own, ctx=ast.Load()), keyword.value)
+        elif not computed:
+            computed = sorted({
+                n.id for kw in synthesized.keywords for n in ast.walk(kw.value) if isinstance(n, ast.Name) and n.id in self.local
+            })
         if computed:
             self.rejected.append(call)
-            names = ", ".join(f"`{name}`" for name in computed)
+            shown = ", ".join(f"`{name}`" for name in computed)
             self.reasons.setdefault(
-                id(call), f"{names} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
+                id(call), f"{shown} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
             )
             return  # depends on a value computed inside register(): not read
-        self.read.append(_as_keywords(synthesized))
+        self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
 
@@ -282,12 +298,19 @@ def _mutated(function: FunctionNode, registers) -> set:
     ``x.update(...)``, or ``x`` handed to a call (``_add_defaults(schema)``) other than a
     registration (``registers(call)``) or a builtin that only reads."""
     found = set()
+    # names bound to a new container (a display, a comprehension, a call's result): a call
+    # handed one may fill it in; a name bound to a part of a table or a string is not built here
+    containers = {
+        target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)
+        and isinstance(node.value, (ast.Dict, ast.List, ast.Set, ast.Call, ast.DictComp, ast.ListComp, ast.SetComp))
+    }
     for node in ast.walk(function):
         if isinstance(node, ast.Call) and not registers(node) and not (
             isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS
         ):
             arguments = list(node.args) + [k.value for k in node.keywords]
-            found |= {a.id for a in arguments if isinstance(a, ast.Name)}
+            found |= {a.id for a in arguments if isinstance(a, ast.Name) and a.id in containers}
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node.value, ast.Name):
                 found.add(node.value.id)
@@ -318,6 +341,9 @@ def _bind(target: ast.expr, row: ast.expr) -> Optional[Dict[str, ast.expr]]:
 # The name a function-local import is given in a read registration: one no source can spell,
 # followed by what it imports ("module.attr" as written).
 LOCAL_IMPORT = "\N{WORD JOINER}local import "
+# The name a registration's argument computed at run time is given (followed by the keyword).
+LOCAL_VALUE = "\N{WORD JOINER}local value "
+_CORE = frozenset({"name", "toolset", "schema"})
 
 
 class _Substitute(ast.NodeTransformer):
