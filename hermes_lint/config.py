@@ -309,6 +309,18 @@ def default_manifest(root: Path, config: Config) -> str:
     return plugin_default(sites) if sites.kind == "plugins" else config.manifest
 
 
+def require_listable(directory) -> None:
+    """``ConfigError`` naming ``directory`` when it exists but cannot be listed: a tools
+    directory without read permission is not a project of no tools (which would pass ``check``
+    and write an empty manifest)."""
+    try:
+        os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # no tools directory: a project without tool modules
+    except OSError as exc:
+        raise ConfigError(f"{os.fspath(directory)}: the tools directory cannot be listed: {exc.strerror or exc}") from None
+
+
 def find_root(start: Path) -> Optional[Path]:
     """The project around ``start``: the nearest directory at or above it that holds toolsets.py,
     a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration; failing

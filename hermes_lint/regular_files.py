@@ -83,17 +83,3 @@ def settled(mtime_ns: int, stat_taken_ns: int) -> bool:
     an old one (``cp -p``) moves the change time, which a stat key compares too."""
     window = RACY_NS if mtime_ns % 1_000_000_000 == 0 else FINE_RACY_NS
     return mtime_ns < stat_taken_ns - window
-
-
-def require_listable(directory) -> None:
-    """``ConfigError`` naming ``directory`` when it exists but cannot be listed: a tools
-    directory without read permission is not a project of no tools (which would pass ``check``
-    and write an empty manifest)."""
-    try:
-        os.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        return  # no tools directory: a project without tool modules
-    except OSError as exc:
-        from hermes_lint.config import ConfigError
-
-        raise ConfigError(f"{os.fspath(directory)}: the tools directory cannot be listed: {exc.strerror or exc}") from None

@@ -382,6 +382,44 @@ def test_toolsets_edits_are_not_hidden_by_the_cache(tmp_path):
     assert [d.code for d in after if d.path == "toolsets.py"] == ["HRM403"] and after != before
 
 
+
+def test_past_the_timestamp_window_warm_project_rules_equal_cold_ones(tmp_path, monkeypatch):
+    """With every stat settled (the cache trusts them: no file is hashed again), a warm run of
+    the project rules equals a cold one after an edit of a file HRM403's name search read (not
+    a tool module) and after an edit of toolsets.py."""
+    root = make_project(tmp_path, {"echo_tool.py": GOOD_TOOL}, toolsets=TOOLSETS.replace('"echo"', '"echo", "ghost"'))
+    (root / "gateway").mkdir()
+    elsewhere = root / "gateway" / "extra.py"
+    elsewhere.write_text('EXTRA_TOOLS = ["ghost"]\n')
+    clock = [2 ** 62]  # every file's times are long past the racy window
+    monkeypatch.setattr(runner.time, "time_ns", lambda: clock[0])
+
+    def settled_edit(path: Path, text: str) -> None:
+        before = path.stat().st_mtime_ns
+        path.write_text(text)
+        os.utime(path, ns=(before + 10**9, before + 10**9))  # a new mtime: a stat can tell the versions apart
+        clock[0] += 10**12
+
+    def warm_equals_cold() -> list:
+        warm = run_project(root, CONFIG, use_cache=True)
+        assert warm == run_project(root, CONFIG)
+        return [d.code for d in warm if d.path == "toolsets.py"]
+
+    assert warm_equals_cold() == []  # fills the cache: "ghost" is found in gateway/extra.py
+    assert warm_equals_cold() == []  # from the cache
+    settled_edit(elsewhere, "EXTRA_TOOLS = []\n")
+    assert warm_equals_cold() == ["HRM403"]
+    settled_edit(elsewhere, 'EXTRA_TOOLS = ["ghost"]\n')
+    assert warm_equals_cold() == []
+    # toolsets.py: with every listed name registered, nothing is searched and the whole run's
+    # result is stored; an edit listing a name nothing registers must not be answered from it
+    toolsets = root / "toolsets.py"
+    settled_edit(toolsets, toolsets.read_text().replace(', "ghost"', ""))
+    assert warm_equals_cold() == []
+    assert warm_equals_cold() == []
+    settled_edit(toolsets, toolsets.read_text().replace('"echo"', '"echo", "phantom"'))
+    assert warm_equals_cold() == ["HRM403"]
+
 def count_checks(monkeypatch) -> list:
     """Records the path of every file the per-file phase checks (rather than takes from the cache)."""
     from hermes_lint.check import engine
@@ -499,7 +537,7 @@ def test_after_each_edit_a_warm_check_prints_what_a_cold_one_does(tmp_path):
 def test_a_project_record_gives_back_the_project_view_of_the_facts(tmp_path):
     """The index keeps what project rules read in a compact form: decoded, it is exactly
     ``project_view`` of the facts, on modules with every kind of registration fact."""
-    from hermes_lint.check import cache
+    from hermes_lint.check import project_records
 
     fixtures = sorted((Path(__file__).parent / "fixtures").rglob("*_tool.py"))
     assert len(fixtures) > 10
@@ -508,13 +546,13 @@ def test_a_project_record_gives_back_the_project_view_of_the_facts(tmp_path):
         source = engine.SourceFile(f"tools/{path.name}", path.read_bytes())
         result = engine.check_module(source, CONFIG)
         facts = result.facts
-        text = cache._project_record(facts, result.diagnostics, result.noqa)
-        decoded = cache._from_project_record(text, facts.path, facts.sha256, facts.read_modules)
-        assert decoded == (cache.project_view(facts), result.diagnostics, result.noqa), path
+        text = project_records.project_record(facts, result.diagnostics, result.noqa)
+        decoded = project_records.from_project_record(text, facts.path, facts.sha256, facts.read_modules)
+        assert decoded == (project_records.project_view(facts), result.diagnostics, result.noqa), path
         seen_unresolved |= any(not isinstance(r.name, str) for r in facts.registrations)
     broken = engine.check_module(engine.SourceFile("tools/x_tool.py", b"def broken(:\n"), CONFIG)
-    text = cache._project_record(broken.facts, broken.diagnostics, broken.noqa)
-    assert cache._from_project_record(text, "tools/x_tool.py", broken.facts.sha256, ()) == (
+    text = project_records.project_record(broken.facts, broken.diagnostics, broken.noqa)
+    assert project_records.from_project_record(text, "tools/x_tool.py", broken.facts.sha256, ()) == (
         broken.facts, broken.diagnostics, broken.noqa
     )
 

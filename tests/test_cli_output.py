@@ -217,11 +217,12 @@ def test_progress_draws_on_a_terminal_after_the_delay_and_erases_itself():
     assert piped.getvalue() == ""
 
 
-def test_the_readme_documents_every_check_option_and_setting():
+def test_the_docs_document_every_check_option_and_setting():
     from hermes_lint.cli import check
     from hermes_lint.config import _KEYS
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    repo = Path(__file__).resolve().parents[1]
+    readme = (repo / "README.md").read_text(encoding="utf-8") + (repo / "docs" / "cli.md").read_text(encoding="utf-8")
     options = [name for param in check.params for name in param.opts if name.startswith("--")]
     missing = [name for name in options if name not in readme]
     assert not missing

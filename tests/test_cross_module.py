@@ -4,6 +4,7 @@ and cached facts invalidated when one of those files changes."""
 from __future__ import annotations
 
 import inspect
+import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
@@ -129,6 +130,44 @@ def test_an_import_cycle_and_an_installed_package_stay_unknown(tmp_path):
         "(yaml.RATIOS) (in module tools.shared_schema) (at `parameters.properties.ratio.type`)"
     ]
 
+
+
+def chain_of_imports(root: Path, away: int) -> None:
+    """The schema's ``type`` read from a module ``away`` imports from the tool module: the tool
+    imports tools.shared_schema (1), which imports agent.d2 (2), ... agent.d<away>."""
+    shared = SHARED.replace("from agent.options import RATIOS", "from agent.options import RATIOS\nfrom agent.d2 import KIND")
+    write(root, {"tools/shared_schema.py": shared.replace('"type": "string", "enum"', '"type": KIND, "enum"')})
+    for distance in range(2, away):
+        write(root, {f"agent/d{distance}.py": f"from agent.d{distance + 1} import KIND"})
+    write(root, {f"agent/d{away}.py": 'KIND = "string"'})
+
+
+def test_a_value_is_followed_up_to_4_imports_away_and_refused_past_them(tmp_path):
+    from hermes_lint.evaluate.project import MAX_IMPORT_DEPTH
+
+    assert MAX_IMPORT_DEPTH == 4
+    chain_of_imports(project(tmp_path / "at_limit"), away=MAX_IMPORT_DEPTH)
+    assert check(tmp_path / "at_limit", "--no-cache") == []
+    chain_of_imports(project(tmp_path / "past_it"), away=MAX_IMPORT_DEPTH + 1)
+    assert check(tmp_path / "past_it", "--no-cache", "--select", "HRM301") == [
+        "tools/video_tool.py:14:62: HRM301 schema cannot be evaluated statically: module agent.d5 is more than 4 "
+        "imports away (in module agent.d4) (in module agent.d3) (in module agent.d2) "
+        "(at `parameters.properties.ratio.type`)"
+    ]
+
+
+def test_an_imported_list_the_module_changes_at_import_is_never_frozen_at_its_first_value(tmp_path):
+    root = project(tmp_path)
+    write(root, {"tools/shared_schema.py": SHARED.replace(
+        "from agent.options import RATIOS", 'from agent.options import RATIOS\nRATIOS.append("1:1")'
+    )})
+    result = CliRunner().invoke(main, ["manifest", "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "tool `video_make` is resolved at import: RATIOS is mutated at line 2 (in module tools.shared_schema)" in result.stderr
+    tool = json.loads((root / "tools" / "manifest.json").read_text())["tools"]["video_make"]
+    assert tool["import_for_definitions"] is True
+    assert [hole["path"][-1] for hole in tool["holes"]] == ["enum"]
+    assert "16:9" not in json.dumps(tool)  # the list as agent/options.py writes it is not the value
 
 def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_sees_them_change(tmp_path):
     from hermes_lint.config import load_config

@@ -47,6 +47,26 @@ def test_power_is_sized_before_it_is_computed(monkeypatch):
     assert computed == []  # refused before any arithmetic
 
 
+
+def test_a_left_shift_is_sized_before_it_is_computed(monkeypatch):
+    from hermes_lint.evaluate import operators
+
+    # bit_length(1) + count against MAX_INT_BITS: 1 << 4095 has 4096 bits, the limit itself
+    assert value_of(f"1 << {MAX_INT_BITS - 1}") == 1 << (MAX_INT_BITS - 1)
+    assert value_of(f"1 << {MAX_INT_BITS}") == Unresolved(BUDGET_EXCEEDED, value_of(f"1 << {MAX_INT_BITS}").location)
+
+    computed = []
+    real = operators._Operators._integer_op
+
+    def recording(self, left, right, symbol, compute):
+        computed.append((left, right, symbol))
+        return real(self, left, right, symbol, compute)
+
+    monkeypatch.setattr(operators._Operators, "_integer_op", recording)
+    refused = value_of("1 << 10_000_000")  # computed, it would build a 1.2 MB integer first
+    assert isinstance(refused, Unresolved) and refused.reason == BUDGET_EXCEEDED
+    assert computed == []  # refused before the shift
+
 # Every method that changes its object, called on a part of a module constant (at module level,
 # or in a function the module calls), makes the constant unknown: its value is not the literal.
 MUTATING_CALLS = {

@@ -27,8 +27,9 @@ def test_new_tool_in_an_empty_directory_says_how_to_start(tmp_path):
     result = run(["new-tool", "weather"], tmp_path)
     assert result.exit_code == 2
     assert result.stderr == (
-        "hermes-lint: error: no project found: no toolsets.py or [tool.hermes-lint] in this directory "
-        "or its parents; pass --root DIR (or run `hermes-lint init` to start one)\n"
+        "hermes-lint: error: no project found: no toolsets.py, [tool.hermes-lint] table, `hermes_agent.plugins` "
+        "entry point or plugin.yaml in this directory or its parents; pass --root DIR (or run `hermes-lint init` "
+        "to start one)\n"
     )
     (tmp_path / "pyproject.toml").write_text("[tool.hermes-lint]\n")
     result = run(["new-tool", "weather"], tmp_path)

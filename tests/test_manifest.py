@@ -231,6 +231,8 @@ IMPORT_ONLY = {
     "requires_env as a string": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=handle, requires_env='A')",
     "undefined handler": "registry.register(name='t', toolset='p', schema=SCHEMA, handler=nowhere)",
     "tuple in the schema": "registry.register(name='t', toolset='p', schema={'name': 't', 'enum': ('a', 'b')}, handler=handle)",
+    "a float JSON cannot carry": "registry.register(name='t', toolset='p', schema={'name': 't', 'maximum': 1e400}, handler=handle)",
+    "NaN in the schema": "registry.register(name='t', toolset='p', schema={'name': 't', 'maximum': float('nan')}, handler=handle)",
     # register() raises TypeError: import discovery loses the tool, and so does the import
     "parameters not a dict": "registry.register(name='t', toolset='p', handler=handle, schema={'name': 't', 'parameters': []})",
 }
@@ -249,6 +251,19 @@ def test_registrations_that_cannot_be_frozen_make_their_module_import_only(tmp_p
     assert list(generated.data["tools"]) == ["ok"]
     assert_valid_manifest(generated.data)
 
+
+
+def test_a_float_json_cannot_carry_makes_its_module_import_only_and_the_manifest_is_written(tmp_path):
+    source = inspect.cleandoc(HEADER) + "\nregistry.register(name='t', toolset='p', schema={'name': 't', 'maximum': 1e400}, handler=handle)\n"
+    make_project(tmp_path, {"odd_tool": source}, toolsets=None)
+    result = CliRunner().invoke(manifest_command, ["--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "tools" / "manifest.json").read_text(encoding="utf-8"))
+    assert data["import_only"]["tools.odd_tool"]["reasons"] == [
+        "line 10: the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN or an infinite "
+        "float such as 1e400)"
+    ]
+    assert data["tools"] == {}
 
 REFUSED = {
     "invalid schema": (

@@ -215,3 +215,34 @@ def test_a_context_stored_for_later_or_handed_outside_is_unfollowed(tmp_path):
         (14, 11, "the plugin context's register_tool is passed to `functools.partial`, which cannot be followed "
                  "(`functools` is not a module of the project)"),
     ]
+
+
+def test_an_unpacked_wheel_declares_its_entry_point_in_its_metadata(tmp_path):
+    write(tmp_path, {
+        "pkg-1.0.dist-info/entry_points.txt": "[console_scripts]\nx = pkg:main\n\n[hermes_agent.plugins]\nPkgTools = pkg.entry\n",
+        "pkg/__init__.py": "",
+        "pkg/plugin.yaml": "name: pkg\n",
+        "pkg/entry.py": "def register(ctx):\n    pass\n",
+    })
+    assert find_root(tmp_path / "pkg") == tmp_path
+    # the entry point wins over the plugin.yaml beside the package (one plugin, not two)
+    assert project_plugins(tmp_path, Config()) == (
+        PluginSpec("PkgTools", "pkg", "pkg/entry.py",
+                   EntryPoint("PkgTools", "pkg.entry", "pkg-1.0.dist-info/entry_points.txt", 5), "pkg/plugin.yaml"),
+    )
+
+
+def test_a_package_the_build_backend_finds_below_the_root(tmp_path):
+    # hatch's `packages = ["hermes/mypkg"]`: neither at the root nor under src/
+    write(tmp_path, {
+        "pyproject.toml": PYPROJECT.format(entry='e = "mypkg"'),
+        "hermes/mypkg/__init__.py": "from .hooks import register\n",
+        "hermes/mypkg/hooks.py": "def register(ctx):\n    pass\n",
+    })
+    spec, functions, _ = followed(tmp_path)
+    assert (spec.directory, spec.register_module) == ("hermes/mypkg", "hermes/mypkg/__init__.py")
+    assert functions == [("hermes/mypkg/hooks.py", "register", "ctx", "ctx")]
+    # two candidates: ambiguous, none is chosen
+    write(tmp_path, {"other/mypkg/__init__.py": ""})
+    (spec,) = project_plugins(tmp_path, Config())
+    assert spec.register_module is None

@@ -270,3 +270,33 @@ def test_manifest_of_a_plugins_directory(tmp_path):
     assert (data["package"], data["tools_dir"]) == ("hermes_plugins", ".")
     assert sorted(data["modules"]) == ["hermes_plugins.radio", "hermes_plugins.reminders"]
     assert data["plugins"]["notes_only"]["tools"] == []
+
+
+def test_shapes_of_published_plugins(tmp_path):
+    root = layout(tmp_path, "patterns")
+    # a helper imported inside register; `schemas.PLANT` through `from . import schemas` (a value
+    # built by a function of that module); a table local to register; a `callable(...)` guard; a
+    # context handed to a class that only keeps it (its module never names register_tool)
+    assert check(root) == (
+        1,
+        "garden_plugin/__init__.py:16:73: HRM108 schema property `depth` of tool `garden_plant` is never read by "
+        "handler `_ok`\n"
+        "garden_plugin/__init__.py:16:73: HRM108 schema property `species` of tool `garden_plant` is never read by "
+        "handler `_ok`\n"
+        "garden_plugin/__init__.py:16:73: HRM306 parameter `depth` has no description\n"
+        "garden_plugin/__init__.py:16:73: HRM312 `minimum` 10 of `depth` is greater than its `maximum` 2: no value "
+        "can satisfy both\n"
+        "garden_plugin/tools/water.py:12:30: HRM306 parameter `bed` has no description\n",
+        "Found 5 diagnostics in 2 files (4 tools in 1 plugin)\n",
+    )
+
+
+def test_a_handler_and_check_computed_in_register_leave_the_tools_readable(tmp_path):
+    root = layout(tmp_path, "runtime_parts")
+    # `tool_name = schema["name"]` is read; `handler = _HANDLERS.get(...)` and
+    # `check_fn=provider.ready` are unknown only themselves: both tools are checked
+    assert check(root) == (
+        1,
+        "forecast_plugin/__init__.py:9:34: HRM305 `required` names `town`, which is not in `properties`\n",
+        "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\n",
+    )

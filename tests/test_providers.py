@@ -15,7 +15,7 @@ from hermes_lint.cli import main
 from hermes_lint.config import KNOWN_PROVIDERS, config_from_table
 from hermes_lint.check.engine import ProjectSources, SourceFile, check_sources, collect_sources
 from hermes_lint.model.texts import hidden_characters
-from hermes_lint.rules.providers import (
+from hermes_lint.rules.provider_table import (
     ADVISED,
     CONSTRAINTS,
     DROPPED,

@@ -85,11 +85,11 @@ def _project_cases():
 @pytest.mark.parametrize("rule, example", list(_project_cases()))
 def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, example):
     """After an edit, the other modules' facts come from the cache's compact entries
-    (``cache.project_view``: no schemas, handlers, environment reads) unless the rule says it
+    (``project_records.project_view``: no schemas, handlers, environment reads) unless the rule says it
     needs schemas (``Rule.needs_schemas``): the findings must not change."""
     import json
 
-    from hermes_lint.check import cache
+    from hermes_lint.check import cache_codec, project_records
     from hermes_lint.check.engine import ModuleResult, check_module, finish
 
     if hasattr(rule, "run_example"):
@@ -101,12 +101,12 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
     decoded = []
     for result in results:
         if loaded:
-            facts, diagnostics, noqa = cache.loads(json.dumps(cache.encode((result.facts, result.diagnostics, result.noqa))))
+            facts, diagnostics, noqa = cache_codec.loads(json.dumps(cache_codec.encode((result.facts, result.diagnostics, result.noqa))))
             assert facts == result.facts
         else:
             facts = result.facts
-            text = cache._project_record(facts, result.diagnostics, result.noqa)
-            facts, diagnostics, noqa = cache._from_project_record(text, facts.path, facts.sha256, facts.read_modules)
+            text = project_records.project_record(facts, result.diagnostics, result.noqa)
+            facts, diagnostics, noqa = project_records.from_project_record(text, facts.path, facts.sha256, facts.read_modules)
         decoded.append(ModuleResult(facts, diagnostics, noqa))
     assert finish(decoded, sources, config) == finish(results, sources, config)
 
@@ -173,6 +173,25 @@ def test_autofix_of_invalid_example(rule, example: Invalid):
     again = fix_sources(example_sources(fixed_example), config, unsafe=True)
     assert again.texts == {} and again.fixed == 0
 
+
+
+@pytest.mark.parametrize("rule, example", list(_autofix_cases()))
+def test_an_autofix_never_reads_its_finding_s_message(rule, example: Invalid, monkeypatch):
+    """A fix takes what it writes from the finding's data (``Diagnostic.fix_data``): with every
+    message reworded, the fixes are the same."""
+    from dataclasses import replace
+
+    from hermes_lint.edit.fix import run as fix_run
+
+    config = config_from_table({"select": [rule.code], **example.options})
+    expected = fix_run.fix_sources(example_sources(example), config, unsafe=True).texts
+    real_fixes_for = fix_run.fixes_for
+
+    def reworded(diagnostics, source, **kwargs):
+        return real_fixes_for([replace(d, message="reworded") for d in diagnostics], source, **kwargs)
+
+    monkeypatch.setattr(fix_run, "fixes_for", reworded)
+    assert fix_run.fix_sources(example_sources(example), config, unsafe=True).texts == expected
 
 def test_every_rule_with_an_autofix_shows_it():
     for rule in all_rules():

@@ -742,6 +742,28 @@ def test_write_atomic_leaves_the_old_file_when_the_rename_fails(tmp_path, monkey
     assert os.listdir(tmp_path) == ["a.txt"]
 
 
+
+@pytest.mark.parametrize("link_supported", [True, False], ids=["link", "exclusive-create fallback"])
+def test_write_new_loses_to_a_writer_that_creates_the_file_after_its_existence_check(tmp_path, monkeypatch, link_supported):
+    target = tmp_path / "a.txt"
+    real_write_temp = atomic._write_temp
+
+    def another_writer_gets_there_first(path, data, mode):
+        temp = real_write_temp(path, data, mode)
+        target.write_bytes(b"theirs")  # after write_new looked, before it makes its file visible
+        return temp
+
+    monkeypatch.setattr(atomic, "_write_temp", another_writer_gets_there_first)
+    if not link_supported:
+        def no_link(src, dst):
+            raise OSError(errno.EPERM, "Operation not permitted")
+
+        monkeypatch.setattr(atomic.os, "link", no_link)
+    with pytest.raises(FileExistsError):
+        write_new(target, b"ours")
+    assert target.read_bytes() == b"theirs"
+    assert os.listdir(tmp_path) == ["a.txt"]  # no temporary file left behind
+
 def test_importing_the_command_does_not_load_libcst():
     # cli.py imports the command at its top: `hermes-lint check` must not pay for libcst.
     code = "import sys, hermes_lint.cli.new_tool; print('libcst' in sys.modules)"

@@ -22,16 +22,11 @@ Entries are JSON, decoded only into the toolkit's own data classes (an allow-lis
 directory that arrives with a repository is data, never code, so it is never unpickled. A
 corrupt or tampered entry is dropped and the file is checked afresh.
 
-Encoding: a dataclass is ``{"$c": name, "f": [fields]}``, a tuple ``{"$t": [...]}`` (a tuple of
-``(path, Location)`` pairs, as ``schema_locations``, ``{"$L": [[*path, line, col], ...]}``), a set
-``{"$s": [...]}``, a dict with a non-string key or a tag key ``{"$d": [[k, v], ...]}``; any other
-dict is a JSON object. Decoding is one ``json.loads`` with an ``object_hook``: the
-tags are resolved while the C parser builds the objects, not by a second walk in Python.
+The encoding is ``cache_codec``'s; an index entry's compact part is ``project_records``'.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import zlib
@@ -40,6 +35,8 @@ from stat import S_ISDIR
 from typing import Any, Dict, List, Optional, Tuple
 
 from hermes_lint import model
+from hermes_lint.check.cache_codec import DECODER, allow_classes, allow_model_classes, encode, loads, sha256_hex
+from hermes_lint.check.project_records import from_project_record, project_record
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import leaves_root
 from hermes_lint.check.cache_identity import CACHE_DIR_NAME
@@ -56,208 +53,6 @@ CACHEDIR_TAG = (
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 
-# Only these classes may be rebuilt from a cache entry (filled on first use: ``_allow``).
-_CLASSES: Dict[str, type] = {}
-
-
-def _allow() -> None:
-    if not _CLASSES:
-        from hermes_lint.check.noqa import NoqaComment  # not needed by a warm run: imported here
-
-        for cls in (
-            model.Location,
-            model.Unresolved,
-            model.Hole,
-            model.Diagnostic,
-            model.CallableRef,
-            model.Keyword,
-            model.Registration,
-            model.MisplacedRegisterCall,
-            model.EnvRead,
-            model.ModuleFacts,
-            NoqaComment,
-        ):
-            _CLASSES[cls.__name__] = cls
-
-
-_TAGS = frozenset({"$c", "$t", "$d", "$s", "$L"})
-
-
-def encode(value: Any) -> Any:
-    """Plain data -> JSON-able, keeping tuples, non-string dict keys and the model's classes."""
-    _allow()
-    return _encode(value)
-
-
-def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, list):
-        return [_encode(item) for item in value]
-    if isinstance(value, tuple):
-        if value and all(_is_located_path(item) for item in value):
-            # ``Registration.schema_locations``: dozens per tool; one tag, not three per entry.
-            return {"$L": [[*path, where.line, where.col] for path, where in value]}
-        return {"$t": [_encode(item) for item in value]}
-    if isinstance(value, dict):
-        if all(type(key) is str for key in value) and _TAGS.isdisjoint(value):
-            return {key: _encode(item) for key, item in value.items()}
-        return {"$d": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if dataclasses.is_dataclass(value) and _CLASSES.get(type(value).__name__) is type(value):
-        return {"$c": type(value).__name__, "f": [_encode(getattr(value, f.name)) for f in dataclasses.fields(value)]}
-    if isinstance(value, (set, frozenset)):
-        return {"$s": [_encode(item) for item in value]}
-    raise TypeError(f"cannot cache a {type(value).__name__}")
-
-
-_SCALARS = (str, int, float, bool, type(None))  # what JSON gives back as it was
-
-
-def _is_located_path(item: Any) -> bool:
-    """``(path, Location)`` with a path of JSON scalars: encoded flat as ``[*path, line, col]``."""
-    return (
-        type(item) is tuple
-        and len(item) == 2
-        and type(item[0]) is tuple
-        and type(item[1]) is model.Location
-        and type(item[1].line) is int
-        and type(item[1].col) is int
-        and all(type(part) in _SCALARS for part in item[0])
-    )
-
-
-def _object_hook(obj: Dict[str, Any]) -> Any:
-    # Called bottom-up by the JSON parser: the members are already decoded.
-    if len(obj) <= 2:
-        if "$c" in obj:
-            return _CLASSES[obj["$c"]](*obj["f"])  # KeyError for anything not allowed
-        if "$t" in obj:
-            return tuple(obj["$t"])
-        if "$L" in obj:
-            location = model.Location
-            return tuple((tuple(entry[:-2]), location(entry[-2], entry[-1])) for entry in obj["$L"])
-        if "$d" in obj:
-            return {key: value for key, value in obj["$d"]}
-        if "$s" in obj:
-            return frozenset(obj["$s"])
-    return obj
-
-
-def loads(text: str) -> Any:
-    """``json.loads`` of an ``encode``d value, rebuilding tuples, dicts, sets and model classes."""
-    _allow()
-    return json.loads(text, object_hook=_object_hook)
-
-
-def _sha256(data: bytes) -> str:
-    import hashlib  # not on the warm path (loading OpenSSL costs more than the rest of a lookup)
-
-    return hashlib.sha256(data).hexdigest()
-
-
-# What a registration's ``schema`` is in a project view (``project_view``).
-SCHEMA_NOT_LOADED = model.Unresolved("schema not loaded from the cache (the project rules run need none)")
-
-# What the project rules (scope "project", ``project/index.py``) read of a registration's
-# keywords and values: where the name and the toolset are written, and ``override=``.
-_PROJECT_KEYWORDS = frozenset({"name", "toolset"})
-_PROJECT_VALUES = frozenset({"override"})
-
-
-def project_view(facts: model.ModuleFacts) -> model.ModuleFacts:
-    """The facts of a module as far as the project rules read them: every registration's name,
-    toolset, locations, ``plugin``, ``has_star_args`` and ``override=``, the misplaced and
-    unread register calls, the parse error. Without schemas (``SCHEMA_NOT_LOADED``), handlers,
-    other keywords and environment reads: a tenth of the facts' bulk. A project rule that
-    reads schemas says so (``Rule.needs_schemas``) and gets the full facts."""
-    if not (facts.registrations or facts.env_reads or facts.extra):
-        return facts
-    registrations = tuple(
-        dataclasses.replace(
-            r,
-            schema=SCHEMA_NOT_LOADED,
-            schema_locations=(),
-            handler=None,
-            check_fn=None,
-            keywords=tuple(k for k in r.keywords if k.name in _PROJECT_KEYWORDS),
-            values=tuple(item for item in r.values if item[0] in _PROJECT_VALUES),
-            override_keys=(),
-        )
-        for r in facts.registrations
-    )
-    return dataclasses.replace(facts, registrations=registrations, env_reads=(), extra=())
-
-
-# An index entry's ``project``: the module's ``project_view``, module diagnostics and noqa
-# comments, as JSON lists rather than tagged objects (decoding a thousand entries is then the C
-# parser's work, not a Python hook per object): ``[module, registers_tools, [registration,
-# ...], rest]``, a registration ``[line, col, end_line, name, toolset, [[keyword, line, col,
-# value line, value col], ...], [[value name, value], ...], positional_args, has_star_args,
-# plugin_name]`` (name, toolset and values ``encode``d), ``rest`` the ``encode``d (misplaced calls,
-# parse error, unread register calls, diagnostics, noqa), or 0 when all are empty.
-
-
-def _project_record(facts: model.ModuleFacts, diagnostics: Tuple, noqa: Tuple) -> str:
-    _allow()
-    view = project_view(facts)
-    registrations = [
-        [
-            r.location.line,
-            r.location.col,
-            r.end_line,
-            _encode(r.name),
-            _encode(r.toolset),
-            [[k.name, k.location.line, k.location.col, k.value_location.line, k.value_location.col] for k in r.keywords],
-            [[key, _encode(value)] for key, value in r.values],
-            r.positional_args,
-            r.has_star_args,
-            r.plugin_name,
-        ]
-        for r in view.registrations
-    ]
-    rest_values = (
-        view.misplaced_calls, view.parse_error, view.unread_register_calls, tuple(diagnostics), tuple(noqa),
-        view.unread_plugin_calls,
-    )
-    rest = _encode(rest_values) if any(rest_values) else 0
-    return json.dumps([view.module, view.registers_tools, registrations, rest], separators=(",", ":"))
-
-
-def _from_project_record(text: str, path: str, sha256: str, read_modules: Tuple) -> Tuple:
-    """(project-view facts, diagnostics, noqa) of ``_project_record``'s text."""
-    _allow()
-    module, registers_tools, encoded, rest = _DECODER.decode(text)
-    Location, Keyword = model.Location, model.Keyword
-    registrations = tuple(
-        model.Registration(
-            Location(line, col),
-            end_line,
-            name,
-            toolset,
-            SCHEMA_NOT_LOADED,
-            None,
-            None,
-            tuple(Keyword(k, Location(kl, kc), Location(vl, vc)) for k, kl, kc, vl, vc in keywords),
-            tuple((key, value) for key, value in values),
-            (),
-            positional_args,
-            has_star_args,
-            (),
-            plugin_name=plugin,
-        )
-        for line, col, end_line, name, toolset, keywords, values, positional_args, has_star_args, plugin in encoded
-    )
-    misplaced, parse_error, unread, diagnostics, noqa, unread_plugin = rest if rest != 0 else ((), None, (), (), (), ())
-    if not (isinstance(module, str) and type(registers_tools) is bool):
-        raise ValueError("not a project record")
-    facts = model.ModuleFacts(
-        path, module, sha256, registers_tools, registrations, misplaced, (), parse_error, (), unread, read_modules,
-        unread_plugin,
-    )
-    return facts, diagnostics, noqa
-
-
-_DECODER = json.JSONDecoder(object_hook=_object_hook)
 
 
 class ResultCache:
@@ -280,7 +75,7 @@ class ResultCache:
     @property
     def key(self) -> str:
         if self._key is None:
-            self._key = _sha256(self.key_text.encode())
+            self._key = sha256_hex(self.key_text.encode())
         return self._key
 
     @property
@@ -305,22 +100,21 @@ class ResultCache:
         while the bytes are those it was computed from."""
         from hermes_lint.project.toolsets_file import ToolsetDef, ToolsetsFacts
 
-        _allow()
-        _CLASSES.update(ToolsetDef=ToolsetDef, ToolsetsFacts=ToolsetsFacts)  # only here: they import the evaluator
-        sha256 = _sha256(data)
+        allow_classes(ToolsetDef=ToolsetDef, ToolsetsFacts=ToolsetsFacts)  # only here: they import the evaluator
+        sha256 = sha256_hex(data)
         if self._entries is None:  # the index holds the last toolsets.py's facts too
             self._entries = self._load()
         entry = self._toolsets
         if isinstance(entry, dict) and entry.get("sha256") == sha256 and isinstance(entry.get("facts"), str):
             try:
-                facts = _DECODER.decode(entry["facts"])
+                facts = DECODER.decode(entry["facts"])
                 if type(facts) is ToolsetsFacts:
                     return facts
             except Exception:  # corrupt or tampered: read the file again
                 pass
         facts = read(data)
         try:
-            text = json.dumps(_encode(facts), separators=(",", ":"))
+            text = json.dumps(encode(facts), separators=(",", ":"))
         except (TypeError, ValueError, RecursionError):  # a value the cache does not keep
             self._toolsets = None
         else:
@@ -343,24 +137,24 @@ class ResultCache:
             return None, None
         if entry.get("stat") != list(stat):
             data = read_bytes()
-            if data is None or _sha256(data) != entry.get("sha256"):
+            if data is None or sha256_hex(data) != entry.get("sha256"):
                 return None, data
         if not self._read_modules_unchanged(entry.get("read_modules", ())):
             return None, data
         try:
             from hermes_lint.check.engine import ModuleResult
 
-            _allow()
+            allow_model_classes()
             record, name, sha256 = entry["project"], entry["full"], entry["sha256"]
             if not (isinstance(record, str) and isinstance(name, str) and isinstance(sha256, str)):
                 raise ValueError("not an entry")
             if zlib.crc32(f"{record}\0{name}".encode()) != entry.get("check"):
                 raise ValueError("checksum mismatch")
             if full:
-                facts, diagnostics, noqa = _DECODER.decode(self._read_module(name))
+                facts, diagnostics, noqa = DECODER.decode(self._read_module(name))
             else:
                 read_modules = tuple(tuple(item) for item in entry.get("read_modules", ()))
-                facts, diagnostics, noqa = _from_project_record(record, path, sha256, read_modules)
+                facts, diagnostics, noqa = from_project_record(record, path, sha256, read_modules)
             if not isinstance(facts, model.ModuleFacts) or facts.path != path:
                 raise ValueError("not this module's facts")
             result = ModuleResult(facts, tuple(diagnostics), tuple(noqa))
@@ -388,7 +182,7 @@ class ResultCache:
                 if not path or leaves_root(path):
                     return False  # a tampered entry naming a file outside the project: a miss
                 try:
-                    current = _sha256(read_regular_file(self.root / path))
+                    current = sha256_hex(read_regular_file(self.root / path))
                 except (OSError, ValueError):
                     current = ""
                 self._current_hashes[path] = current
@@ -398,10 +192,10 @@ class ResultCache:
 
     def store(self, path: str, stat: Optional[Tuple[int, ...]], result: Any) -> None:
         """``stat`` None: one too recent to pin the content (``regular_files.settled``), not recorded."""
-        _allow()
-        record = _project_record(result.facts, result.diagnostics, result.noqa)
-        text = json.dumps(_encode((result.facts, result.diagnostics, result.noqa)), separators=(",", ":"))
-        name = _sha256(text.encode())
+        allow_model_classes()
+        record = project_record(result.facts, result.diagnostics, result.noqa)
+        text = json.dumps(encode((result.facts, result.diagnostics, result.noqa)), separators=(",", ":"))
+        name = sha256_hex(text.encode())
         self._new_modules[name] = text
         self.entries[path] = {
             "stat": list(stat) if stat is not None else [],
@@ -549,7 +343,7 @@ class ResultCache:
         if not (self._usable() and self._usable(directory)):
             raise OSError(f"{directory}: not a directory")
         text = read_regular_file(directory / f"{name}.json", MAX_CACHE_BYTES).decode("utf-8")
-        if _sha256(text.encode()) != name:
+        if sha256_hex(text.encode()) != name:
             raise ValueError("module file damaged")
         return text
 

@@ -67,7 +67,7 @@ def collect_sources(root: Path, config: Config, plugins: bool = True) -> Project
     """Every candidate tool module under the tools directory, the plugin modules that hold a
     registration site (``plugins=False``: not them), and toolsets.py when present."""
     from hermes_lint.project.registration_sites import project_sites
-    from hermes_lint.regular_files import require_listable
+    from hermes_lint.config import require_listable
 
     require_listable(root / config.tools_dir)
     sites = project_sites(root, config)
@@ -172,6 +172,7 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
                             finding.location.col,
                             rule_class.code,
                             finding.message,
+                            finding.fix_data,
                         )
                     )
         finally:
@@ -236,6 +237,7 @@ def unsuppressed_diagnostics(
                     finding.location.col,
                     rule_class.code,
                     finding.message,
+                    finding.fix_data,
                 )
             )
     return diagnostics
@@ -284,7 +286,10 @@ def apply_suppressions(
             for code in comment.codes:
                 if code.startswith("HRM") and code not in suppressed and config.is_selected(code, path):
                     kept.append(
-                        Diagnostic(path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing")
+                        Diagnostic(
+                            path, comment.line, comment.col, UNUSED_NOQA, f"unused `# noqa` for {code}: it suppresses nothing",
+                            (("code", code),),
+                        )
                     )
     return sorted(kept)
 

@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
-from hermes_lint.config import Config
+from hermes_lint.config import Config, require_listable
 from hermes_lint.discovery import candidate_tool_paths
-from hermes_lint.regular_files import StatKey, require_listable, settled, stat_key
+from hermes_lint.regular_files import StatKey, settled, stat_key
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily: see the module docstring
     from concurrent.futures import Future
@@ -298,7 +298,7 @@ def module_results(
     """The per-file phase for every tool module (from the cache where unchanged), in path
     order, and toolsets.py as read from disk. ``check`` replaces ``check_modules`` (the flake8
     plugin memoises per file across a run). ``project_rules_only``: the facts are read by the
-    project rules alone, so cached ones may be their ``cache.project_view`` (as in ``run_project``)."""
+    project rules alone, so cached ones may be their ``project_records.project_view`` (as in ``run_project``)."""
     _start_run()
     cache = _open_cache(root, config) if use_cache else None
     schemas = not project_rules_only or _project_rules_need_schemas(config)
@@ -341,7 +341,7 @@ def _module_results(
     schemas: bool,
     save: bool = True,
 ) -> Tuple[List[ModuleResult], Optional[SourceFile]]:
-    """``schemas=False``: facts from the cache may be their ``cache.project_view``, without
+    """``schemas=False``: facts from the cache may be their ``project_records.project_view``, without
     schemas. ``save=False``: the cache is left for the caller to save."""
     from hermes_lint.check.engine import SourceFile, read_source
 
@@ -401,7 +401,7 @@ def run_project(
 
     # The project phase is all that reads the cached modules' facts here: their full facts
     # (schemas included) are read only for a project rule that reads schemas; else the compact
-    # entries of the index are enough (``cache.project_view``).
+    # entries of the index are enough (``project_records.project_view``).
     schemas = _project_rules_need_schemas(config)
     with _freezing():
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)

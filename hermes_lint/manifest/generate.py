@@ -276,7 +276,7 @@ def _freeze(ctx, facts, module, registration: Registration, call: ast.Call, prob
         raise _ImportOnly("the schema or its parameters is not a dict (HRM304)")
     schema, holes = _frozen_schema(schema)
     if not _exact_json(schema):
-        raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN)")
+        raise _ImportOnly("the schema holds values JSON cannot carry exactly (a tuple, a non-string key, NaN or an infinite float such as 1e400)")
 
     dynamic = registration.has_dynamic_schema_overrides
     description = values["description"] or schema.get("description", "") or ""

@@ -123,6 +123,17 @@ class Diagnostic:
     col: int
     code: str
     message: str
+    # What the rule's fix needs that the message only says in words (``(("keyword",
+    # "check_fn"),)``): a fix reads these, never the message, so rewording one breaks nothing.
+    # Not part of a diagnostic's identity (equality, order, hash).
+    fix_data: Tuple[Tuple[str, str], ...] = field(default=(), compare=False)
+
+    def fix_value(self, key: str) -> Optional[str]:
+        """The value the finding recorded for its fix under ``key``, or None."""
+        for name, value in self.fix_data:
+            if name == key:
+                return value
+        return None
 
     def as_text(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"

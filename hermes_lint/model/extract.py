@@ -18,7 +18,7 @@ from hermes_lint.model.context import char_col
 from hermes_lint.model.env_access import EnvSpellings, environment_readers
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
-from hermes_lint.project.plugin_tools import plugin_calls
+from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, plugin_calls
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 from hermes_lint.project.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
 from hermes_lint.model.schema_walk import display_path, structural_hole
@@ -312,6 +312,11 @@ class _Extractor:
                 if body.func.id in self.index.functions:
                     target = body.func.id
             return CallableRef("lambda", text, location, target)
+        if isinstance(node, ast.Name) and node.id.startswith(LOCAL_VALUE):
+            return CallableRef("other", text, location)  # computed by the plugin at run time
+        if isinstance(node, ast.Name) and node.id.startswith(LOCAL_IMPORT):
+            # imported inside the plugin function that registers (``plugin_tools``)
+            return CallableRef("imported", text, location, node.id[len(LOCAL_IMPORT):])
         if isinstance(node, ast.Name):
             return self._name_ref(node.id, text, location, seen=set())
         if isinstance(node, ast.Attribute):

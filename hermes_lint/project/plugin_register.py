@@ -162,17 +162,7 @@ class _Follower:
         if isinstance(binding, ast.ClassDef):
             return _Target("class", module, name, binding)
         if isinstance(binding, ast.ImportFrom):
-            alias = next(a for a in binding.names if (a.asname or a.name) == name)
-            origin = self.absolute(module, binding.module, binding.level)
-            if origin is None:
-                return _Target("unknown", reason=f"`{name}` is imported from outside the package")
-            submodule = self.module(self.module_path(f"{origin}.{alias.name}" if origin else alias.name))
-            if submodule is not None:
-                return _Target("module", submodule)
-            source = self.module(self.module_path(origin))
-            if source is None:
-                return _Target("unknown", reason=f"`{name}` comes from `{origin}`, which is not a module of the project")
-            return self.resolve(source, alias.name, depth + 1)
+            return self.imported(module, binding, name, depth)
         if isinstance(binding, ast.Import):
             alias = next(a for a in binding.names if (a.asname or a.name.split(".")[0]) == name)
             dotted = alias.name if alias.asname else alias.name.split(".")[0]
@@ -184,6 +174,21 @@ class _Follower:
         if value is not None:
             return self.expression(module, value, depth + 1)
         return _Target("unknown", reason=f"`{name}` in {module.path} is not a function the loader can be shown to call")
+
+    def imported(self, module: _Module, binding: ast.ImportFrom, name: str, depth: int) -> _Target:
+        """What ``name``, bound by ``from ... import`` in ``module`` (at its top or in a
+        function), is."""
+        alias = next(a for a in binding.names if (a.asname or a.name) == name)
+        origin = self.absolute(module, binding.module, binding.level)
+        if origin is None:
+            return _Target("unknown", reason=f"`{name}` is imported from outside the package")
+        submodule = self.module(self.module_path(f"{origin}.{alias.name}" if origin else alias.name))
+        if submodule is not None:
+            return _Target("module", submodule)
+        source = self.module(self.module_path(origin))
+        if source is None:
+            return _Target("unknown", reason=f"`{name}` comes from `{origin}`, which is not a module of the project")
+        return self.resolve(source, alias.name, depth + 1)
 
     def expression(self, module: _Module, node: ast.expr, depth: int) -> _Target:
         if isinstance(node, ast.Name):
@@ -270,10 +275,15 @@ class _Follower:
         contexts = {parameter} if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
         owner = qualname.rsplit(".", 1)[0] if "." in qualname else None
+        # `from .tools import register_tools` inside the function binds a name there
+        local_imports = {
+            (a.asname or a.name): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.ImportFrom)
+            for a in stmt.names if a.name != "*"
+        }
         for stored in ast.walk(node):
             # ``self.ctx = ctx``: registrations made later through the attribute are not followed
             if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
-                    and not all(isinstance(t, ast.Name) for t in stored.targets)):
+                    and not all(isinstance(t, ast.Name) for t in stored.targets) and _mentions_register_tool(module)):
                 self.unfollowed.append(Unfollowed(
                     self.spec.name, module.path, stored.lineno, stored.col_offset + 1,
                     f"the plugin context is stored in `{ast.unparse(stored.targets[0])}`, which is not followed",
@@ -286,17 +296,27 @@ class _Follower:
                 what = _what_is_passed(argument, contexts, callables)
                 if what is None:
                     continue
-                self.passed(module, owner, call, position, keyword, what, depth)
+                self.passed(module, owner, call, position, keyword, what, depth, local_imports)
 
     def passed(self, module: _Module, owner: Optional[str], call: ast.Call, position: Optional[int],
-               keyword: Optional[str], what: str, depth: int) -> None:
+               keyword: Optional[str], what: str, depth: int, local_imports: Dict[str, ast.ImportFrom]) -> None:
         func = call.func
-        if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and what == "ctx":
-            return
+        if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and func.id not in local_imports:
+            return  # builtins never register a tool
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and what == "ctx":
             if func.value.id in _INERT_RECEIVERS:
                 return
-        target = self.callee(module, owner, func, depth)
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in local_imports:
+            base = self.imported(module, local_imports[root.id], root.id, depth)
+            target = base if root is func else self._members(base, func, depth)
+        else:
+            target = self.callee(module, owner, func, depth)
+        if target.kind == "class" and isinstance(target.node, ast.ClassDef):
+            # a constructor: the context goes to its __init__ (after self)
+            target = self.member(_Target("instance", target.module, target.qualname, target.node), "__init__", depth)
         text = ast.unparse(func)
         if target.kind not in ("function", "method-of-class", "method-of-instance") or target.module is None:
             if target.kind == "unknown" and target.reason.startswith("`self`"):
@@ -326,6 +346,16 @@ class _Follower:
             return
         self.function(target.module, target.qualname, node, parameter, what, depth + 1)
 
+    def _members(self, base: _Target, func: ast.expr, depth: int) -> _Target:
+        """``base`` (what the root name of ``func`` is) followed through ``func``'s attributes."""
+        chain = []
+        while isinstance(func, ast.Attribute):
+            chain.append(func.attr)
+            func = func.value
+        for attr in reversed(chain):
+            base = self.member(base, attr, depth)
+        return base
+
     def callee(self, module: _Module, owner: Optional[str], func: ast.expr, depth: int) -> _Target:
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id in ("self", "cls") and owner is not None):
@@ -336,6 +366,15 @@ class _Follower:
         if isinstance(func, ast.Name):
             return self.resolve(module, func.id, depth)
         return self.expression(module, func, depth)
+
+
+def _mentions_register_tool(module: _Module) -> bool:
+    """``register_tool`` appears in the module (an attribute or a string): a context it stores
+    may register tools later; one that never names it only keeps the context."""
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr == PLUGIN_METHOD) or (isinstance(n, ast.Constant) and n.value == PLUGIN_METHOD)
+        for n in ast.walk(module.tree)
+    )
 
 
 def _binds(stmt: ast.stmt, name: str) -> bool:

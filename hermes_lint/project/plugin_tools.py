@@ -133,7 +133,9 @@ class _Reader:
                 stores[n.id] = stores.get(n.id, 0) + 1
         self.local |= set(stores)
         # Locals assigned once and never changed in place: ``schema = {...}`` is that dict.
-        self.constant_locals = {name for name, count in stores.items() if count == 1} - _mutated(function)
+        self.constant_locals = {name for name, count in stores.items() if count == 1} - _mutated(
+            function, lambda call: is_register_call(call, self.contexts, self.callables)
+        )
         self.read: List[ast.Call] = []
         self.handled: List[ast.Call] = []  # calls read at least once
         self.rejected: List[ast.Call] = []  # calls some pass could not read (or past the cap)
@@ -142,6 +144,17 @@ class _Reader:
     def statements(self, body: Sequence[ast.stmt], bindings: Dict[str, ast.expr]) -> None:
         bindings = dict(bindings)
         for stmt in body:
+            if isinstance(stmt, ast.ImportFrom) and self.evaluator is not None and hasattr(self.evaluator, "add_import"):
+                # `from .schemas import SCHEMA` in the function: SCHEMA is that import
+                module = "." * stmt.level + (stmt.module or "")
+                for alias in stmt.names:
+                    if alias.name == "*":
+                        continue
+                    origin = f"{module}.{alias.name}" if stmt.module else f"{module}{alias.name}"
+                    own = f"{LOCAL_IMPORT}{origin}"
+                    self.evaluator.add_import(own, origin, stmt)
+                    bindings[alias.asname or alias.name] = ast.Name(id=own, ctx=ast.Load())
+                continue
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and self._is_register(stmt.value):
                 self._emit(stmt.value, bindings)
             elif (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None
@@ -149,7 +162,8 @@ class _Reader:
                   and isinstance(targets[0], ast.Name) and targets[0].id in self.constant_locals):
                 bindings[targets[0].id] = _substitute_expr(stmt.value, bindings)
             elif isinstance(stmt, ast.For):
-                rows = self._rows(stmt.iter)
+                # a table assigned in the function (`tools = {...}`) is that table
+                rows = self._rows(_substitute_expr(stmt.iter, bindings))
                 bound = [_bind(stmt.target, row) for row in rows or ()]
                 read = [b for b in bound if b is not None]
                 if rows is None or len(read) != len(bound):
@@ -177,19 +191,35 @@ class _Reader:
             self.rejected.append(call)
             self.reasons.setdefault(id(call), f"more than {MAX_UNROLLED} registrations are unrolled from one module")
             return
-        synthesized = _substitute(call, bindings)
-        arguments = list(synthesized.args) + [kw.value for kw in synthesized.keywords]
+        synthesized = _as_keywords(_substitute(call, bindings))
+        # What the tool is (name, toolset, schema) must be known; a handler, check or flag
+        # computed at run time is only unknown itself (``LOCAL_VALUE``), the rest is still read.
+        core = list(synthesized.args) + [kw.value for kw in synthesized.keywords if kw.arg in _CORE or kw.arg is None]
         computed = sorted({
-            n.id for argument in arguments for n in ast.walk(argument) if isinstance(n, ast.Name) and n.id in self.local
+            n.id for argument in core for n in ast.walk(argument) if isinstance(n, ast.Name) and n.id in self.local
         })
+        if not computed and self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
+            for keyword in synthesized.keywords:
+                names = sorted({n.id for n in ast.walk(keyword.value) if isinstance(n, ast.Name) and n.id in self.local})
+                if keyword.arg in _CORE or not names:
+                    continue
+                own = f"{LOCAL_VALUE}{keyword.arg}"
+                listed = ", ".join(f"`{name}`" for name in names)
+                self.evaluator.add_unknown(own, f"{listed} {'is' if len(names) == 1 else 'are'} computed inside "
+                                                f"`{self.function.name}` at run time")
+                keyword.value = ast.copy_location(ast.Name(id=own, ctx=ast.Load()), keyword.value)
+        elif not computed:
+            computed = sorted({
+                n.id for kw in synthesized.keywords for n in ast.walk(kw.value) if isinstance(n, ast.Name) and n.id in self.local
+            })
         if computed:
             self.rejected.append(call)
-            names = ", ".join(f"`{name}`" for name in computed)
+            shown = ", ".join(f"`{name}`" for name in computed)
             self.reasons.setdefault(
-                id(call), f"{names} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
+                id(call), f"{shown} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
             )
             return  # depends on a value computed inside register(): not read
-        self.read.append(_as_keywords(synthesized))
+        self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
 
@@ -254,18 +284,41 @@ def _literal(value, at: ast.expr) -> Optional[ast.expr]:
     return node
 
 
-def _mutated(function: FunctionNode) -> set:
-    """Names changed in place in ``function``: ``x[k] = v``, ``x.a = v``, ``x += y``, ``x.update(...)``."""
+_READING_BUILTINS = frozenset({"len", "isinstance", "str", "repr", "print", "sorted", "list", "tuple", "dict", "bool"})
+# The methods of list, dict and set that change the container in place.
+_MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "remove", "pop", "popitem", "clear", "sort", "reverse", "update",
+    "setdefault", "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update",
+    "__setitem__", "__delitem__", "__iadd__",
+})
+
+
+def _mutated(function: FunctionNode, registers) -> set:
+    """Names that may be changed in place in ``function``: ``x[k] = v``, ``x.a = v``, ``x += y``,
+    ``x.update(...)``, or ``x`` handed to a call (``_add_defaults(schema)``) other than a
+    registration (``registers(call)``) or a builtin that only reads."""
     found = set()
+    # names bound to a new container (a display, a comprehension, a call's result): a call
+    # handed one may fill it in; a name bound to a part of a table or a string is not built here
+    containers = {
+        target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)
+        and isinstance(node.value, (ast.Dict, ast.List, ast.Set, ast.Call, ast.DictComp, ast.ListComp, ast.SetComp))
+    }
     for node in ast.walk(function):
+        if isinstance(node, ast.Call) and not registers(node) and not (
+            isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS
+        ):
+            arguments = list(node.args) + [k.value for k in node.keywords]
+            found |= {a.id for a in arguments if isinstance(a, ast.Name) and a.id in containers}
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node.value, ast.Name):
                 found.add(node.value.id)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             found.add(node.target.id)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and isinstance(node.func.value, ast.Name)):
-            found.add(node.func.value.id)  # a method call may change it (append, update, setdefault)
+              and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATING_METHODS):
+            found.add(node.func.value.id)
     return found
 
 
@@ -285,13 +338,24 @@ def _bind(target: ast.expr, row: ast.expr) -> Optional[Dict[str, ast.expr]]:
     return None
 
 
+# The name a function-local import is given in a read registration: one no source can spell,
+# followed by what it imports ("module.attr" as written).
+LOCAL_IMPORT = "\N{WORD JOINER}local import "
+# The name a registration's argument computed at run time is given (followed by the keyword).
+LOCAL_VALUE = "\N{WORD JOINER}local value "
+_CORE = frozenset({"name", "toolset", "schema"})
+
+
 class _Substitute(ast.NodeTransformer):
     def __init__(self, bindings: Dict[str, ast.expr]):
         self.bindings = bindings
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if isinstance(node.ctx, ast.Load) and node.id in self.bindings:
-            return self.bindings[node.id]  # the row's own node: located in the table
+            bound = self.bindings[node.id]
+            if isinstance(bound, ast.Name) and bound.id.startswith(LOCAL_IMPORT):
+                return ast.copy_location(ast.Name(id=bound.id, ctx=ast.Load()), node)  # where it is used
+            return bound  # the row's own node: located in the table
         return node
 
 

@@ -170,18 +170,35 @@ def _subdirectories(directory: Path) -> List[Path]:
 
 
 def declares_entry_point(directory: Path) -> bool:
-    """Cheap test for ``find_root``: a packaging file of ``directory`` names the group."""
-    for name in PACKAGING_FILES:
+    """Cheap test for ``find_root``: a packaging file of ``directory`` (or the metadata of an
+    unpacked wheel or a built sdist in it) names the group."""
+    for name in PACKAGING_FILES + tuple(_metadata_files(directory)):
         data = _read(directory / name)
         if data is not None and ENTRY_POINT_GROUP in data:
             return True
     return False
 
 
+def _metadata_files(root: Path) -> List[str]:
+    """``*.dist-info/entry_points.txt`` (an unpacked wheel) and ``*.egg-info/entry_points.txt``
+    (a built sdist), at the root or under src/, relative and sorted."""
+    found = []
+    for base in SOURCE_ROOTS:
+        try:
+            children = sorted((root / base).iterdir()) if (root / base).is_dir() else []
+        except OSError:
+            continue
+        for child in children:
+            if child.name.endswith((".dist-info", ".egg-info")) and (child / "entry_points.txt").is_file():
+                found.append(f"{base + '/' if base else ''}{child.name}/entry_points.txt")
+    return found
+
+
 def entry_points(root: Path) -> List[EntryPoint]:
     """The ``hermes_agent.plugins`` entry points the packaging files of ``root`` declare, in
     the order pyproject.toml, setup.cfg, setup.py (the first that declares any is the one a
-    build backend uses; later ones are ignored unless it declares none)."""
+    build backend uses; later ones are ignored unless it declares none); failing those, the
+    ``entry_points.txt`` of an unpacked wheel's or a built sdist's metadata."""
     for name, reader in (("pyproject.toml", _pyproject), ("setup.cfg", _setup_cfg), ("setup.py", _setup_py)):
         text = _read(root / name)
         if text is None or ENTRY_POINT_GROUP not in text:
@@ -189,6 +206,22 @@ def entry_points(root: Path) -> List[EntryPoint]:
         found = reader(text, name)
         if found:
             return found
+    for name in _metadata_files(root):  # what a build wrote: the same ini format as setup.cfg's
+        text = _read(root / name)
+        if text is None or ENTRY_POINT_GROUP not in text:
+            continue
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.optionxform = str  # type: ignore[assignment, method-assign]  # names keep their case
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        if parser.has_section(ENTRY_POINT_GROUP):
+            start = _header_line(text, r"^\s*\[" + re.escape(ENTRY_POINT_GROUP) + r"\]")
+            rows = "\n".join(f"{k} = {v}" for k, v in parser.items(ENTRY_POINT_GROUP))
+            found = _ini_lines(rows, text, name, start)
+            if found:
+                return found
     return []
 
 
@@ -333,12 +366,31 @@ def module_file(root: Path, module: str) -> Optional[str]:
     if not module or not all(part.isidentifier() for part in parts):
         return None
     base = "/".join(parts)
-    for source_root in SOURCE_ROOTS:
+    for source_root in SOURCE_ROOTS + _package_roots(root, parts[0]):
         prefix = f"{source_root}/" if source_root else ""
         for candidate in (f"{prefix}{base}.py", f"{prefix}{base}/__init__.py"):
             if (root / candidate).is_file():
                 return candidate
     return None
+
+
+_NOT_SOURCES = frozenset({"build", "dist", "node_modules", "site-packages", "tests", "test", "docs"})
+
+
+def _package_roots(root: Path, top: str) -> Tuple[str, ...]:
+    """Where a build backend told to (``packages = ["hermes/mypkg"]``, ``package-dir``) would find
+    the top-level package ``top`` that is neither at the root nor under src/: the one directory,
+    one or two levels down, that holds ``top/__init__.py`` (none when that is ambiguous)."""
+    found = []
+    for child in _subdirectories(root):
+        if child.name in _NOT_SOURCES or child.name == "src":
+            continue
+        if (child / top / "__init__.py").is_file():
+            found.append(child.name)
+        for grandchild in _subdirectories(child):
+            if grandchild.name not in _NOT_SOURCES and (grandchild / top / "__init__.py").is_file():
+                found.append(f"{child.name}/{grandchild.name}")
+    return tuple(found) if len(found) == 1 else ()
 
 
 def _entry_point_spec(root: Path, entry: EntryPoint) -> PluginSpec:

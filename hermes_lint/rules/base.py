@@ -33,6 +33,9 @@ class Finding:
     location: Location
     message: str
     path: Optional[str] = None
+    # Structured data for the rule's ``fix`` (``Diagnostic.fix_data``): what to write, never
+    # parsed back out of the message.
+    fix_data: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,9 +138,9 @@ class Rule:
         """A project rule that reads ``Registration.schema``/``schema_locations`` says so here.
 
         With one file edited, the project phase of the other files runs from the cache's
-        compact entries (``cache.project_view``: names, toolsets, locations, ``override=``; no
+        compact entries (``project_records.project_view``: names, toolsets, locations, ``override=``; no
         schemas, handlers or other keywords) unless a selected project rule needs schemas; in
-        those, ``schema`` is an ``Unresolved`` (``cache.SCHEMA_NOT_LOADED``) and
+        those, ``schema`` is an ``Unresolved`` (``project_records.SCHEMA_NOT_LOADED``) and
         ``schema_locations`` empty. A project rule reading more than the view keeps must say so
         here too (``tests/test_rule_examples.py`` compares both on every rule's examples).
         """

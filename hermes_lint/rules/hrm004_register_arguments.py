@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Iterator
 
 from hermes_lint.model.context import ModuleContext
@@ -158,18 +157,17 @@ class RegisterArguments(Rule):
 
     @classmethod
     def fix(cls, diagnostic, source):
-        """Only when the message suggests exactly one keyword of the contract the check used
+        """Only when the finding suggests exactly one keyword of the contract the check used
         (``did you mean `check_fn=`?``) and the call does not pass it yet (by keyword or by
         position)."""
         import libcst as cst
 
         from hermes_lint.edit.fix.source import call_keyword
 
-        suggested = re.search(r"did you mean `(\w+)=`\?", diagnostic.message)
+        keyword = diagnostic.fix_value("keyword")
         arg = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.Arg)
-        if suggested is None or arg is None or arg.keyword is None:
+        if keyword is None or arg is None or arg.keyword is None:
             return None
-        keyword = suggested.group(1)
         call = source.ancestor(diagnostic.path, arg, cst.Call)
         if call is None or call_keyword(call, keyword) is not None:
             return None
@@ -188,7 +186,10 @@ class RegisterArguments(Rule):
                 if keyword.name not in contract.parameters and not contract.any_keyword:
                     close = difflib.get_close_matches(keyword.name, contract.parameters, n=1)
                     hint = f" (did you mean `{close[0]}=`?)" if close else whose
-                    yield Finding(keyword.location, f"unknown keyword `{keyword.name}=`{hint}")
+                    yield Finding(
+                        keyword.location, f"unknown keyword `{keyword.name}=`{hint}",
+                        fix_data=(("keyword", close[0]),) if close else (),
+                    )
             if registration.has_star_args:
                 continue  # the missing ones may hide in **kwargs: HRM003 says so
             given = {kw.name for kw in registration.keywords}

@@ -7,7 +7,7 @@ from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_requirements import EnvAnalysis
-from hermes_lint.model import Location, Unresolved
+from hermes_lint.model import Location, Registration, Unresolved
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.model.tool_labels import tool_label
 
@@ -401,19 +401,13 @@ class RequiresEnvMismatch(Rule):
         each tool the finding names (the keyword is added when the call has none). A tool named
         by position ("registered at line N") is found by its line; a ``requires_env`` that is not
         a list literal has no fix. "Listed but never checked" has none: the read may be elsewhere."""
-        import re
-
         from hermes_lint.edit.fix.transforms import add_to_string_list, register_calls, registered_name
 
-        message = diagnostic.message
-        found = re.match(r"`([^`]+)` is required by .* of (tools? .+)$", message) or re.match(
-            r"handler of (tools? .+?) needs `([^`]+)`", message
-        )
-        if found is None:
+        variable = diagnostic.fix_value("variable")
+        if variable is None:
             return None
-        variable, label = found.groups() if message.startswith("`") else found.groups()[::-1]
-        names = set(re.findall(r"`([^`]+)`", label))
-        lines = {int(n) for n in re.findall(r"registered at line (\d+)", label)}
+        names = {value for key, value in diagnostic.fix_data if key == "tool"}
+        lines = {int(value) for key, value in diagnostic.fix_data if key == "line"}
         path = diagnostic.path
         edits = []
         for start, call in register_calls(source, path):
@@ -431,7 +425,9 @@ class RequiresEnvMismatch(Rule):
             node for _, call in pairs if (node := register_argument(call, "requires_env")) is not None
         ]
         read_names = {read.name for read in ctx.facts.env_reads}
-        grouped: Dict[Tuple[Location, str], List[str]] = {}
+        grouped: Dict[Tuple[Location, str], List[Registration]] = {}
+        # The variable a finding's fix adds to ``requires_env`` (findings of a read not listed).
+        missing: Dict[Tuple[Location, str], str] = {}
         declared_by_plugin: Optional[Tuple[str, ...]] = None
         for registration, call in pairs:
             listed = registration.value("requires_env", _ABSENT)
@@ -444,7 +440,6 @@ class RequiresEnvMismatch(Rule):
                 if declared_by_plugin is None:
                     declared_by_plugin = _plugin_yaml_env(ctx)
                 names.update(declared_by_plugin)
-            tool = tool_label(registration)
             check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
             reported = set()
             if check is not None:
@@ -453,7 +448,8 @@ class RequiresEnvMismatch(Rule):
                     if name not in names:
                         reported.add(name)
                         message = f"`{name}` is required by {who} but not listed in `requires_env` of "
-                        grouped.setdefault((where, message + TOOLS), []).append(tool)
+                        grouped.setdefault((where, message + TOOLS), []).append(registration)
+                        missing[(where, message + TOOLS)] = name
             handler = ctx.semantic.callable_node(register_argument(call, "handler"))
             if handler is not None:
                 for read in analysis.handler_required_reads(handler):
@@ -464,7 +460,8 @@ class RequiresEnvMismatch(Rule):
                             f"handler of {TOOLS} needs `{read.name}` (`os.environ[...]` raises KeyError "
                             "when it is unset) but `requires_env` does not list it",
                         )
-                        grouped.setdefault(key, []).append(tool)
+                        grouped.setdefault(key, []).append(registration)
+                        missing[key] = read.name
                 for name, where in analysis.required_by_handler(handler).items():
                     if name not in names and name not in reported:
                         reported.add(name)
@@ -473,7 +470,8 @@ class RequiresEnvMismatch(Rule):
                             f"handler of {TOOLS} needs `{name}` (it returns an error on every path where "
                             "it is unset) but `requires_env` does not list it",
                         )
-                        grouped.setdefault(key, []).append(tool)
+                        grouped.setdefault(key, []).append(registration)
+                        missing[key] = name
             if not listed or check is None or not analysis.check_is_closed(check):
                 continue
             if EnvAccessIndex.of(ctx).has_unnamed_access():
@@ -488,11 +486,20 @@ class RequiresEnvMismatch(Rule):
                     "nothing in this module reads it"
                 )
                 key = (where, message)
-                grouped.setdefault(key, []).append(tool)
-        for (where, template), tools in sorted(grouped.items(), key=lambda item: item[0][0]):
-            tools = list(dict.fromkeys(tools))
+                grouped.setdefault(key, []).append(registration)
+        for key, registrations in sorted(grouped.items(), key=lambda item: item[0][0]):
+            where, template = key
+            registrations = list({id(r): r for r in registrations}.values())
+            tools = list(dict.fromkeys(tool_label(r) for r in registrations))
             label = ("tool " if len(tools) == 1 else "tools ") + ", ".join(tools)
-            yield Finding(where, template.replace(TOOLS, label))
+            fix_data: Tuple[Tuple[str, str], ...] = ()
+            if key in missing:
+                # the register calls to edit: by name, or by line for a name not known statically
+                fix_data = (("variable", missing[key]),) + tuple(
+                    ("tool", r.name) if isinstance(r.name, str) else ("line", str(r.location.line))
+                    for r in registrations
+                )
+            yield Finding(where, template.replace(TOOLS, label), fix_data=fix_data)
 
     def _element_location(
         self, ctx: ModuleContext, registration, node: Optional[ast.expr], listed, position: int

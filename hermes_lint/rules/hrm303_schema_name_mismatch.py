@@ -104,22 +104,19 @@ class SchemaNameMismatch(Rule):
     def fix(cls, diagnostic, source):
         """Only where the finding is at a ``"name": "<literal>"`` entry of a dict literal (not a
         schema built from a parameter, as in the second example)."""
-        import ast as python_ast
-        import re
-
         import libcst as cst
 
         from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.fix.transforms import replace_string
 
-        registered = re.search(r"registered name (.+)$", diagnostic.message)
+        registered = diagnostic.fix_value("name")
         key = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)
         element = source.parent(diagnostic.path, key) if key is not None else None
         if registered is None or not isinstance(element, cst.DictElement) or element.key is not key:
             return None
         if string_value(key) != "name" or string_value(element.value) is None:
             return None
-        edit = replace_string(source, diagnostic.path, element.value, python_ast.literal_eval(registered.group(1)))
+        edit = replace_string(source, diagnostic.path, element.value, registered)
         return [edit] if edit is not None else None
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
@@ -132,4 +129,5 @@ class SchemaNameMismatch(Rule):
                 yield Finding(
                     locate(registration, ("name",), ctx),
                     f"schema name {declared!r} differs from the registered name {registered!r}",
+                    fix_data=(("name", registered),),
                 )

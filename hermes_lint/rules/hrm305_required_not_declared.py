@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Iterator, Optional, Set
 
 from hermes_lint.model.context import ModuleContext
@@ -229,10 +228,10 @@ class RequiredNotDeclared(Rule):
         from hermes_lint.edit.literals import string_value
         from hermes_lint.edit.fix.transforms import remove_element
 
-        named = re.search(r"names `(.+?)`, which", diagnostic.message)
+        named = diagnostic.fix_value("property")
         value = source.node_at(diagnostic.path, diagnostic.line, diagnostic.col, cst.SimpleString)
         element = source.parent(diagnostic.path, value) if value is not None else None
-        if named is None or not isinstance(element, cst.Element) or string_value(value) != named.group(1):
+        if named is None or not isinstance(element, cst.Element) or string_value(value) != named:
             return None
         edit = remove_element(source, diagnostic.path, element)
         return [edit] if edit is not None else None
@@ -252,7 +251,10 @@ class RequiredNotDeclared(Rule):
                 for index, name in enumerate(required):
                     if not isinstance(name, str) or name in declared or _matches_any(name, patterns):
                         continue
-                    yield Finding(locate(registration, node.path + ("required", index), ctx), _message(node, name, declared))
+                    yield Finding(
+                        locate(registration, node.path + ("required", index), ctx), _message(node, name, declared),
+                        fix_data=(("property", name),),
+                    )
 
 
 def _declared(node: SubSchema) -> Set[str]:

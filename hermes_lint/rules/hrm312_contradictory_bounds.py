@@ -157,6 +157,25 @@ class ContradictoryBounds(Rule):
         registry.register(name="dial", toolset="dials", schema=SCHEMA,
                           handler=lambda args, **kw: "", check_fn=lambda: True)
         """,
+        # an exclusive lower bound below an inclusive one equal to the maximum leaves that one value
+        """
+        from tools.registry import registry
+
+        SCHEMA = {
+            "name": "level", "description": "Set the level.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "level": {"type": "integer", "minimum": 5, "exclusiveMinimum": 4, "maximum": 5,
+                              "description": "Only 5."},
+                    "hits": {"type": "array", "contains": {"type": "integer"}, "minContains": 2, "maxContains": 2,
+                             "description": "Exactly two numbers."},
+                },
+            },
+        }
+        registry.register(name="level", toolset="dials", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
+        """,
     ]
     invalid = [
         # a default on an exclusive bound, or one step past an inclusive one
@@ -231,6 +250,31 @@ class ContradictoryBounds(Rule):
             line=4,
             message="`minLength` 6 of `code` is greater than its `maxLength` 4: no value can satisfy both",
             also=((12, 1), (13, 1)),
+        ),
+        # two lower bounds equal: the exclusive one decides, and it excludes the maximum
+        Invalid(
+            """
+            from tools.registry import registry
+
+            SCHEMA = {
+                "name": "level", "description": "Set the level.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "level": {"type": "integer", "minimum": 5, "exclusiveMinimum": 5, "maximum": 5,
+                                  "description": "Nothing fits."},
+                        "hits": {"type": "array", "contains": {"type": "integer"}, "minContains": 3, "maxContains": 2,
+                                 "description": "At least three, at most two."},
+                    },
+                },
+            }
+            registry.register(name="level", toolset="dials", schema=SCHEMA,
+                              handler=lambda args, **kw: "", check_fn=lambda: True)
+            """,
+            line=8,
+            col=56,
+            message="`exclusiveMinimum` 5 of `level` is equal to its `maximum` 5: no value can satisfy both",
+            also=((10, 72),),
         ),
     ]
 

@@ -77,14 +77,11 @@ class UnusedNoqa(Rule):
 
     @classmethod
     def fix(cls, diagnostic, source):
-        import re
-
         from hermes_lint.edit.fix.noqa_edit import remove_code
 
-        named = re.search(r"\bfor ([A-Z]+[0-9]+)\b", diagnostic.message)
-        if named is None:
+        code = diagnostic.fix_value("code")
+        if code is None:
             return None
-        code = named.group(1)
         edit = remove_code(diagnostic.path, source.text(diagnostic.path), diagnostic.line, code)
         return [edit] if edit is not None else None
 
