@@ -105,7 +105,7 @@ def test_a_tree_with_bundled_plugins(tmp_path):
     source = Path(__file__).resolve().parent / "fixtures" / "projects" / "plugin_tools"
     shutil.copytree(source, tmp_path / "tree")
     code, _, err = check(tmp_path / "tree" / "plugins")
-    assert (code, err) == (1, "Found 6 diagnostics in 2 files (3 tools in 1 tool module and 1 plugin)\n")
+    assert (code, err) == (1, "Found 6 diagnostics in 2 files (3 tools in tools/ and 1 plugin)\n")
 
 
 def test_what_cannot_be_read_is_reported_never_skipped(tmp_path):

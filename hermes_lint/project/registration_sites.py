@@ -221,15 +221,15 @@ def entries_of(sites: Optional[PluginSites], path: str) -> Tuple[Tuple[str, str,
 
 
 def summary(sites: Optional[ProjectSites], registrations: int, unread: int) -> str:
-    """What was checked, for the summary line: ``7 tools in 2 plugins``."""
+    """What was checked, for the summary line: ``7 tools in 2 plugins``, ``84 tools in tools/ and
+    87 plugins``."""
     from hermes_lint.report.terminal import plural
 
     tools = plural(registrations, "tool")
     plugins = len(sites.plugins) if sites is not None else 0
-    modules = len(sites.tool_modules) if sites is not None else 0
     parts = []
-    if modules:
-        parts.append(plural(modules, "tool module"))
+    if sites is not None and sites.tool_modules:
+        parts.append(f"{Path(sites.tools_dir).as_posix()}/")
     if plugins:
         parts.append(plural(plugins, "plugin"))
     where = f" in {' and '.join(parts)}" if parts else ""
