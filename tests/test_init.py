@@ -111,5 +111,5 @@ def test_the_readme_quick_start_runs_as_written(tmp_path):
             [sys.executable, "-m", "hermes_lint", *command[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=120,
         )
         assert completed.returncode == 0, (command, completed.stdout, completed.stderr)
-    assert completed.stdout == "" and completed.stderr == "All checks passed (1 tool in 1 tool module)\n"
+    assert completed.stdout == "" and completed.stderr == "All checks passed (1 tool in tools/)\n"
     assert (tmp_path / "tools" / "weather_tool.py").is_file()

@@ -109,7 +109,7 @@ def test_a_tree_with_bundled_plugins(tmp_path):
     source = Path(__file__).resolve().parent / "fixtures" / "projects" / "plugin_tools"
     shutil.copytree(source, tmp_path / "tree")
     code, _, err = check(tmp_path / "tree" / "plugins")
-    assert (code, err) == (1, "Found 6 diagnostics in 2 files (3 tools in 1 tool module and 1 plugin)\n")
+    assert (code, err) == (1, "Found 6 diagnostics in 2 files (3 tools in tools/ and 1 plugin)\n")
 
 
 def test_what_cannot_be_read_is_reported_never_skipped(tmp_path):
@@ -231,14 +231,12 @@ def manifest(cwd: Path, *args: str):
 def test_manifest_of_a_plugin_package_and_diff_of_two_releases(tmp_path):
     import json
 
-    import jsonschema
-
     root = layout(tmp_path, "src_layout")
     target = root / "src" / "notes_plugin" / "hermes-tools.json"  # beside the package's modules: it ships
     assert manifest(root) == (0, "", "wrote src/notes_plugin/hermes-tools.json (2 tools: 2 frozen, 0 resolved at import)\n")
     data = json.loads(target.read_text())
-    schema = json.loads((Path(__file__).resolve().parents[1] / "hermes_lint" / "data" / "manifest.schema.json").read_text())
-    jsonschema.validate(data, schema)
+    # not the runtime's format: the runtime loads plugins by importing them, and refuses this file
+    assert (data["format"], data["format_version"]) == ("hermes-plugin-tool-manifest", 3)
     assert (data["package"], data["tools_dir"], data["toolsets"]) == ("notes_plugin", "src/notes_plugin",
                                                                        {"notes": ["notes_add", "notes_list"]})
     assert data["plugins"] == {"notes": {"directory": "src/notes_plugin", "entry_point": "notes_plugin",

@@ -5,7 +5,7 @@ A plugin's tools are registered by its ``register(ctx)`` when Hermes's loader im
 no runtime loads them from a manifest. The manifest of a plugin project (``hermes-lint manifest``
 where the project is a plugin package, a directory plugin or a directory of plugins) freezes the
 same tool definitions as a ``tools/`` tree's — schemas, handlers, checks, without importing —
-under the plugin's own package name (so the runtime refuses it: it is for another package), with
+under the plugin's own package name and a format of its own (the runtime refuses it), with
 ``plugins`` saying which plugin registers which tool and ``toolsets`` the toolsets they register
 into.
 """
@@ -21,6 +21,9 @@ from hermes_lint.project.registration_sites import ProjectSites
 from hermes_lint.project.toolset_resolution import registered_by_toolset
 
 MANIFEST_NAME = "hermes-tools.json"  # the ``manifest`` setting's default in a plugin project
+# Not the runtime's "hermes-tool-manifest" (whose shipped schema it does not follow: its package
+# and modules are the plugin's); ``hermes-lint diff`` reads both.
+FORMAT = "hermes-plugin-tool-manifest"
 
 
 def default_manifest(sites: ProjectSites) -> str:
@@ -70,6 +73,7 @@ def plugin_fields(sites: ProjectSites, tools: Dict[str, dict]) -> Dict[str, Any]
         package = f"hermes_plugins.{_slug(first.name)}"  # the loader's name for that one plugin
     registered = registered_by_toolset((tool["name"], tool["toolset"]) for tool in tools.values())
     return {
+        "format": FORMAT,
         "package": package,
         "tools_dir": first.directory if first and len(sites.plugins) == 1 else ".",
         "plugins": plugins,

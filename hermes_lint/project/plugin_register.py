@@ -447,5 +447,39 @@ def _what_is_passed(argument: ast.expr, contexts, callables) -> Optional[str]:
 
 
 def follow_plugin(root: Path, spec: PluginSpec, project) -> FollowedPlugin:
-    """``spec``'s register functions, read through ``project`` (``evaluate.project.ProjectModules``)."""
+    """``spec``'s register functions, read through ``project`` (``evaluate.project.ProjectModules``).
+    One of several directory plugins (a Hermes tree's bundled plugins, ``~/.hermes/plugins``)
+    none of whose files names ``register_tool`` registers no tool: it is not parsed."""
+    several = spec.entry_point is None and spec.directory != "."
+    if several and spec.register_module is not None and not _package_mentions_register_tool(root, spec):
+        return FollowedPlugin(spec, (), ())
     return _Follower(root, spec, project).follow()
+
+
+MAX_SCANNED_FILES = 2_000
+
+
+def _package_mentions_register_tool(root: Path, spec: PluginSpec) -> bool:
+    """Whether a ``.py`` file of the plugin's directory (its register module's, when that is
+    elsewhere) contains the word: a cheap byte search, bounded."""
+    import os
+
+    directory = root / spec.directory
+    if spec.register_module is not None and not (root / spec.register_module).is_relative_to(directory):
+        directory = (root / spec.register_module).parent
+    scanned = 0
+    for base, subdirectories, files in os.walk(directory):
+        subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            scanned += 1
+            if scanned > MAX_SCANNED_FILES:
+                return True  # too many to tell: follow register
+            try:
+                with open(os.path.join(base, name), "rb") as handle:
+                    if PLUGIN_METHOD.encode() in handle.read(4_000_000):
+                        return True
+            except OSError:
+                return True  # unreadable: followed, and reported as such
+    return False

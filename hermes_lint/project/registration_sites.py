@@ -63,7 +63,7 @@ class PluginSites:
     def plugin_modules(self) -> Tuple[str, ...]:
         """Every file that holds a register function or is a plugin's register module, sorted."""
         paths = {f.path for p in self.plugins for f in p.functions}
-        paths |= {p.spec.register_module for p in self.plugins if p.spec.register_module}
+        paths |= {p.spec.register_module for p in self.plugins if p.spec.register_module and p.read}
         return tuple(sorted(paths))
 
     def functions_in(self, path: str) -> Tuple[RegisterFunction, ...]:
@@ -116,29 +116,48 @@ class ProjectSites:
         return self.plugin_sites.fingerprint()
 
 
-# (root, settings, reader, its run) -> (the stat of every input of discovery, what it found)
-_PLUGINS: Dict[Tuple, Tuple[Tuple, PluginSites]] = {}
+# (root, settings, reader) -> (the reader's run, the stat of every input of discovery, what it
+# found): trusted within a run (``evaluate.project.new_run`` starts one), and in a later run
+# while no input changed.
+_PLUGINS: Dict[Tuple, Tuple[int, Tuple, PluginSites]] = {}
 
 
 def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
-    """The plugins of the project at ``root`` and the functions their ``register`` reaches,
-    read again when one of the files or directories discovery looked at changed; ``project``:
-    the ``ProjectModules`` whose files (editor buffers included) are read."""
-    from hermes_lint.evaluate.project import project_modules
+    """The plugins of the project at ``root`` and the functions their ``register`` reaches, once
+    per run (``evaluate.project.new_run``), and again in a later run when one of the files or
+    directories discovery looked at changed; ``project``: the ``ProjectModules`` whose files
+    (editor buffers included) are read."""
     from hermes_lint.project.plugins import project_plugins
 
     if project is None:
-        project = project_modules(str(root))
-    key = (os.path.realpath(root), config.plugin_dirs, id(project), project._run)
+        project = _reader_if_imported(root)
+        if project is None:  # a warm run that never read a module: no plugins, nothing to import
+            specs = project_plugins(root, config)
+            if not specs:
+                return PluginSites(())
+            from hermes_lint.evaluate.project import project_modules
+
+            project = project_modules(str(root))
+    key = (os.path.realpath(root), config.plugin_dirs, id(project))
     cached = _PLUGINS.get(key)
-    if cached is not None and cached[0] == _stamp(root, config, cached[1]):
-        return cached[1]
+    if cached is not None and (cached[0] == project._run or cached[1] == _stamp(root, config, cached[2])):
+        if cached[0] != project._run:
+            _PLUGINS[key] = (project._run, cached[1], cached[2])
+        return cached[2]
     followed = tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config))
     sites = PluginSites(followed)
     if len(_PLUGINS) > 32:
         _PLUGINS.clear()
-    _PLUGINS[key] = (_stamp(root, config, sites), sites)
+    _PLUGINS[key] = (project._run, _stamp(root, config, sites), sites)
     return sites
+
+
+def _reader_if_imported(root: Path):
+    """The per-process ``ProjectModules`` of ``root`` when the evaluator is already imported."""
+    import sys
+
+    module = sys.modules.get("hermes_lint.evaluate.project")
+    return module.project_modules(str(root)) if module is not None else None
 
 
 def _stamp(root: Path, config: "Config", sites: PluginSites) -> Tuple:
@@ -202,15 +221,15 @@ def entries_of(sites: Optional[PluginSites], path: str) -> Tuple[Tuple[str, str,
 
 
 def summary(sites: Optional[ProjectSites], registrations: int, unread: int) -> str:
-    """What was checked, for the summary line: ``7 tools in 2 plugins``."""
+    """What was checked, for the summary line: ``7 tools in 2 plugins``, ``84 tools in tools/ and
+    87 plugins``."""
     from hermes_lint.report.terminal import plural
 
     tools = plural(registrations, "tool")
     plugins = len(sites.plugins) if sites is not None else 0
-    modules = len(sites.tool_modules) if sites is not None else 0
     parts = []
-    if modules:
-        parts.append(plural(modules, "tool module"))
+    if sites is not None and sites.tool_modules:
+        parts.append(f"{Path(sites.tools_dir).as_posix()}/")
     if plugins:
         parts.append(plural(plugins, "plugin"))
     where = f" in {' and '.join(parts)}" if parts else ""
