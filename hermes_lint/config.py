@@ -54,6 +54,8 @@ class Config:
     # The project's root directory: names imported from its own modules are evaluated from
     # their files (never imported). Empty: every import stays unknown.
     project_root: str = ""
+    # A run that finds no tool registration to check exits 1 instead of 0 (``--strict``).
+    strict: bool = False
 
     def is_selected(self, code: str, path: Optional[str] = None) -> bool:
         """Longest matching prefix wins between select and ignore (ruff's convention)."""
@@ -115,6 +117,7 @@ _KEYS = {
     "extend-exclude": "extend_exclude",
     "force-exclude": "force_exclude",
     "src": "src",
+    "strict": "strict",
 }
 
 
@@ -231,6 +234,10 @@ def config_from_table(table: Mapping[str, Any], where: str = "[tool.hermes-lint]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} {key} must be a list of strings")
             values[attr] = tuple(value)
+        elif attr == "strict":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} {key} must be true or false")
+            values[attr] = value
         elif attr == "max_description_length":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{where} {key} must be a positive integer")
@@ -316,6 +323,7 @@ def read_config_file(path: Path) -> Mapping[str, Any]:
 def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any) -> Config:
     """The project's configuration (or ``config_file``'s, for ``--config``) with command-line
     ``overrides`` (None values ignored)."""
+    table: Optional[Mapping[str, Any]] = None
     if config_file is not None:
         config = config_from_table(read_config_file(config_file), where=str(config_file))
     else:
@@ -345,7 +353,26 @@ def load_config(root: Path, config_file: Optional[Path] = None, **overrides: Any
         changes["exclude"] = tuple(changes.get("exclude", config.exclude))  # replaces the setting
         changes["extend_exclude"] = config.extend_exclude + tuple(changes.get("extend_exclude", ()))
     changes.setdefault("project_root", str(root))
+    if config_file is None and "manifest" not in (table or {}) and "manifest" not in changes:
+        changes["manifest"] = default_manifest(root, config)
     return replace(config, **changes)
+
+
+def default_manifest(root: Path, config: Config) -> str:
+    """The ``manifest`` setting's default: ``tools/manifest.json``; in a plugin project (plugins,
+    no tools directory, no toolsets.py) ``hermes-tools.json`` in the plugin's package directory
+    (the root for a directory of plugins): ``manifest.plugin_manifest``."""
+    if (root / config.tools_dir).is_dir() or (root / config.toolsets_file).is_file():
+        return config.manifest
+    from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
+
+    if not (declares_entry_point(root) or is_directory_plugin(root) or holds_directory_plugins(root)):
+        return config.manifest
+    from hermes_lint.manifest.plugin_manifest import default_manifest as plugin_default
+    from hermes_lint.project.registration_sites import project_sites
+
+    sites = project_sites(root, replace(config, project_root=str(root)))
+    return plugin_default(sites) if sites.kind == "plugins" else config.manifest
 
 
 def require_listable(directory) -> None:
@@ -359,9 +386,17 @@ def require_listable(directory) -> None:
     except OSError as exc:
         raise ConfigError(f"{os.fspath(directory)}: the tools directory cannot be listed: {exc.strerror or exc}") from None
 
+
 def find_root(start: Path) -> Optional[Path]:
-    """The nearest directory at or above ``start`` holding toolsets.py or a [tool.hermes-lint] table."""
+    """The project around ``start``: the nearest directory at or above it that holds toolsets.py,
+    a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration; failing
+    that, the nearest that is a directory plugin (plugin.yaml beside __init__.py), or ``start``
+    itself when it holds some (``<name>/plugin.yaml``, ``<category>/<name>/``, ``plugins/``
+    included)."""
+    from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
+
     start = start.resolve()
+    nearest_plugin: Optional[Path] = None
     for candidate in (start, *start.parents):
         if (candidate / "toolsets.py").is_file():
             return candidate
@@ -372,4 +407,12 @@ def find_root(start: Path) -> Optional[Path]:
                     return candidate
             except OSError:
                 pass
-    return None
+        if declares_entry_point(candidate):
+            return candidate
+        # Holding plugins counts only where the run starts: an ancestor that happens to hold a
+        # clone of one (a home directory, /tmp) is not the project of every directory below it.
+        if nearest_plugin is None and (
+            is_directory_plugin(candidate) or (candidate == start and holds_directory_plugins(candidate))
+        ):
+            nearest_plugin = candidate
+    return nearest_plugin

@@ -52,9 +52,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.check.engine import ModuleResult, SourceFile
     from hermes_lint.model import Diagnostic
 
-# A tool module, the toolsets file, or another Python file of the project: one that tool modules
-# may read values from (a schema constant), where findings about its keys are located.
-TOOL, TOOLSETS, READ = "tool", "toolsets", "read"
+# A tool module, a plugin's module, the toolsets file, or another Python file of the project: one
+# that tool modules may read values from (a schema constant), where findings about its keys are located.
+TOOL, PLUGIN, TOOLSETS, READ = "tool", "plugin", "toolsets", "read"
 
 # Per-process caches (each flake8 worker process has its own).
 _run = 0  # which flake8 run this is; a snapshot of an earlier run is validated again
@@ -185,8 +185,9 @@ def _root_above(directory: str) -> Optional[Path]:
 
 
 def locate(filename: str, root: Optional[str] = None) -> Optional[Tuple[Path, str, str]]:
-    """(project root, relative path, kind) when ``filename`` is a tool module or the toolsets
-    file of a project, else None. Cheap: no file of the project is read."""
+    """(project root, relative path, kind) when ``filename`` is a tool module, a plugin module or
+    the toolsets file of a project, else None. Cheap: only a plugin's packaging and the modules
+    its ``register`` goes through are read, once per run."""
     path = Path(os.path.abspath(filename))
     project_root = Path(root).resolve() if root else _root_above(str(path.parent))
     if project_root is None:
@@ -204,11 +205,20 @@ def locate(filename: str, root: Optional[str] = None) -> Optional[Tuple[Path, st
         and relative.name not in SKIPPED_FILE_NAMES
     ):
         kind = TOOL
+    elif relative.suffix == ".py" and _is_plugin_module(project_root, config, str(relative)):
+        kind = PLUGIN
     elif relative.suffix == ".py":
         kind = READ
     else:
         return None
     return project_root, str(relative), kind
+
+
+def _is_plugin_module(root: Path, config: Config, relative: str) -> bool:
+    """A module of a plugin of the project (``registration_sites``): found once per run."""
+    from hermes_lint.project.registration_sites import project_sites
+
+    return relative in project_sites(root, config).plugin_modules()
 
 
 def as_flake8_reads(data: bytes) -> str:
@@ -316,7 +326,7 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
         diagnostics = project.diagnostics_in(relative)  # the project as on disk: rules ran once
     else:
         own = SourceFile(relative, data)
-        if kind == TOOL:
+        if kind in (TOOL, PLUGIN):
             results = dict(project.results)
             results[relative] = module_result(own, project.config, project.fingerprint)
             diagnostics = project.diagnostics_with(results, project.toolsets)

@@ -56,7 +56,7 @@ def test_unknown_code_on_the_command_line_is_exit_2_with_a_suggestion(tmp_path, 
          "[tool.hermes-lint] per-file-ignores \"tools/a_tool.py\": unknown rule code or prefix 'HRM1O1' (did you mean 'HRM101'?)"),
         ('selct = ["HRM"]', "[tool.hermes-lint]: unknown key 'selct' (did you mean 'select'? known: docs-url, "
                             "env-readers, exclude, extend-exclude, extend-select, force-exclude, ignore, known-dynamic-tools, manifest, "
-                            "max-description-length, per-file-ignores, plugin-dirs, providers, select, src, tools-dir, toolsets-file)"),
+                            "max-description-length, per-file-ignores, plugin-dirs, providers, select, src, strict, tools-dir, toolsets-file)"),
     ],
     ids=["select", "select-empty", "ignore", "extend-select", "per-file-ignores", "key"],
 )

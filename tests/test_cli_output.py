@@ -45,11 +45,12 @@ def process(root: Path, *args: str, env=None, stdin: bytes = None):
 def test_summary_line_on_stderr_and_the_report_alone_on_stdout(project):
     result = run(["check", "--select", "HRM001,HRM004"], project)
     assert result.stdout.splitlines() == [HRM001, BBB_HRM001, HRM004]
-    assert result.stderr == "Found 3 diagnostics in 3 files\n[*] 1 fixable with `--fix`\n"
+    # what was checked follows: the registrations read, in tools/ and in how many plugins
+    assert result.stderr == "Found 3 diagnostics in 3 files (1 tool in tools/)\n[*] 1 fixable with `--fix`\n"
     one = run(["check", "--select", "HRM004"], project)
-    assert one.stderr == "Found 1 diagnostic in 1 file\n[*] 1 fixable with `--fix`\n"
+    assert one.stderr == "Found 1 diagnostic in 1 file (1 tool in tools/)\n[*] 1 fixable with `--fix`\n"
     clean = run(["check", "--select", "HRM004", "tools/aaa_tool.py"], project)
-    assert (clean.exit_code, clean.stdout, clean.stderr) == (0, "", "All checks passed\n")
+    assert (clean.exit_code, clean.stdout, clean.stderr) == (0, "", "All checks passed (1 tool in tools/)\n")
 
 
 def test_quiet_prints_the_diagnostics_only(project):
@@ -72,7 +73,7 @@ def test_output_file_holds_the_report(project, tmp_path):
     target = tmp_path / "report.json"
     result = run(["check", "--select", "HRM004", "--format", "json", "--output-file", str(target)], project)
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == f"Found 1 diagnostic in 1 file (report written to {target})\n[*] 1 fixable with `--fix`\n"
+    assert result.stderr == f"Found 1 diagnostic in 1 file (1 tool in tools/; report written to {target})\n[*] 1 fixable with `--fix`\n"
     assert json.loads(target.read_text()) == [
         {"path": "tools/echo_tool.py", "filename": str(project / "tools" / "echo_tool.py"), "line": 30, "col": 5, "code": "HRM004",
          "message": "unknown keyword `check_func=` (did you mean `check_fn=`?)", "url": URL.format("HRM004"),
@@ -263,6 +264,6 @@ def test_a_long_run_shows_progress_on_a_terminal_and_erases_it(tmp_path):
     completed, shown = _run_on_a_terminal(["check", "--no-cache", "-j", "1"], tmp_path / "big")
     assert completed.returncode == 0 and completed.stdout == b""
     assert "\rhermes-lint: checking 600 files… " in shown
-    assert shown.endswith("\r\x1b[K" + "All checks passed\r\n")
+    assert shown.endswith("\r\x1b[K" + "All checks passed (600 tools in tools/)\r\n")
     quiet, shown = _run_on_a_terminal(["check", "--no-cache", "-j", "1", "-q"], tmp_path / "big")
     assert quiet.returncode == 0 and shown == ""

@@ -31,8 +31,9 @@ def test_new_tool_in_an_empty_directory_says_how_to_start(tmp_path):
     result = run(["new-tool", "weather"], tmp_path)
     assert result.exit_code == 2
     assert result.stderr == (
-        "hermes-lint: error: no project found: no toolsets.py or [tool.hermes-lint] in this directory "
-        "or its parents; pass --root DIR (or run `hermes-lint init` to start one)\n"
+        "hermes-lint: error: no project found: no toolsets.py, [tool.hermes-lint] table, `hermes_agent.plugins` "
+        "entry point or plugin.yaml in this directory or its parents; pass --root DIR (or run `hermes-lint init` "
+        "to start one)\n"
     )
     (tmp_path / "pyproject.toml").write_text("[tool.hermes-lint]\n")
     result = run(["new-tool", "weather"], tmp_path)
@@ -117,5 +118,5 @@ def test_the_readme_quick_start_runs_as_written(tmp_path):
             [sys.executable, "-m", "hermes_lint", *command[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=120,
         )
         assert completed.returncode == 0, (command, completed.stdout, completed.stderr)
-    assert completed.stdout == "" and completed.stderr == "All checks passed\n"
+    assert completed.stdout == "" and completed.stderr == "All checks passed (1 tool in tools/)\n"
     assert (tmp_path / "tools" / "weather_tool.py").is_file()

@@ -175,7 +175,7 @@ def _registrations(plugin_text: str):
     read = [
         (r.name, r.toolset, r.keyword("name").value_location.line) for r in facts.registrations if r.plugin
     ]
-    return read, [where.line for where in facts.unread_register_calls]
+    return read, [where.line for where, _ in facts.unread_plugin_calls]
 
 
 def test_nested_loops_conditions_and_f_strings_are_unrolled():
@@ -207,7 +207,7 @@ def test_calls_that_depend_on_values_computed_in_register_are_not_read():
 
 
         def register(ctx):
-            toolset = os.environ.get("TOOLSET", "t")
+            toolset = ctx.config.get("TOOLSET", "t")
             ctx.register_tool(name="local", toolset=toolset, schema={}, handler=lambda a, **k: "")
             for name, kind in _ROWS:
                 ctx.register_tool(name=name, toolset="t", schema={}, handler=lambda a, **k: "")

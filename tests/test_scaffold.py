@@ -285,7 +285,7 @@ def assert_templates_found(python: str, tmp_path: Path, installed_at: Path, env=
 
 
 def test_the_checkout_reads_the_top_level_templates():
-    assert sorted(path.name for path in (REPO_ROOT / "templates").iterdir()) == ["async.py.tmpl", "basic.py.tmpl"]
+    assert sorted(path.name for path in (REPO_ROOT / "templates").iterdir()) == ["async.py.tmpl", "basic.py.tmpl", "plugin"]
     assert not (REPO_ROOT / "hermes_lint" / "templates").exists()
     assert load_template("basic") == (REPO_ROOT / "templates" / "basic.py.tmpl").read_text(encoding="utf-8")
 

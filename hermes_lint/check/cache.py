@@ -67,6 +67,7 @@ class ResultCache:
         self._entries: Optional[Dict[str, Any]] = None
         self.changed = False
         self.root = root
+        self.checked: Tuple[int, int] = (0, 0)  # of the diagnostics ``project_diagnostics`` gave back
         self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
         self._new_modules: Dict[str, str] = {}  # module files to write: name -> text
         self._toolsets: Optional[Dict[str, Any]] = None  # toolsets.py's sha256 and facts
@@ -283,6 +284,10 @@ class ResultCache:
             return None
         if not isinstance(diagnostics, list) or not all(isinstance(d, model.Diagnostic) for d in diagnostics):
             return None
+        checked = data.get("checked")
+        if not (isinstance(checked, list) and len(checked) == 2 and all(type(n) is int for n in checked)):
+            return None
+        self.checked = (checked[0], checked[1])
         reads = data.get("module_reads")
         self.project_module_reads = (
             {module: tuple(paths) for module, paths in reads.items()}
@@ -297,11 +302,14 @@ class ResultCache:
         diagnostics: List[model.Diagnostic],
         read_modules: Tuple[Tuple[str, str], ...] = (),
         module_reads: Optional[Dict[str, Tuple[str, ...]]] = None,
+        checked: Tuple[int, int] = (0, 0),
     ) -> None:
         """``read_modules``: files outside ``state`` (not tool modules) whose content the
         diagnostics depend on, with their sha256; ``module_reads``: each tool module that read
         values from other files -> those files (``affected.module_reads``), which a reuse of
-        these diagnostics for ``check PATHS`` needs (``project_module_reads``)."""
+        these diagnostics for ``check PATHS`` needs (``project_module_reads``); ``checked``:
+        (registrations read, register calls not read), for the summary line (``checked`` after
+        ``project_diagnostics``)."""
         payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
         text = json.dumps(
             {
@@ -311,6 +319,7 @@ class ResultCache:
                 "module_reads": {module: list(paths) for module, paths in (module_reads or {}).items() if paths},
                 "crc32": zlib.crc32(payload.encode()),
                 "diagnostics": payload,
+                "checked": list(checked),
             },
             separators=(",", ":"),
         )

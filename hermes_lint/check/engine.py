@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
 from hermes_lint.model.semantic import SemanticModel
-from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.check.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
@@ -66,15 +65,15 @@ def read_source(root: Path, relative: str) -> SourceFile:
 
 
 def collect_sources(root: Path, config: Config, plugins: bool = True) -> ProjectSources:
-    """Every candidate tool module under the tools directory, the plugin packages that register
-    tools (``plugins=False``: not them), and toolsets.py when present."""
-    from hermes_lint.project.plugin_tools import plugin_paths
+    """Every candidate tool module under the tools directory, the plugin modules that hold a
+    registration site (``plugins=False``: not them), and toolsets.py when present."""
+    from hermes_lint.project.registration_sites import project_sites
     from hermes_lint.config import require_listable
 
-    tools_dir = root / config.tools_dir
-    require_listable(tools_dir)
-    paths = candidate_tool_paths(tools_dir) + (plugin_paths(root, config.plugin_dirs) if plugins else [])
-    tool_files = [read_source(root, path.relative_to(root).as_posix()) for path in paths]
+    require_listable(root / config.tools_dir)
+    sites = project_sites(root, config)
+    paths = sites.modules() if plugins else sites.tool_modules
+    tool_files = [read_source(root, path) for path in paths]
     toolsets = read_source(root, config.toolsets_file) if (root / config.toolsets_file).exists() else None
     return ProjectSources(tool_files, toolsets, root)
 
@@ -98,19 +97,27 @@ def build_module_context(
     from hermes_lint.evaluate import ModuleEvaluator
     from hermes_lint.evaluate.project import project_modules
     from hermes_lint.project.registry_contract import module_contract
+    from hermes_lint.project.registration_sites import entries_of, sites_for_config
 
     if parsed.tree is None:
         return extract_facts(parsed, None), None
     index = ModuleIndex(parsed.tree)
     if project is None and config.project_root:
         project = project_modules(config.project_root, config.src)
-    name, is_package = module_name(parsed.path), parsed.path.endswith("__init__.py")
+    from hermes_lint.project.plugin_register import dotted_name
+
+    # The name the module is imported by (``pkg`` for ``pkg/__init__.py``, ``src/`` dropped):
+    # what its relative imports are resolved against.
+    name, is_package = dotted_name(parsed.path), parsed.path.endswith("__init__.py")
     evaluator = ModuleEvaluator(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
     semantic = SemanticModel(parsed.tree, parsed.text, index, evaluator)
-    contract = module_contract(parsed.tree, index, parsed.path, config, project)
-    facts = extract_facts(parsed, semantic, config.env_readers, contract)
+    sites = sites_for_config(config, project)
+    entries = entries_of(sites, parsed.path)
+    unfollowed = sites.unfollowed_in(parsed.path) if sites is not None else ()
+    contract = module_contract(parsed.tree, index, parsed.path, config, project, entries)
+    facts = extract_facts(parsed, semantic, config.env_readers, contract, entries, unfollowed)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
@@ -178,6 +185,7 @@ def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[Module
             # often). Broken here, everything is freed as soon as this function returns.
             ctx.release()
         read_modules = ctx.evaluator.read_modules(inspected=True)  # findings depend on both
+        read_modules.update(ctx.read_files)
         if ctx.contract is not None:
             # The contract HRM004/HRM105 judged by: these findings are stale when it changes,
             # or when the registry module it did not find appears.

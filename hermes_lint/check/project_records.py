@@ -50,7 +50,7 @@ def project_view(facts: model.ModuleFacts) -> model.ModuleFacts:
 # parser's work, not a Python hook per object): ``[module, registers_tools, [registration,
 # ...], rest]``, a registration ``[line, col, end_line, name, toolset, [[keyword, line, col,
 # value line, value col], ...], [[value name, value], ...], positional_args, has_star_args,
-# plugin]`` (name, toolset and values ``encode``d), ``rest`` the ``encode``d (misplaced calls,
+# plugin_name]`` (name, toolset and values ``encode``d), ``rest`` the ``encode``d (misplaced calls,
 # parse error, unread register calls, diagnostics, noqa), or 0 when all are empty.
 
 
@@ -68,11 +68,14 @@ def project_record(facts: model.ModuleFacts, diagnostics: Tuple, noqa: Tuple) ->
             [[key, encode_value(value)] for key, value in r.values],
             r.positional_args,
             r.has_star_args,
-            r.plugin,
+            r.plugin_name,
         ]
         for r in view.registrations
     ]
-    rest_values = (view.misplaced_calls, view.parse_error, view.unread_register_calls, tuple(diagnostics), tuple(noqa))
+    rest_values = (
+        view.misplaced_calls, view.parse_error, view.unread_register_calls, tuple(diagnostics), tuple(noqa),
+        view.unread_plugin_calls,
+    )
     rest = encode_value(rest_values) if any(rest_values) else 0
     return json.dumps([view.module, view.registers_tools, registrations, rest], separators=(",", ":"))
 
@@ -97,14 +100,15 @@ def from_project_record(text: str, path: str, sha256: str, read_modules: Tuple) 
             positional_args,
             has_star_args,
             (),
-            plugin,
+            plugin_name=plugin,
         )
         for line, col, end_line, name, toolset, keywords, values, positional_args, has_star_args, plugin in encoded
     )
-    misplaced, parse_error, unread, diagnostics, noqa = rest if rest != 0 else ((), None, (), (), ())
+    misplaced, parse_error, unread, diagnostics, noqa, unread_plugin = rest if rest != 0 else ((), None, (), (), (), ())
     if not (isinstance(module, str) and type(registers_tools) is bool):
         raise ValueError("not a project record")
     facts = model.ModuleFacts(
-        path, module, sha256, registers_tools, registrations, misplaced, (), parse_error, (), unread, read_modules
+        path, module, sha256, registers_tools, registrations, misplaced, (), parse_error, (), unread, read_modules,
+        unread_plugin,
     )
     return facts, diagnostics, noqa

@@ -82,11 +82,12 @@ class _Listing:
             # The files are direct children of tools_dir: one relative_to, not one per file.
             prefix = tools_dir.relative_to(root).as_posix()
             self.relative = [path.name if prefix == "." else f"{prefix}/{path.name}" for path in self.paths]
-        from hermes_lint.project.plugin_tools import plugin_paths
+        from hermes_lint.project.registration_sites import project_sites
 
-        plugins = plugin_paths(root, config.plugin_dirs)
-        self.paths = self.paths + plugins
-        self.relative += [path.relative_to(root).as_posix() for path in plugins]
+        self.sites = project_sites(root, config)
+        plugins = self.sites.plugin_modules()
+        self.paths = self.paths + [root / path for path in plugins]
+        self.relative += list(plugins)
         listed_ns = time.time_ns()
         stats = [_stat(path) for path in self.paths]
         self.stats = [_key_of(stat) for stat in stats]
@@ -329,8 +330,11 @@ def _project_rules_need_schemas(config: Config) -> bool:
 
 def _open_cache(root: Path, config: Config) -> "ResultCache":
     from hermes_lint.check.cache import ResultCache
+    from hermes_lint.project.registration_sites import project_sites
 
-    return ResultCache(root, config.fingerprint())
+    # A module's registrations depend on which of its functions receive a plugin context: on
+    # the project's packaging, its plugin.yaml files and the modules ``register`` goes through.
+    return ResultCache(root, f"{config.fingerprint()} {project_sites(root, config).fingerprint()}")
 
 
 def _module_results(
@@ -390,11 +394,13 @@ def run_project(
     jobs: Optional[int] = 1,
     use_cache: bool = False,
     reads: Optional[Dict[str, Tuple[str, ...]]] = None,
+    checked: Optional[List[int]] = None,
 ) -> List[Diagnostic]:
     """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
     per-file phase; None: as many as the amount of work and the CPUs make worthwhile. ``reads``:
     filled with each tool module's path -> the other project files its facts were read from
-    (``affected.module_reads``)."""
+    (``affected.module_reads``). ``checked``: a list that gets [registrations read, register
+    calls that could not be read]."""
     from hermes_lint.check.affected import module_reads
 
     _start_run()
@@ -410,6 +416,8 @@ def run_project(
                 with _freezing():
                     known, _ = _module_results(root, config, listing, cache, jobs, None, schemas=False)
                 reads.update(module_reads(known))
+            if checked is not None:
+                checked[:] = list(cache.checked)
             return reused
     from hermes_lint.check.engine import ProjectSources, finish
 
@@ -428,6 +436,9 @@ def run_project(
             reads.update(module_reads(results))
         if cache is not None:
             cache.save()  # the modules checked afresh, and toolsets.py's facts
+    counts = count_registrations(results)
+    if checked is not None:
+        checked[:] = list(counts)
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
     # name) made the result depend on more than the stats in ``state``: not reusable.
     if cache is not None and state is not None and not touched():
@@ -438,8 +449,17 @@ def run_project(
             for path, sha256 in result.facts.read_modules
             if path not in listed  # tool modules are in ``state`` already
         }
-        cache.store_project_diagnostics(state, diagnostics, tuple(sorted(read_modules.items())), module_reads(results))
+        cache.store_project_diagnostics(
+            state, diagnostics, tuple(sorted(read_modules.items())), module_reads(results), counts
+        )
     return diagnostics
+
+
+def count_registrations(results: Sequence["ModuleResult"]) -> Tuple[int, int]:
+    """(registrations read, register calls that could not be read) over the modules' facts."""
+    read = sum(len(r.facts.registrations) for r in results)
+    unread = sum(len(r.facts.unread_register_calls) + len(r.facts.unread_plugin_calls) for r in results)
+    return read, unread
 
 
 def _watched(root: Path) -> Tuple[Path, Callable[[], bool]]:

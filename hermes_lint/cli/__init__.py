@@ -52,8 +52,9 @@ def resolve_root(root: Optional[str], paths: Sequence[str] = ()) -> Path:
     found = find_root(Path.cwd())
     if found is None:
         raise UsageError(
-            "no project found: no toolsets.py or [tool.hermes-lint] in this directory or its "
-            "parents; pass --root DIR (or run `hermes-lint init` to start one)"
+            "no project found: no toolsets.py, [tool.hermes-lint] table, `hermes_agent.plugins` entry point "
+            "or plugin.yaml in this directory or its parents; pass --root DIR (or run `hermes-lint init` to "
+            "start one)"
         )
     return found
 
@@ -188,6 +189,7 @@ class _LazyGroup(click.Group):
 
     lazy_commands = {
         "new-tool": ("hermes_lint.cli.new_tool", "new_tool"),
+        "new-plugin": ("hermes_lint.cli.new_plugin", "new_plugin"),
         "manifest": ("hermes_lint.cli.manifest", "manifest"),
         "diff": ("hermes_lint.cli.diff", "diff"),
         "init": ("hermes_lint.cli.init", "init"),

@@ -95,6 +95,7 @@ def refuse_combinations(*, output_format, statistics, show_source, show_diff, fi
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file (replaced atomically; a device or FIFO is written into) instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the diagnostics only: no summary line, no progress.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--strict", is_flag=True, default=None, help="Exit 1 when no tool registration was found to check (also: `strict = true` in [tool.hermes-lint]).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Check files in at most N processes (default: as many as the amount of work and the idle cores make worthwhile).")
 @click.option("--no-cache", is_flag=True, help="Check every file afresh; neither read nor write .hermes_lint_cache/.")
 @click.option("--debug", is_flag=True, help="Print tracebacks of internal errors, and which registry contract was used.")
@@ -107,7 +108,7 @@ def refuse_combinations(*, output_format, statistics, show_source, show_diff, fi
 @click.option("-w", "--watch", is_flag=True, help="Check again each time a file of the project changes (Ctrl-C to stop).")
 def check(paths, root, config_file, output_format, select, extend_select, ignore, exclude, extend_exclude,
           force_exclude, providers, changed, stdin_filename, show_source, show_fixes, statistics, output_file, quiet,
-          exit_zero, jobs, no_cache, debug, fix, unsafe_fixes, fix_only, exit_non_zero_on_fix, show_diff, add_noqa,
+          exit_zero, strict, jobs, no_cache, debug, fix, unsafe_fixes, fix_only, exit_non_zero_on_fix, show_diff, add_noqa,
           watch) -> None:
     """Check the project's tool modules and toolsets.py.
 
@@ -141,6 +142,7 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
                 exclude=_split_patterns(exclude),
                 extend_exclude=_split_patterns(extend_exclude),
                 force_exclude=force_exclude,
+                strict=strict,
             )
 
         def once() -> int:
@@ -176,13 +178,19 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
                                                 show_source=show_source, show_fixes=show_fixes, statistics=statistics,
                                                 unsafe=unsafe_fixes, quiet=True),
                 )
-            diagnostics, sources = _diagnostics(project_root, config, stdin, wanted, changed, jobs, not no_cache, quiet, paths)
+            checked: List[int] = [0, 0]
+            diagnostics, sources = _diagnostics(
+                project_root, config, stdin, wanted, changed, jobs, not no_cache, quiet, paths, checked
+            )
             diagnostics = [d for d in diagnostics if reported(d)]
-            from hermes_lint.cli.check_report import report
+            from hermes_lint.cli.check_report import report, summary_line
 
+            line, nothing = summary_line(diagnostics, project_root, config, checked)
             report(diagnostics, project_root, config, output_format, output_file, sources,
                    show_source=show_source, show_fixes=show_fixes, statistics=statistics, unsafe=unsafe_fixes,
-                   quiet=quiet)
+                   quiet=quiet and not (nothing and config.strict), line=line)
+            if nothing and config.strict:
+                return EXIT_FINDINGS
             return EXIT_FINDINGS if diagnostics and not exit_zero else EXIT_CLEAN
 
         if watch:
@@ -201,7 +209,7 @@ def _split_patterns(values: Sequence[str]) -> Optional[List[str]]:
 
 
 def _diagnostics(root: Path, config, stdin: Optional[Path], wanted, changed: bool, jobs, use_cache: bool, quiet: bool,
-                 paths: Sequence[str] = ()):
+                 paths: Sequence[str] = (), checked: Optional[List[int]] = None):
     """(the diagnostics to report, texts standing for files: the buffer read from stdin)."""
     from hermes_lint.check import affected
     from hermes_lint.check.runner import run_project
@@ -211,9 +219,11 @@ def _diagnostics(root: Path, config, stdin: Optional[Path], wanted, changed: boo
             relative = relative_paths(root, [str(stdin.parent)])[0]
             relative = stdin.name if relative == "." else f"{relative}/{stdin.name}"
             buffer = sys.stdin.buffer.read()
-            return _check_buffer(root, config, relative, buffer, jobs, use_cache), {relative: buffer}
+            return _check_buffer(root, config, relative, buffer, jobs, use_cache, checked), {relative: buffer}
         reads: Dict[str, Tuple[str, ...]] = {}
-        diagnostics = run_project(root, config, jobs=jobs, use_cache=use_cache, reads=reads if wanted is not None else None)
+        diagnostics = run_project(
+            root, config, jobs=jobs, use_cache=use_cache, reads=reads if wanted is not None else None, checked=checked
+        )
         if wanted is not None:
             # a given file brings in the findings of every module whose facts were read from it
             wanted = affected.expand(root, wanted, paths, changed, reads)
@@ -245,13 +255,17 @@ def _stdin_path(paths: Sequence[str], stdin_filename: Optional[str]) -> Optional
     return Path(stdin_filename).absolute()
 
 
-def _check_buffer(root: Path, config, relative: str, data: bytes, jobs, use_cache: bool):
+def _check_buffer(root: Path, config, relative: str, data: bytes, jobs, use_cache: bool,
+                  checked: Optional[List[int]] = None):
     """The project's diagnostics located in ``relative``, with ``data`` as that file's text: the
-    other modules from disk (and the cache), so project rules see the buffer in its place."""
+    other modules from disk (and the cache), so project rules see the buffer in its place;
+    ``checked`` gets the registrations of the buffer (``runner.run_project``)."""
     from hermes_lint.check.affected import may_hold_schema_keys, with_buffer
     from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
-    from hermes_lint.check.runner import module_results
+    from hermes_lint.check.runner import count_registrations, module_results
     from hermes_lint.discovery import SKIPPED_FILE_NAMES
+    from hermes_lint.evaluate.project import ProjectModules
+    from hermes_lint.project.registration_sites import project_sites
 
     own = SourceFile(relative, data)
     path = root / relative
@@ -261,16 +275,22 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs, use_cach
         and path.suffix == ".py"
         and path.name not in SKIPPED_FILE_NAMES
     )
-    if not (is_toolsets or is_tool or (path.suffix == ".py" and may_hold_schema_keys(data.decode("utf-8", "replace")))):
+    # A plugin module: the buffer in its place decides which of its functions are register functions.
+    buffered = ProjectModules(str(root), {relative: data}, config.src)
+    is_plugin = relative in project_sites(root, config, buffered).plugin_modules()
+    is_read = path.suffix == ".py" and may_hold_schema_keys(data.decode("utf-8", "replace"))
+    if not (is_toolsets or is_tool or is_plugin or is_read):
         return []  # not a file hermes-lint checks, nor one that holds keys of a tool's schema
     results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
     # The modules that read values from the buffer's file: their findings about its keys.
     results = with_buffer(results, root, config, relative, data)
     if is_toolsets:
         toolsets = own
-    elif is_tool:
+    elif is_tool or is_plugin:
         results = [result for result in results if result.facts.path != relative]
-        results.append(check_module(own, config))
+        results.append(check_module(own, config, buffered))
+        if checked is not None:
+            checked[:] = list(count_registrations(results[-1:]))
     diagnostics = finish(results, ProjectSources([], toolsets, root), config)
     return [d for d in diagnostics if d.path == relative]
 

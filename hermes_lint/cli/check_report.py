@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import click
 
@@ -23,7 +23,9 @@ def fixes_of(root: Path, config, diagnostics: Sequence, sources) -> Dict:
 
 
 def report(diagnostics, root: Path, config, output_format: str, output_file: Optional[str], sources,
-           *, show_source: bool, show_fixes: bool, statistics: bool, unsafe: bool, quiet: bool) -> None:
+           *, show_source: bool, show_fixes: bool, statistics: bool, unsafe: bool, quiet: bool,
+           line: Optional[str] = None) -> None:
+    """Write the report, then the summary ``line`` (what was checked: ``summary_line``) on stderr."""
     from hermes_lint.report import terminal
 
     fixes = fixes_of(root, config, diagnostics, sources)
@@ -31,12 +33,30 @@ def report(diagnostics, root: Path, config, output_format: str, output_file: Opt
                              show_source=show_source, show_fixes=show_fixes, statistics=statistics, unsafe=unsafe)
     write_output(text, output_file, json_text=json_text)
     if not quiet:
-        line = terminal.summary(diagnostics)
+        line = line or terminal.summary(diagnostics)
         if output_file is not None:
-            line += f" (report written to {output_file})"
+            written = f"report written to {output_file}"
+            line = f"{line[:-1]}; {written})" if line.endswith(")") else f"{line} ({written})"
         safe = sum(1 for fix in fixes.values() if fix.applicability == "safe")
         hint = terminal.fixable_hint(safe, len(fixes) - safe, unsafe)
         click.echo(line + (f"\n{hint}" if hint else ""), err=True)
+
+
+def summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[str, bool]:
+    """(the summary line, whether nothing was found to check). A run that read no registration
+    never says "All checks passed": it says what it did not find, and why."""
+    from hermes_lint.project.registration_sites import nothing_found, project_sites, summary
+    from hermes_lint.report import terminal
+
+    read, unread = checked
+    sites = project_sites(root, config)
+    if read == 0 and not diagnostics:
+        if unread:
+            why = f"{terminal.plural(unread, 'register call')} cannot be read statically"
+        else:
+            why = nothing_found(sites, config)
+        return f"Nothing checked: no tool registration found: {why}", True
+    return f"{terminal.summary(diagnostics)} ({summary(sites, read, unread)})", read == 0
 
 
 def render(diagnostics, root: Path, config, output_format: str, fixes: Dict, sources=None, *, colour: bool = True,

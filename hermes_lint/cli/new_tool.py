@@ -71,6 +71,14 @@ def new_tool(
         try:
             project_root = resolve_root(root)
             config = load_config(project_root)
+            plugin = _plugin_of(project_root, config)
+            if plugin is not None:
+                if is_async or env or core or template is not None:
+                    raise ScaffoldError(
+                        "--async, --env, --core and --template apply to a tools/ tree; in a plugin, "
+                        "edit the new tool module instead"
+                    )
+                return _new_plugin_tool(project_root, plugin, name, toolset, description, dry_run)
             spec = ToolSpec(
                 name=name,
                 toolset=toolset if toolset is not None else name,
@@ -95,6 +103,39 @@ def new_tool(
         return 0
 
     run_guarded(debug, action)
+
+
+def _plugin_of(project_root, config):
+    """The plugin to add the tool to, in a plugin project without a tools/ directory; None in a
+    tools/ tree."""
+    from hermes_lint.edit.scaffold import ScaffoldError
+    from hermes_lint.project.plugins import project_plugins
+
+    if (project_root / config.tools_dir).is_dir():
+        return None
+    plugins = [spec for spec in project_plugins(project_root, config) if spec.register_module is not None]
+    if len(plugins) > 1:
+        names = ", ".join(spec.name for spec in plugins)
+        raise ScaffoldError(f"the project holds several plugins ({names}): run new-tool in one plugin's own project")
+    return plugins[0] if plugins else None
+
+
+def _new_plugin_tool(project_root, plugin, name, toolset, description, dry_run) -> int:
+    """Add the tool module to the plugin, register it in register(ctx), list it in plugin.yaml."""
+    from hermes_lint.edit.plugin_scaffold import plan_plugin_tool, write_plugin_plan
+    from hermes_lint.edit.scaffold import default_description
+
+    plan = plan_plugin_tool(project_root, plugin, name, description or default_description(name), toolset)
+    if dry_run:
+        for planned in plan.files:
+            verb = "create" if planned.old is None else "change"
+            click.echo(f"# would {verb} {plan.relative(planned.path)}")
+        click.echo("# dry run: nothing was written")
+        return 0
+    for line in write_plugin_plan(plan):
+        click.echo(line)
+    click.echo(f"next: replace the TODOs in {plan.relative(plan.files[0].path)}, then run `hermes-lint check`")
+    return 0
 
 
 def _regenerate(project_root, config, plan) -> bool:

@@ -36,6 +36,19 @@ class _Imports(_EvaluatorState):
                 found.update(foreign.read_modules(inspected))
         return found
 
+    def add_import(self, name: str, origin: str, statement: ast.stmt) -> None:
+        """Evaluate ``name`` (one no code of the module binds) as an import of ``origin``
+        ("module.attr" as written, relative or not): a name that a function imports locally
+        (``from .schemas import SCHEMA`` inside ``register``), given a name of its own."""
+        from .module_index import _Binding
+
+        self._kinds[name] = ("import", _Binding("import", statement, origin=origin))
+
+    def add_unknown(self, name: str, reason: str) -> None:
+        """Refuse ``name`` (one no code of the module binds) with ``reason``: a value a plugin
+        function computes at run time, given a name of its own where a registration uses it."""
+        self._kinds[name] = ("refused", reason, None)
+
     def imported_function(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str]]]:
         """``(def node, imports of its module)`` when module-level ``name`` is imported from a
         function of another project module, else None."""

@@ -148,7 +148,9 @@ class _BindingIndex:
                 if alias.name == "*":
                     self.star_imports.append(stmt)
                 else:
-                    binding = _Binding("import", stmt, origin=f"{module}.{alias.name}")
+                    # `from . import schemas` is ".schemas", `from .a import b` ".a.b"
+                    origin = f"{module}.{alias.name}" if stmt.module else f"{module}{alias.name}"
+                    binding = _Binding("import", stmt, origin=origin)
                     self._bind(alias.asname or alias.name, binding, in_class)
         elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
             kind = "def" if cls is ast.FunctionDef else "async def"

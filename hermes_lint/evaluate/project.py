@@ -39,7 +39,9 @@ class ProjectModules:
         ``src``: directories under the root where imports also resolve (the ``src`` setting),
         tried after the root itself."""
         self.root = os.path.realpath(root) if root else ""
-        self.import_roots = ("",) + tuple(directory.strip("/") + "/" for directory in src if directory.strip("/"))
+        # the root, the ``src`` setting's directories, then ``src/`` (a package's src layout)
+        roots = [""] + [directory.strip("/") + "/" for directory in src if directory.strip("/")] + [SOURCE_ROOT]
+        self.import_roots = tuple(dict.fromkeys(roots))
         self._files = dict(files or {})
         self._paths: Dict[str, Optional[str]] = {}  # this run's lookups: ``new_run`` forgets them
         self._run = 0
@@ -120,6 +122,10 @@ class ProjectModules:
         return result
 
 
+# Where a package's own absolute imports also resolve without configuration (a src/ layout).
+SOURCE_ROOT = "src/"
+
+
 def _read_regular(path: str, limit: Optional[int] = None) -> Optional[bytes]:
     try:
         return read_regular_file(path, limit)
@@ -161,8 +167,10 @@ def absolute_module(origin_module: str, importer: str, importer_is_package: bool
     level = len(origin_module) - len(origin_module.lstrip("."))
     if level == 0:
         return origin_module
-    package = importer.split(".") if importer_is_package else importer.split(".")[:-1]
-    if level - 1 > len(package) or not importer:
+    package = importer.split(".") if importer else []
+    if not importer_is_package:
+        package = package[:-1]
+    if level - 1 > len(package) or not (importer or importer_is_package):
         return None
     base = package[: len(package) - (level - 1)]
     rest = origin_module[level:]

@@ -35,6 +35,8 @@ from hermes_lint.model.schema_walk import JSON_TYPES, json_equal, json_text, par
 BREAKING, COMPATIBLE, UNKNOWN = "breaking", "compatible", "unknown"
 LABELS = (BREAKING, COMPATIBLE, UNKNOWN)
 MANIFEST_FORMAT = "hermes-tool-manifest"  # hermes_lint.manifest.generate.FORMAT (kept import-free here)
+# A plugin project's manifest (``manifest.plugin_manifest.FORMAT``): the same tool records.
+PLUGIN_MANIFEST_FORMAT = "hermes-plugin-tool-manifest"
 
 # A higher lower bound or a lower upper bound accepts fewer values.
 _LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
@@ -150,7 +152,7 @@ def fails(changes: Iterable[Change], fail_on: Optional[str]) -> bool:
 
 
 def _require_manifest(data: Any, what: str) -> None:
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in (MANIFEST_FORMAT, PLUGIN_MANIFEST_FORMAT):
         raise ManifestError(f"{what}: not a hermes tool manifest (format is not {MANIFEST_FORMAT!r})")
     if not isinstance(data.get("tools"), dict):
         raise ManifestError(f"{what}: has no `tools` table")

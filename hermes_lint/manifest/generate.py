@@ -127,13 +127,15 @@ def _render_json(data: dict) -> bytes:
 
 def generate_for_root(root: Path, config: Config) -> Generated:
     """Generate from the files under ``root`` that ``manifest_inputs`` names."""
-    from hermes_lint.manifest.inputs import manifest_inputs
+    from hermes_lint.manifest.inputs import manifest_inputs, manifest_sites
 
-    return generate(manifest_inputs(root, config), config)
+    return generate(manifest_inputs(root, config), config, manifest_sites(root, config))
 
 
-def generate(sources, config: Config) -> Generated:
-    """Generate from ``ProjectSources`` (files already read; nothing is imported or executed)."""
+def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> Generated:
+    """Generate from ``ProjectSources`` (files already read; nothing is imported or executed);
+    ``plugin_project``: the ``ProjectSites`` of a plugin project, whose plugins' registrations
+    are frozen instead of tool modules' (``plugin_manifest``)."""
     from dataclasses import replace
 
     from hermes_lint.check.engine import build_module_context, check_module, finish, module_result
@@ -165,11 +167,16 @@ def generate(sources, config: Config) -> Generated:
         try:  # freeze first: module_result releases the context's analyses
             if facts.parse_error is not None:
                 skipped.append(facts.parse_error)
-            if ctx is None or not facts.registers_tools:
+            plugin_module = any(r.plugin for r in facts.registrations)
+            if ctx is None or not (facts.registers_tools or (plugin_project is not None and plugin_module)):
                 continue  # runtime discovery never imports it either
             stem = PurePosixPath(source.path).stem
             module = f"{PACKAGE}.{stem}"
-            if not stem.isidentifier():
+            if plugin_project is not None and plugin_module:
+                from hermes_lint.manifest.plugin_manifest import module_name as plugin_module_name
+
+                module = plugin_module_name(source.path, plugin_project)
+            elif not stem.isidentifier():
                 problems.append(
                     Diagnostic(source.path, 1, 1, "HRM003",
                                f"file name `{stem}.py` is not a Python identifier, so the manifest cannot "
@@ -213,6 +220,10 @@ def generate(sources, config: Config) -> Generated:
         "tools": tools,
         "toolsets": toolsets,
     }
+    if plugin_project is not None:
+        from hermes_lint.manifest.plugin_manifest import plugin_fields
+
+        data.update(plugin_fields(plugin_project, tools))
     digest, text = _digest_and_bytes(data)
     data = {DIGEST_KEY: digest, **data}
     listed = {source.path for source in sources.tool_files}

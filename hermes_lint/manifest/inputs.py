@@ -5,16 +5,17 @@
 about whether a manifest is fresh: two readings of the project would make ``manifest`` and
 ``check --fix`` undo each other's output for ever.
 
-The inputs are the tool modules of the tools directory (those runtime discovery imports) and
-``toolsets.py``. A plugin's tools are not frozen: Hermes's plugin loader imports the plugin and
-calls its ``register(ctx)`` whatever the manifest says, so a plugin file is neither a frozen
-module nor a recorded source hash.
+The inputs of a Hermes tree are the tool modules of the tools directory (those runtime
+discovery imports) and ``toolsets.py``. Its bundled plugins are not frozen: Hermes's plugin
+loader imports a plugin and calls its ``register(ctx)`` whatever the manifest says, so a plugin
+file there is neither a frozen module nor a recorded source hash. A plugin project's manifest
+(``manifest_sites``) is the plugins' own: their modules are its inputs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Any, List, Optional
 
 from hermes_lint.config import Config
 from hermes_lint.model import Diagnostic
@@ -27,7 +28,16 @@ def manifest_inputs(root: Path, config: Config) -> "ProjectSources":
     """The files the manifest of the project at ``root`` is generated from, as read now."""
     from hermes_lint.check.engine import collect_sources
 
-    return collect_sources(root, config, plugins=False)
+    return collect_sources(root, config, plugins=manifest_sites(root, config) is not None)
+
+
+def manifest_sites(root: Path, config: Config) -> Optional[Any]:
+    """The ``ProjectSites`` of a plugin project, whose plugins' registrations the manifest
+    freezes (``generate``'s ``plugin_project``); None for a tools/ tree."""
+    from hermes_lint.project.registration_sites import project_sites
+
+    sites = project_sites(root, config)
+    return sites if sites.kind == "plugins" else None
 
 
 def stale_manifest(root: Path, config: Config) -> List[Diagnostic]:

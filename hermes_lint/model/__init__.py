@@ -208,12 +208,17 @@ class Registration:
     # A ``dynamic_schema_overrides=`` function is passed (not absent, not ``None``): the runtime
     # calls it for the definitions, so the manifest marks the tool to be imported.
     has_dynamic_schema_overrides: bool = False
-    # Registered by a plugin (``ctx.register_tool(...)`` in its ``register(ctx)``), not by a
-    # top-level ``registry.register(...)``: see ``hermes_lint.project.plugin_tools``.
-    plugin: bool = False
+    # The plugin that registered it (``ctx.register_tool(...)`` reached from its ``register(ctx)``:
+    # ``hermes_lint.project.registration_sites``), None for a top-level ``registry.register(...)``.
+    plugin_name: Optional[str] = None
     # When the overrides may replace ``parameters`` but can only keep or drop the static
     # properties (``override_properties``): the static properties every path keeps; else None.
     override_kept_properties: Optional[Tuple[str, ...]] = None
+
+    @property
+    def plugin(self) -> bool:
+        """Registered by a plugin rather than by a tool module."""
+        return self.plugin_name is not None
 
     def overrides_may_change(self, key: str) -> bool:
         """Whether run-time overrides may replace the schema's top-level ``key``."""
@@ -279,3 +284,6 @@ class ModuleFacts:
     # with the sha256 they had: (("tools/shared/schema.py", "ab12..."), ...). Facts and findings
     # of this module are stale when one of them changes.
     read_modules: Tuple[Tuple[str, str], ...] = ()
+    # Plugin register calls that cannot be read, and places where the plugin context goes where
+    # it cannot be followed: (location, why). Reported as "cannot verify" (HRM003).
+    unread_plugin_calls: Tuple[Tuple[Location, str], ...] = ()

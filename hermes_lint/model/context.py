@@ -200,6 +200,9 @@ class ModuleContext:
     # While a rule runs: (location, tool name) of each schema key it located for a tool
     # (``schema_walk.locate``), so that its findings can name the tools (``check.tool_names``).
     located_keys: Optional[List[Tuple[Location, str]]] = field(default=None, repr=False)
+    # Files other than Python modules a rule's findings depend on (a plugin's plugin.yaml, read
+    # by HRM203): relative path -> sha256 ("" absent), kept with the facts for the cache.
+    read_files: Dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def index(self) -> ModuleIndex:
@@ -242,6 +245,8 @@ class ProjectContext:
     registered_cache: Optional[List[Any]] = field(default=None, repr=False)
     tool_requests_cache: Optional[List[Any]] = field(default=None, repr=False)
     subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
+    # The project's plugins with their plugin.yaml (``project.plugin_view.plugin_views``).
+    plugin_views_cache: Optional[Tuple[Any, ...]] = field(default=None, repr=False)
 
     def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
         return [(module, reg) for module in self.modules for reg in module.registrations]

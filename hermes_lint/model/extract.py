@@ -18,7 +18,8 @@ from hermes_lint.model.context import char_col
 from hermes_lint.model.env_access import EnvSpellings, environment_readers
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.evaluate.locations import split_source_lines
-from hermes_lint.project.plugin_tools import plugin_calls
+from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, plugin_calls
+from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 from hermes_lint.project.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
 from hermes_lint.model.override_properties import kept_properties
 from hermes_lint.model.schema_walk import display_path, structural_hole
@@ -186,6 +187,7 @@ class _Extractor:
         semantic: "SemanticModel",
         env_readers: Tuple[str, ...] = (),
         contract: RegistryContract = BUILTIN,
+        plugin_entries: Tuple = (),
     ):
         if parsed.tree is None:
             raise ValueError(f"{parsed.path} did not parse: it has no facts to extract")
@@ -197,6 +199,8 @@ class _Extractor:
         self.index = semantic.index
         self.evaluator = semantic.evaluator
         self.registry_aliases = self._registry_aliases()
+        self.plugin_entries = plugin_entries  # ``plugin_tools.Entry`` of this module's register functions
+        self.plugin_positional = PLUGIN_PARAMETERS
 
     def loc(self, node: Positioned) -> Location:
         return Location(node.lineno, char_col(self.parsed.lines, node.lineno, node.col_offset))
@@ -212,9 +216,18 @@ class _Extractor:
             and isinstance(stmt.value, ast.Call)
             and is_registry_register_call(stmt.value)
         ]
-        calls += [(replace(self.registration(call), plugin=True), call) for call in plugin_calls(self.tree, self.index).read]
+        found = plugin_calls(self.tree, self.index, self.plugin_entries, self.evaluator).read
+        calls += [
+            (replace(self.registration(call), plugin_name=plugin or self._default_plugin_name()), call)
+            for call, plugin in found
+        ]
         self.semantic.registration_calls = calls  # rules follow a registration into its call
         return tuple(registration for registration, _ in calls)
+
+    def _default_plugin_name(self) -> str:
+        """A plugin module checked without its plugin: named after its package directory."""
+        parts = self.parsed.path.split("/")
+        return parts[-2] if len(parts) > 1 else parts[-1][:-3] if parts[-1] != "__init__.py" else "plugin"
 
     def registration(self, call: ast.Call) -> Registration:
         arguments: Dict[str, ast.expr] = {}
@@ -311,6 +324,11 @@ class _Extractor:
                 if body.func.id in self.index.functions:
                     target = body.func.id
             return CallableRef("lambda", text, location, target)
+        if isinstance(node, ast.Name) and node.id.startswith(LOCAL_VALUE):
+            return CallableRef("other", text, location)  # computed by the plugin at run time
+        if isinstance(node, ast.Name) and node.id.startswith(LOCAL_IMPORT):
+            # imported inside the plugin function that registers (``plugin_tools``)
+            return CallableRef("imported", text, location, node.id[len(LOCAL_IMPORT):])
         if isinstance(node, ast.Name):
             return self._name_ref(node.id, text, location, seen=set())
         if isinstance(node, ast.Attribute):
@@ -508,9 +526,13 @@ def extract_facts(
     semantic: Optional["SemanticModel"],
     env_readers: Tuple[str, ...] = (),
     contract: RegistryContract = BUILTIN,
+    plugin_entries: Tuple = (),
+    unfollowed: Tuple = (),
 ) -> ModuleFacts:
     """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``);
-    positional register arguments follow ``contract``."""
+    positional register arguments follow ``contract``. ``plugin_entries``: the module's plugin
+    register functions (``plugin_tools.Entry``); ``unfollowed``: where discovery could not follow
+    a plugin context in it (``plugin_register.Unfollowed``)."""
     from hermes_lint.model import Diagnostic
 
     name = module_name(parsed.path)
@@ -525,7 +547,7 @@ def extract_facts(
             parse_error=Diagnostic(parsed.path, line, col, "HRM001", message),
         )
     assert semantic is not None  # a module that parsed has its semantic model
-    extractor = _Extractor(parsed, semantic, env_readers, contract)
+    extractor = _Extractor(parsed, semantic, env_readers, contract, plugin_entries)
     discovered = tree_registers_tools(parsed.tree)
     return ModuleFacts(
         path=parsed.path,
@@ -534,9 +556,13 @@ def extract_facts(
         registers_tools=discovered,
         registrations=extractor.registrations(discovered),
         misplaced_calls=extractor.misplaced_calls(discovered),
-        unread_register_calls=extractor.unread_register_calls(discovered)
-        + tuple(extractor.loc(call) for call in plugin_calls(parsed.tree, semantic.index).unread),
+        unread_register_calls=extractor.unread_register_calls(discovered),
         env_reads=extractor.env_reads(),
+        unread_plugin_calls=tuple(
+            (extractor.loc(call), f"this register_tool call cannot be read ({reason}): its tool is not checked")
+            for call, reason in plugin_calls(parsed.tree, semantic.index, plugin_entries, semantic.evaluator).unread
+        )
+        + tuple((Location(u.line, u.col), f"{u.reason}: the tools registered there are not checked") for u in unfollowed),
     )
 
 

@@ -76,7 +76,8 @@ def every_registration_known(ctx: ProjectContext) -> bool:
     register call that is not a top-level statement may register any name.
     """
     for module in ctx.modules:
-        if module.parse_error is not None or module.misplaced_calls or module.unread_register_calls:
+        if (module.parse_error is not None or module.misplaced_calls or module.unread_register_calls
+                or module.unread_plugin_calls):
             return False
         for registration in module.registrations:
             if registration.has_star_args or not isinstance(registration.name, str):

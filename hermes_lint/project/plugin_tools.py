@@ -1,9 +1,10 @@
-"""Tools that plugins register: ``ctx.register_tool(...)`` inside a plugin's ``register(ctx)``.
+"""The ``ctx.register_tool(...)`` calls of one module's register functions, read statically.
 
-A Hermes plugin is a package ``plugins/<name>/__init__.py`` (or ``plugins/<category>/<name>/``)
-whose module-level ``register(ctx)`` the plugin loader calls; ``ctx.register_tool(name=...,
-toolset=..., schema=..., handler=..., ...)`` puts a tool into the same registry as
-``tools/*.py``. Plugins often register from a loop over a literal table::
+Which functions of a module receive a plugin context (or its ``register_tool``) is
+``registration_sites``' answer (``plugin_register`` follows ``register`` from the loader); a
+module's own top-level ``register(ctx)`` is always one, so a plugin module checked on its own
+(an editor buffer, a rule's example) is read the same way. Plugins often register from a loop
+over a literal table::
 
     _TOOLS = (("meet_join", JOIN_SCHEMA, handle_join), ("meet_leave", LEAVE_SCHEMA, handle_leave))
 
@@ -13,127 +14,162 @@ toolset=..., schema=..., handler=..., ...)`` puts a tool into the same registry 
 
 Such loops are unrolled statically: one register call per row, with the loop variables
 replaced by the row's own expressions (so a tool's name is located at its string in the
-table). A call whose arguments still depend on a name local to ``register`` (a loop over
-something that is not a literal table, a variable computed there) is not read: it is kept as
-an unread register call, so rules that need every registration stay silent.
+table); the rows of ``TABLE.items()`` and of a table the evaluator computes (a comprehension, a
+constant of another module) are unrolled too. A local assigned once in the function and never
+changed in place (``schema = {...}``) is replaced by its expression. A call whose arguments still
+depend on a value computed at run time is not read: it is kept, with why, as an unread register
+call, reported as "cannot verify" (HRM003), so rules that need every registration stay silent.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-# PluginContext.register_tool's parameters, in order (Hermes's plugin API).
-PLUGIN_PARAMETERS = (
-    "name",
-    "toolset",
-    "schema",
-    "handler",
-    "check_fn",
-    "requires_env",
-    "is_async",
-    "description",
-    "emoji",
-    "override",
-)
+from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
+from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
+
 PLUGIN_METHOD = "register_tool"
 PLUGIN_HOOK = "register"
 MAX_UNROLLED = 1_000  # register calls produced from one module's loops
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+# (qualified name of a function of the module, its parameter holding the context, "ctx" or
+# "register_tool", the plugin's name): ``registration_sites.RegisterFunction`` without its path.
+Entry = Tuple[str, str, str, Optional[str]]
 
 
 class PluginCalls(NamedTuple):
-    """``read``: one keyword-only call per registration (loops unrolled); ``unread``: the
-    register_tool calls whose arguments cannot be read statically."""
+    """``read``: one keyword-only call per registration (loops unrolled), with the plugin that
+    makes it; ``unread``: the register_tool calls whose arguments cannot be read statically,
+    with why."""
 
-    read: Tuple[ast.Call, ...]
-    unread: Tuple[ast.Call, ...]
+    read: Tuple[Tuple[ast.Call, Optional[str]], ...]
+    unread: Tuple[Tuple[ast.Call, str], ...]
 
 
 NO_CALLS = PluginCalls((), ())
 
 
-def plugin_paths(root: Path, plugin_dirs: Sequence[str]) -> List[Path]:
-    """``<dir>/<name>/__init__.py`` and ``<dir>/<category>/<name>/__init__.py`` under each plugin
-    directory whose text names ``register_tool``, sorted."""
-    found: List[Path] = []
-    for directory in plugin_dirs:
-        for child in _directories(root / directory):
-            found.append(child / "__init__.py")
-            found.extend(grandchild / "__init__.py" for grandchild in _directories(child))
-    return sorted(path for path in found if path.is_file() and _mentions_register_tool(path))
+def own_hook(tree: ast.Module, plugin: Optional[str]) -> Tuple[Entry, ...]:
+    """The module's own top-level ``register(ctx)``: the shape of the hook the loader calls."""
+    hook = _function(tree, PLUGIN_HOOK)
+    positional = (hook.args.posonlyargs + hook.args.args) if hook is not None else []
+    return ((PLUGIN_HOOK, positional[0].arg, "ctx", plugin),) if positional else ()
 
 
-def _directories(directory: Path) -> List[Path]:
-    try:
-        children = sorted(directory.iterdir())
-    except OSError:
-        return []
-    return [child for child in children if not child.name.startswith((".", "_")) and child.is_dir()]
+def _function(tree: ast.Module, qualname: str) -> Optional[FunctionNode]:
+    body: Sequence[ast.stmt] = tree.body
+    found: Optional[ast.AST] = None
+    for part in qualname.split("."):
+        found = next((s for s in reversed(body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and s.name == part), None)
+        if found is None:
+            return None
+        body = found.body
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-def _mentions_register_tool(path: Path) -> bool:
-    try:
-        return PLUGIN_METHOD.encode() in path.read_bytes()
-    except OSError:
-        return True  # unreadable: checked, and reported as such (HRM001)
-
-
-def plugin_calls(tree: ast.Module, index) -> PluginCalls:
-    """The plugin register calls of a module (computed once per ``ModuleIndex``)."""
+def plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...] = (), evaluator=None) -> PluginCalls:
+    """The plugin register calls of a module (computed once per ``ModuleIndex``) in the
+    functions ``entries`` name and in its own ``register``."""
     if index.plugin_calls is None:
-        index.plugin_calls = _plugin_calls(tree, index)
+        index.plugin_calls = _plugin_calls(tree, index, entries, evaluator)
     return index.plugin_calls
 
 
-def _plugin_calls(tree: ast.Module, index) -> PluginCalls:
-    hook = next(
-        (s for s in reversed(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == PLUGIN_HOOK),
-        None,
-    )
-    positional = (hook.args.posonlyargs + hook.args.args) if hook is not None else []
-    if hook is None or not positional:
-        return NO_CALLS
-    receiver = positional[0].arg
-    every = [
-        node
-        for node in ast.walk(hook)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == PLUGIN_METHOD
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == receiver
-    ]
-    if not every:
-        return NO_CALLS
-    reader = _Reader(hook, receiver, index)
-    reader.statements(hook.body, {})
-    done = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
-    unread = tuple(call for call in every if id(call) not in done)
-    return PluginCalls(tuple(reader.read), unread)
+def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator) -> PluginCalls:
+    plugin = entries[0][3] if entries else None
+    read: List[Tuple[ast.Call, Optional[str]]] = []
+    unread: List[Tuple[ast.Call, str]] = []
+    done = set()
+    for qualname, parameter, receives, name in entries + own_hook(tree, plugin):
+        function = _function(tree, qualname)
+        if function is None or (qualname, parameter, receives) in done:
+            continue
+        done.add((qualname, parameter, receives))
+        contexts = {parameter} if receives == "ctx" else set()
+        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts))
+        every = [n for n in ast.walk(function) if isinstance(n, ast.Call) and is_register_call(n, contexts, callables)]
+        if not every:
+            continue
+        reader = _Reader(function, contexts, callables, index, evaluator)
+        reader.statements(function.body, {})
+        handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
+        read.extend((call, name) for call in reader.read)
+        for call in every:
+            if id(call) not in handled:
+                unread.append((call, reader.reasons.get(id(call), _NOT_READ)))
+    return PluginCalls(tuple(read), tuple(unread))
+
+
+_NOT_READ = "it is not a statement hermes-lint reads (inside a `while` loop, a nested function or an expression)"
+
+
+def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
+    """Whether a function ``entries`` names (or the module's own ``register``) calls register_tool."""
+    for qualname, parameter, receives, _ in entries + own_hook(tree, None):
+        function = _function(tree, qualname)
+        if function is None:
+            continue
+        contexts = {parameter} if receives == "ctx" else set()
+        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts))
+        if any(isinstance(n, ast.Call) and is_register_call(n, contexts, callables) for n in ast.walk(function)):
+            return True
+    return False
 
 
 class _Reader:
-    def __init__(self, hook: Union[ast.FunctionDef, ast.AsyncFunctionDef], receiver: str, index):
-        self.receiver = receiver
+    def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None):
+        self.contexts = set(contexts)
+        self.callables = set(callables)
+        self.function = function
         self.index = index
-        self.local = {a.arg for a in ast.walk(hook.args) if isinstance(a, ast.arg)}
-        self.local |= {n.id for n in ast.walk(hook) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.evaluator = evaluator
+        self.local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+        stores: Dict[str, int] = {}
+        for n in ast.walk(function):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        self.local |= set(stores)
+        # Locals assigned once and never changed in place: ``schema = {...}`` is that dict.
+        self.constant_locals = {name for name, count in stores.items() if count == 1} - _mutated(
+            function, lambda call: is_register_call(call, self.contexts, self.callables)
+        )
         self.read: List[ast.Call] = []
         self.handled: List[ast.Call] = []  # calls read at least once
         self.rejected: List[ast.Call] = []  # calls some pass could not read (or past the cap)
+        self.reasons: Dict[int, str] = {}  # id(call) -> why it was not read
 
     def statements(self, body: Sequence[ast.stmt], bindings: Dict[str, ast.expr]) -> None:
+        bindings = dict(bindings)
         for stmt in body:
+            if isinstance(stmt, ast.ImportFrom) and self.evaluator is not None and hasattr(self.evaluator, "add_import"):
+                # `from .schemas import SCHEMA` in the function: SCHEMA is that import
+                module = "." * stmt.level + (stmt.module or "")
+                for alias in stmt.names:
+                    if alias.name == "*":
+                        continue
+                    origin = f"{module}.{alias.name}" if stmt.module else f"{module}{alias.name}"
+                    own = f"{LOCAL_IMPORT}{origin}"
+                    self.evaluator.add_import(own, origin, stmt)
+                    bindings[alias.asname or alias.name] = ast.Name(id=own, ctx=ast.Load())
+                continue
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and self._is_register(stmt.value):
                 self._emit(stmt.value, bindings)
+            elif (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None
+                  and len(targets := (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])) == 1
+                  and isinstance(targets[0], ast.Name) and targets[0].id in self.constant_locals):
+                bindings[targets[0].id] = _substitute_expr(stmt.value, bindings)
             elif isinstance(stmt, ast.For):
-                rows = self._rows(stmt.iter)
+                # a table assigned in the function (`tools = {...}`) is that table
+                rows = self._rows(_substitute_expr(stmt.iter, bindings))
                 bound = [_bind(stmt.target, row) for row in rows or ()]
                 read = [b for b in bound if b is not None]
                 if rows is None or len(read) != len(bound):
-                    continue  # every row or none: a half-read table would hide its other tools
+                    # every row or none: a half-read table would hide its other tools
+                    self._unread(stmt, f"the loop over `{ast.unparse(stmt.iter)}` cannot be unrolled statically")
+                    continue
                 for row_bindings in read:
                     self.statements(stmt.body, {**bindings, **row_bindings})
             elif isinstance(stmt, (ast.If, ast.With, ast.Try)) or stmt.__class__.__name__ == "TryStar":
@@ -142,39 +178,148 @@ class _Reader:
                 for handler in getattr(stmt, "handlers", ()):
                     self.statements(handler.body, bindings)
 
+    def _unread(self, stmt: ast.stmt, reason: str) -> None:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and self._is_register(node):
+                self.reasons.setdefault(id(node), reason)
+
     def _is_register(self, node: ast.AST) -> bool:
-        return (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == PLUGIN_METHOD
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == self.receiver
-        )
+        return isinstance(node, ast.Call) and is_register_call(node, self.contexts, self.callables)
 
     def _emit(self, call: ast.Call, bindings: Dict[str, ast.expr]) -> None:
         if len(self.read) >= MAX_UNROLLED:
             self.rejected.append(call)
+            self.reasons.setdefault(id(call), f"more than {MAX_UNROLLED} registrations are unrolled from one module")
             return
-        synthesized = _substitute(call, bindings)
-        arguments = list(synthesized.args) + [kw.value for kw in synthesized.keywords]
-        for argument in arguments:
-            if any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(argument)):
-                self.rejected.append(call)
-                return  # depends on a value computed inside register(): not read
-        self.read.append(_as_keywords(synthesized))
+        synthesized = _as_keywords(_substitute(call, bindings))
+        # What the tool is (name, toolset, schema) must be known; a handler, check or flag
+        # computed at run time is only unknown itself (``LOCAL_VALUE``), the rest is still read.
+        core = list(synthesized.args) + [kw.value for kw in synthesized.keywords if kw.arg in _CORE or kw.arg is None]
+        computed = sorted({
+            n.id for argument in core for n in ast.walk(argument) if isinstance(n, ast.Name) and n.id in self.local
+        })
+        if not computed and self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
+            for keyword in synthesized.keywords:
+                names = sorted({n.id for n in ast.walk(keyword.value) if isinstance(n, ast.Name) and n.id in self.local})
+                if keyword.arg in _CORE or not names:
+                    continue
+                own = f"{LOCAL_VALUE}{keyword.arg}"
+                listed = ", ".join(f"`{name}`" for name in names)
+                self.evaluator.add_unknown(own, f"{listed} {'is' if len(names) == 1 else 'are'} computed inside "
+                                                f"`{self.function.name}` at run time")
+                keyword.value = ast.copy_location(ast.Name(id=own, ctx=ast.Load()), keyword.value)
+        elif not computed:
+            computed = sorted({
+                n.id for kw in synthesized.keywords for n in ast.walk(kw.value) if isinstance(n, ast.Name) and n.id in self.local
+            })
+        if computed:
+            self.rejected.append(call)
+            shown = ", ".join(f"`{name}`" for name in computed)
+            self.reasons.setdefault(
+                id(call), f"{shown} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
+            )
+            return  # depends on a value computed inside register(): not read
+        self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
 
     def _rows(self, node: ast.expr) -> Optional[List[ast.expr]]:
-        """The elements of a literal table: a tuple/list display, or a module constant bound once to one."""
+        """The elements of a literal table: a tuple/list display, a module constant bound once to
+        one, the ``.items()`` of a dict display; else of a value the evaluator computes."""
+        items = False
+        original = node
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
+                and not node.args and not node.keywords):
+            items, node = True, node.func.value
         if isinstance(node, ast.Name) and node.id not in self.local:
             values = self.index.assigned.get(node.id)
-            if not values or len(values) != 1 or node.id in self.index.functions or node.id in self.index.imports:
-                return None
-            node = values[0]
-        if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            if values and len(values) == 1 and node.id not in self.index.functions and node.id not in self.index.imports:
+                node = values[0]
+        if items and isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+            return [ast.copy_location(ast.Tuple(elts=[k, v], ctx=ast.Load()), v)
+                    for k, v in zip(node.keys, node.values) if k is not None]
+        if not items and isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return list(node.elts)
+        return self._evaluated_rows(original)
+
+    def _evaluated_rows(self, node: ast.expr) -> Optional[List[ast.expr]]:
+        """Rows of a table the evaluator computes (a comprehension, a constant of another module),
+        as literal nodes located at the loop's iterable; None when any part is unknown."""
+        if self.evaluator is None or any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node)):
+            return None
+        try:
+            value = self.evaluator.evaluate(node)
+        except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
+            return None
+        if isinstance(value, dict):
+            value = list(value.items()) if isinstance(node, ast.Call) else list(value)
+        if not isinstance(value, (list, tuple)):
+            return None
+        rows = [_literal(item, node) for item in value]
+        return None if any(row is None for row in rows) else rows  # type: ignore[return-value]
+
+
+def _literal(value, at: ast.expr) -> Optional[ast.expr]:
+    """``value`` (JSON-like data) as a literal node located at ``at``, or None."""
+    node: Optional[ast.expr]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        node = ast.Constant(value)
+    elif isinstance(value, (list, tuple)):
+        elts = [e for e in (_literal(item, at) for item in value) if e is not None]
+        if len(elts) != len(value):
+            return None
+        node = ast.Tuple(elts=elts, ctx=ast.Load()) if isinstance(value, tuple) else ast.List(elts=elts, ctx=ast.Load())
+    elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        keys = [ast.Constant(k) for k in value]
+        values = [_literal(v, at) for v in value.values()]
+        if any(v is None for v in values):
+            return None
+        node = ast.Dict(keys=keys, values=values)  # type: ignore[arg-type]
+    else:
         return None
+    for child in ast.walk(node):
+        if isinstance(child, ast.expr):
+            ast.copy_location(child, at)
+            child.end_lineno, child.end_col_offset = at.end_lineno, at.end_col_offset
+    return node
+
+
+_READING_BUILTINS = frozenset({"len", "isinstance", "str", "repr", "print", "sorted", "list", "tuple", "dict", "bool"})
+# The methods of list, dict and set that change the container in place.
+_MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "remove", "pop", "popitem", "clear", "sort", "reverse", "update",
+    "setdefault", "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update",
+    "__setitem__", "__delitem__", "__iadd__",
+})
+
+
+def _mutated(function: FunctionNode, registers) -> set:
+    """Names that may be changed in place in ``function``: ``x[k] = v``, ``x.a = v``, ``x += y``,
+    ``x.update(...)``, or ``x`` handed to a call (``_add_defaults(schema)``) other than a
+    registration (``registers(call)``) or a builtin that only reads."""
+    found = set()
+    # names bound to a new container (a display, a comprehension, a call's result): a call
+    # handed one may fill it in; a name bound to a part of a table or a string is not built here
+    containers = {
+        target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)
+        and isinstance(node.value, (ast.Dict, ast.List, ast.Set, ast.Call, ast.DictComp, ast.ListComp, ast.SetComp))
+    }
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and not registers(node) and not (
+            isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS
+        ):
+            arguments = list(node.args) + [k.value for k in node.keywords]
+            found |= {a.id for a in arguments if isinstance(a, ast.Name) and a.id in containers}
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node.value, ast.Name):
+                found.add(node.value.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATING_METHODS):
+            found.add(node.func.value.id)
+    return found
 
 
 def _bind(target: ast.expr, row: ast.expr) -> Optional[Dict[str, ast.expr]]:
@@ -193,14 +338,31 @@ def _bind(target: ast.expr, row: ast.expr) -> Optional[Dict[str, ast.expr]]:
     return None
 
 
+# The name a function-local import is given in a read registration: one no source can spell,
+# followed by what it imports ("module.attr" as written).
+LOCAL_IMPORT = "\N{WORD JOINER}local import "
+# The name a registration's argument computed at run time is given (followed by the keyword).
+LOCAL_VALUE = "\N{WORD JOINER}local value "
+_CORE = frozenset({"name", "toolset", "schema"})
+
+
 class _Substitute(ast.NodeTransformer):
     def __init__(self, bindings: Dict[str, ast.expr]):
         self.bindings = bindings
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if isinstance(node.ctx, ast.Load) and node.id in self.bindings:
-            return self.bindings[node.id]  # the row's own node: located in the table
+            bound = self.bindings[node.id]
+            if isinstance(bound, ast.Name) and bound.id.startswith(LOCAL_IMPORT):
+                return ast.copy_location(ast.Name(id=bound.id, ctx=ast.Load()), node)  # where it is used
+            return bound  # the row's own node: located in the table
         return node
+
+
+def _substitute_expr(node: ast.expr, bindings: Dict[str, ast.expr]) -> ast.expr:
+    if not bindings:
+        return node
+    return _Substitute(bindings).visit(copy.deepcopy(node))
 
 
 def _substitute(call: ast.Call, bindings: Dict[str, ast.expr]) -> ast.Call:

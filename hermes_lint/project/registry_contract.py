@@ -120,7 +120,7 @@ def plugin_contract(module_contract: RegistryContract, tools_dir: str, project: 
     """The contract of a plugin module's ``ctx.register_tool(...)``: Hermes's plugin API for the
     keywords; how coroutines are run from the registry it forwards to (the project's
     ``<tools_dir>/registry.py``), unless the module imports a registry of its own."""
-    from hermes_lint.project.plugin_tools import PLUGIN_PARAMETERS
+    from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 
     registry = module_contract
     if registry.source is None:
@@ -260,13 +260,16 @@ def _coroutine_test(function: ast.AST) -> Optional[Tuple[str, int]]:
     return None
 
 
-def module_contract(tree: ast.Module, index: Any, path: str, config: Any, project: Any) -> RegistryContract:
-    """The contract the register calls of the module at ``path`` are judged by."""
+def module_contract(
+    tree: ast.Module, index: Any, path: str, config: Any, project: Any, entries: Tuple = ()
+) -> RegistryContract:
+    """The contract the register calls of the module at ``path`` are judged by (``entries``: its
+    plugin register functions, ``plugin_tools.Entry``)."""
     from hermes_lint.model.extract import module_name
-    from hermes_lint.project.plugin_tools import NO_CALLS, plugin_calls
+    from hermes_lint.project.plugin_tools import has_plugin_calls
 
     contract = contract_for(index.imports, module_name(path), path.endswith("__init__.py"), project)
-    if plugin_calls(tree, index) != NO_CALLS:
+    if has_plugin_calls(tree, entries):
         contract = plugin_contract(contract, config.tools_dir, project)
     return contract
 
@@ -278,9 +281,11 @@ def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
     from hermes_lint.discovery import tree_registers_tools
     from hermes_lint.evaluate.project import project_modules
     from hermes_lint.model.extract import parse_module
-    from hermes_lint.project.plugin_tools import NO_CALLS, plugin_calls
+    from hermes_lint.project.plugin_tools import has_plugin_calls
+    from hermes_lint.project.registration_sites import entries_of, sites_for_config
 
     project = project_modules(config.project_root, config.src) if config.project_root else None
+    sites = sites_for_config(config, project)
     used: Dict[str, int] = {}
     for source in sources.tool_files:
         if source.data is None:
@@ -289,8 +294,9 @@ def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
         if parsed.tree is None:
             continue
         index = ModuleIndex(parsed.tree)
-        if not tree_registers_tools(parsed.tree) and plugin_calls(parsed.tree, index) == NO_CALLS:
+        entries = entries_of(sites, source.path)
+        if not tree_registers_tools(parsed.tree) and not has_plugin_calls(parsed.tree, entries):
             continue
-        described = module_contract(parsed.tree, index, source.path, config, project).describe()
+        described = module_contract(parsed.tree, index, source.path, config, project, entries).describe()
         used[described] = used.get(described, 0) + 1
     return used

@@ -37,15 +37,15 @@ def render_rule_page(rule: Type[Rule]) -> str:
     if notes and not notes[0].startswith(_NOTE_OPENINGS):
         lines += ["## Why is this bad?", "", notes.pop(0), ""]
     first = headline_example(rule)
-    lines += ["## Example", ""] + _example(first)
+    lines += ["## Example", ""] + _example(first, rule.example_path)
     if first.fix:
         fixed = first.fixed()
         lines += ["## Use instead", ""]
         if fixed.code != inspect.cleandoc(first.code):
-            lines += code_block(fixed.code)
+            lines += _labelled(rule.example_path, fixed.code)
         for path, text in sorted(fixed.files.items()):
             if inspect.cleandoc(first.files.get(path, "")) != text:
-                lines += [f"`{path}`:", ""] + code_block(text)
+                lines += [f"`{path}`:", ""] + code_block(text, _language(path))
     lines += ["## Automatic fix", "", rule.fix_description(), ""]
     same_as_use_instead = (
         first.autofixed is not None
@@ -72,8 +72,8 @@ def render_rule_page(rule: Type[Rule]) -> str:
     for title, number, example in more:
         heading = f"### {title} example {number + 1}"
         if isinstance(example, Invalid):
-            heading += f" ({_where(example)})"
-        lines += [heading, ""] + _example(example)
+            heading += f" ({_where(example, rule.example_path)})"
+        lines += [heading, ""] + _example(example, rule.example_path)
         if isinstance(example, Invalid):
             lines += _autofixed(example) if _offers_fixes(rule) else []
     return "\n".join(lines).rstrip() + "\n"
@@ -115,19 +115,31 @@ def _joined(paragraphs: List[str]) -> List[str]:
     return joined
 
 
-def _where(example: Invalid) -> str:
+def _where(example: Invalid, example_path: str = EXAMPLE_PATH) -> str:
     where = f"reported at line {example.line}" + (f", column {example.col}" if example.col else "")
-    return where + (f" of `{example.path}`" if example.path != EXAMPLE_PATH else "")
+    return where + (f" of `{example.path}`" if example.path not in (EXAMPLE_PATH, example_path) else "")
 
 
-def _example(example) -> List[str]:
-    lines = code_block(example.code)
+def _example(example, example_path: str = EXAMPLE_PATH) -> List[str]:
+    lines = _labelled(example_path, example.code)
     for path, text in sorted(example.files.items()):
-        lines += [f"`{path}`:", ""] + code_block(text)
+        lines += [f"`{path}`:", ""] + code_block(text, _language(path))
     if isinstance(example, Invalid):
+        where = _where(example, example_path)
         said = f": {code_span(example.message)}" if example.message else ""
-        lines += [f"{_where(example)[0].upper()}{_where(example)[1:]}{said}", ""]
+        lines += [f"{where[0].upper()}{where[1:]}{said}", ""]
     return lines
+
+
+def _labelled(path: str, code: str) -> List[str]:
+    """An example's own code: unlabelled when it is the usual tool module, else under its path."""
+    if path == EXAMPLE_PATH:
+        return code_block(code)
+    return [f"`{path}`:", ""] + code_block(code, _language(path))
+
+
+def _language(path: str) -> str:
+    return {".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".cfg": "ini"}.get(path[path.rfind("."):], "python")
 
 
 def code_span(text: str) -> str:
@@ -139,13 +151,13 @@ def code_span(text: str) -> str:
     return f"{fence}{padding}{text}{padding}{fence}"
 
 
-def code_block(code: str) -> List[str]:
+def code_block(code: str, language: str = "python") -> List[str]:
     """A fenced Python block; control and invisible characters (a NUL byte, a bidi override)
     are shown as ``\\xNN``/``\\uNNNN`` escapes, with a note, so the page stays text and shows
     what is there."""
     text = inspect.cleandoc(code)
     shown = "".join(_visible(char) for char in text)
-    lines = ["```python", shown, "```", ""]
+    lines = [f"```{language}", shown, "```", ""]
     if shown != text:
         lines += ["(Escapes such as `\\x00` above stand for the raw character in the file.)", ""]
     return lines

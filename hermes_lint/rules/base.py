@@ -111,6 +111,9 @@ class Rule:
     # behaviour: also ``--unsafe-fixes``), what the fix does, and ``fix`` below.
     fix_applicability: ClassVar[Optional[str]] = None
     fix_title: ClassVar[str] = ""
+    # Where an example's ``code`` is written in its project (a plugin rule's examples are plugin
+    # packages: their code is the plugin's ``__init__.py`` or its ``plugin.yaml``).
+    example_path: ClassVar[str] = EXAMPLE_PATH
 
     def check(self, ctx: Any) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -13,8 +13,10 @@ class UnanalysableRegistration(Rule):
     When a tool's name or toolset is computed at run time, or the call spreads ``**kwargs``,
     hermes-lint cannot know which tool it is: duplicate-name and toolset checks cannot include
     it, and the manifest has to import that module instead of freezing it. The same honesty
-    applies to a ``TOOLSETS`` that is not a literal: the toolset rules (HRM403–HRM406) then stay
-    silent instead of guessing. (A schema built at run time is HRM301's.)
+    applies to a plugin's ``ctx.register_tool(...)`` that cannot be read (a loop over values
+    known only at run time), or a plugin context handed to code outside the project, and to a
+    ``TOOLSETS`` that is not a literal: the toolset rules (HRM403–HRM406) then stay silent
+    instead of guessing. (A schema built at run time is HRM301's.)
     """
 
     code = "HRM003"
@@ -80,6 +82,18 @@ class UnanalysableRegistration(Rule):
             message="register() arguments are spread with */** and cannot be read statically; "
             "the manifest will import this module",
         ),
+        # a plugin's register_tool call in a loop over values known only at run time
+        Invalid(
+            """
+            def register(ctx):
+                for spec in load_specs():
+                    ctx.register_tool(name=spec, toolset="t", schema={}, handler=lambda a, **k: "")
+            """,
+            line=3,
+            col=9,
+            message="cannot verify: this register_tool call cannot be read (the loop over `load_specs()` cannot "
+            "be unrolled statically): its tool is not checked",
+        ),
         Invalid(
             """
             from tools.registry import registry
@@ -112,6 +126,9 @@ class UnanalysableRegistration(Rule):
                         "will import this module",
                         module.path,
                     )
+        for module in ctx.modules:
+            for location, reason in module.unread_plugin_calls:
+                yield Finding(location, f"cannot verify: {reason}", module.path)
         toolsets = ctx.toolsets
         if toolsets is not None and toolsets.problem is not None:
             where = toolsets.problem.location or Location(1, 1)

@@ -30,6 +30,10 @@ class RequiresEnvMismatch(Rule):
       first, and ``requires_env`` does not list ``X``;
     - ``requires_env`` lists a variable that nothing in the module reads: it is never checked.
 
+    A plugin's tools also count as listing what the plugin's ``plugin.yaml`` declares in its own
+    ``requires_env`` (names, or mappings with a ``name``): Hermes asks for those when the plugin is
+    installed, for every tool of the plugin.
+
     Deliberately not reported: optional reads (``os.getenv("X", "default")``,
     ``os.environ.get``, ``"X" in os.environ``) in handlers — optional configuration is normal;
     alternatives in a check (``os.getenv("A") or os.getenv("B")`` requires neither) and disable
@@ -429,6 +433,7 @@ class RequiresEnvMismatch(Rule):
         grouped: Dict[Tuple[Location, str], List[Registration]] = {}
         # The variable a finding's fix adds to ``requires_env`` (findings of a read not listed).
         missing: Dict[Tuple[Location, str], str] = {}
+        declared_by_plugin: Optional[Tuple[str, ...]] = None
         for registration, call in pairs:
             listed = registration.value("requires_env", _ABSENT)
             if listed is _ABSENT or listed is None:
@@ -436,6 +441,10 @@ class RequiresEnvMismatch(Rule):
             elif not isinstance(listed, (list, tuple)) or not all(isinstance(v, str) for v in listed):
                 continue  # computed at run time (Unresolved) or malformed: nothing to compare with
             names = set(listed or ())
+            if registration.plugin:  # a plugin's plugin.yaml declares what the whole plugin needs
+                if declared_by_plugin is None:
+                    declared_by_plugin = _plugin_yaml_env(ctx)
+                names.update(declared_by_plugin)
             check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
             handler = ctx.semantic.callable_node(register_argument(call, "handler"))
             given = register_argument(call, "check_fn") is not None
@@ -498,3 +507,17 @@ class RequiresEnvMismatch(Rule):
         if keyword is not None:
             return keyword.value_location
         return ctx.loc(node) if node is not None else registration.location
+
+
+def _plugin_yaml_env(ctx: ModuleContext) -> Tuple[str, ...]:
+    """``requires_env`` of the plugin.yaml of the plugin this module belongs to (recorded in
+    ``ctx.read_files``, so a cached result is dropped when the file changes)."""
+    from pathlib import Path
+
+    from hermes_lint.project.plugin_yaml import manifest_of_module, required_env_names
+
+    if not ctx.config.project_root:
+        return ()
+    document, looked = manifest_of_module(Path(ctx.config.project_root), ctx.path)
+    ctx.read_files.update(looked)
+    return required_env_names(document) if document is not None else ()

@@ -15,6 +15,10 @@ class NameInTwoToolsets(Rule):
     on the order modules are discovered in (sorted file names). Both registrations are
     reported, each naming the other, so that an editor showing either file sees the clash.
 
+    Plugins register into the same registry after the built-in tools are discovered, so a
+    plugin's tool and a ``tools/`` tool, or the tools of two plugins of one repository, clash the
+    same way: the later one (the plugin's; of two plugins, the one loaded second) is rejected.
+
     Not reported: two ``mcp-`` toolsets (an MCP server refresh re-registers its tools), a later
     registration passing ``override=True`` (or an ``override=`` that cannot be evaluated): the
     operator's ``allow_tool_override`` decides, and registrations whose name or toolset is not a
@@ -46,6 +50,22 @@ class NameInTwoToolsets(Rule):
         registry.register(name="read_file", toolset="file", schema={}, handler=lambda a, **k: "")
         registry.register(name="read_file", toolset="sandbox", schema={}, handler=lambda a, **k: "", override=True)
         """,
+        Valid(
+            """
+            from tools.registry import registry
+            registry.register(name="web_search", toolset="web", schema={}, handler=lambda a, **k: "")
+            """,
+            files={
+                "plugins/finder/__init__.py": """
+                    def register(ctx):
+                        ctx.register_tool(name="find", toolset="finder", schema={}, handler=lambda a, **k: "")
+                    """,
+                "plugins/seeker/__init__.py": """
+                    def register(ctx):
+                        ctx.register_tool(name="seek", toolset="seeker", schema={}, handler=lambda a, **k: "")
+                    """,
+            },
+        ),
     ]
     invalid = [
         Invalid(
@@ -82,6 +102,29 @@ class NameInTwoToolsets(Rule):
             also=((2, 24),),
             message="tool `search` is also registered in toolset 'web' at tools/example_tool.py:2: "
             "the registry rejects this registration",
+        ),
+        # a plugin's tool against a tools/ module's, and two plugins of one repository
+        Invalid(
+            """
+            from tools.registry import registry
+            registry.register(name="search", toolset="web", schema={}, handler=lambda a, **k: "")
+            """,
+            files={
+                "plugins/finder/__init__.py": """
+                    def register(ctx):
+                        ctx.register_tool(name="search", toolset="finder", schema={}, handler=lambda a, **k: "")
+                        ctx.register_tool(name="lookup", toolset="finder", schema={}, handler=lambda a, **k: "")
+                    """,
+                "plugins/seeker/__init__.py": """
+                    def register(ctx):
+                        ctx.register_tool(name="lookup", toolset="seeker", schema={}, handler=lambda a, **k: "")
+                    """,
+            },
+            line=2,
+            col=24,
+            also=(("plugins/finder/__init__.py", 2, 28), ("plugins/finder/__init__.py", 3, 28), ("plugins/seeker/__init__.py", 2, 28)),
+            message="tool `search` is also registered in toolset 'finder' at plugins/finder/__init__.py:2: "
+            "the registry rejects that registration",
         ),
     ]
 

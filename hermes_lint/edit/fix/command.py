@@ -88,21 +88,22 @@ def _regenerated_manifest(root: Path, config: Config, changed: Dict[str, bytes],
         return None  # a project without a manifest does not get one from `check --fix`
     from hermes_lint.check.engine import ProjectSources, SourceFile
     from hermes_lint.manifest.generate import generate, read_current
-    from hermes_lint.manifest.inputs import manifest_inputs
+    from hermes_lint.manifest.inputs import manifest_inputs, manifest_sites
 
     target = root / config.manifest
     current = read_current(target)
     if current is None:
         return None
     sources = manifest_inputs(root, config)
-    if not selected and generate(sources, config).text != current:
+    plugin_project = manifest_sites(root, config)
+    if not selected and generate(sources, config, plugin_project).text != current:
         return None  # stale before the fixes, and HRM501 was not asked for
 
     def fixed(file: SourceFile) -> SourceFile:
         return SourceFile(file.path, changed[file.path]) if file.path in changed else file
 
     toolsets = fixed(sources.toolsets) if sources.toolsets is not None else None
-    generated = generate(ProjectSources([fixed(f) for f in sources.tool_files], toolsets, root), config)
+    generated = generate(ProjectSources([fixed(f) for f in sources.tool_files], toolsets, root), config, plugin_project)
     if not generated.ok:
         notes.append(
             f"{config.manifest} was not regenerated: {len(generated.problems)} error(s) would make it "

@@ -1,0 +1,129 @@
+"""Hermes's own tool names, which a plugin's tool must not take (HRM810, HRM811), and the hook
+names its plugin loader knows (``VALID_HOOKS``, HRM805).
+
+Where they come from, in order:
+1. the Hermes installed in the environment that runs hermes-lint (the ``hermes-agent``
+   distribution), read from its ``tools/*.py`` files with hermes-lint's own extraction and from
+   the ``VALID_HOOKS`` literal of its ``hermes_cli/plugins.py``, never imported: the names its
+   registry will really hold;
+2. otherwise the catalogue shipped with hermes-lint (``hermes_lint/data/hermes_builtin_tools.json``),
+   made the same way from a published hermes-agent release by
+   ``scripts/generate_builtin_tool_catalogue.py``.
+
+Either way the answer says which Hermes it describes (``BuiltinTools.source``), and messages name it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Dict, FrozenSet, Mapping, Optional, Tuple
+
+CATALOGUE = "hermes_builtin_tools.json"
+CATALOGUE_FORMAT = "hermes-lint-builtin-tools"
+DISTRIBUTION = "hermes-agent"
+
+
+@dataclass(frozen=True)
+class BuiltinTools:
+    """Built-in tool name -> its toolset, and which Hermes they are from ("hermes-agent 0.19.0
+    (installed)", "hermes-agent 0.19.0 (catalogue shipped with hermes-lint)")."""
+
+    tools: Mapping[str, str]
+    source: str
+    hooks: FrozenSet[str] = frozenset()
+
+
+def tools_in_directory(tools_dir: Path) -> Dict[str, str]:
+    """Tool name -> toolset of every registration with a constant name and toolset in
+    ``tools_dir/*.py``, as runtime discovery would find them; read, never imported."""
+    from hermes_lint.check.engine import SourceFile, extract_module_facts
+    from hermes_lint.config import Config
+    from hermes_lint.discovery import candidate_tool_paths
+    from hermes_lint.regular_files import read_regular_file
+
+    config = Config(project_root=str(tools_dir.parent))
+    found: Dict[str, str] = {}
+    for path in candidate_tool_paths(tools_dir):
+        try:
+            data = read_regular_file(path)
+        except OSError:
+            continue
+        facts = extract_module_facts(SourceFile(f"tools/{path.name}", data), config)
+        for registration in facts.registrations:
+            if isinstance(registration.name, str) and isinstance(registration.toolset, str):
+                found.setdefault(registration.name, registration.toolset)
+    return dict(sorted(found.items()))
+
+
+def hooks_in_plugin_loader(plugins_module: Path) -> Tuple[str, ...]:
+    """The strings of the ``VALID_HOOKS`` set literal in Hermes's ``hermes_cli/plugins.py``,
+    sorted; () when it cannot be read."""
+    from hermes_lint.regular_files import read_regular_file
+
+    try:
+        tree = ast.parse(read_regular_file(plugins_module))
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    for statement in tree.body:
+        target = statement.target if isinstance(statement, ast.AnnAssign) else (
+            statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+        )
+        value = getattr(statement, "value", None)
+        if isinstance(target, ast.Name) and target.id == "VALID_HOOKS" and isinstance(value, (ast.Set, ast.List, ast.Tuple)):
+            names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            return tuple(sorted(names)) if len(names) == len(value.elts) else ()
+    return ()
+
+
+def _installed_files() -> Optional[Tuple[Path, Path, str]]:
+    """(``tools/``, ``hermes_cli/plugins.py``, version) of the installed ``hermes-agent``, found
+    through its recorded files (``importlib.metadata``: nothing is imported)."""
+    try:
+        distribution = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+    located = {file.as_posix(): Path(str(distribution.locate_file(file))) for file in distribution.files or ()}
+    registry, loader = located.get("tools/registry.py"), located.get("hermes_cli/plugins.py")
+    if registry is None or loader is None or not registry.is_file():
+        return None
+    return registry.parent, loader, distribution.version
+
+
+@lru_cache(maxsize=1)
+def builtin_tools() -> BuiltinTools:
+    """The built-in tools and hooks of the installed Hermes, else of the shipped catalogue."""
+    installed = _installed_files()
+    if installed is not None:
+        tools_dir, loader, version = installed
+        tools, hooks = tools_in_directory(tools_dir), hooks_in_plugin_loader(loader)
+        if tools and hooks:
+            return BuiltinTools(tools, f"hermes-agent {version} (installed)", frozenset(hooks))
+    return shipped_catalogue()
+
+
+def shipped_catalogue() -> BuiltinTools:
+    text = resources.files("hermes_lint").joinpath("data").joinpath(CATALOGUE).read_text(encoding="utf-8")
+    data = json.loads(text)
+    if data.get("format") != CATALOGUE_FORMAT:
+        raise ValueError(f"{CATALOGUE} is not a {CATALOGUE_FORMAT} file")
+    return BuiltinTools(
+        dict(data["tools"]),
+        f"hermes-agent {data['hermes_agent_version']} (catalogue shipped with hermes-lint)",
+        frozenset(data["hooks"]),
+    )
+
+
+def catalogue_text(tools: Mapping[str, str], hooks: Tuple[str, ...], version: str) -> str:
+    """The shipped catalogue's bytes: deterministic (sorted keys, trailing newline)."""
+    document = {
+        "format": CATALOGUE_FORMAT,
+        "hermes_agent_version": version,
+        "hooks": sorted(hooks),
+        "tools": dict(sorted(tools.items())),
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,413 @@
+"""Which Hermes plugins a project holds: read from its packaging and its files, never imported.
+
+Hermes finds plugins two ways (``hermes_cli/plugins.py`` in hermes-agent):
+
+- *entry points*: every installed distribution's ``hermes_agent.plugins`` entry points. The
+  loader calls ``ep.load()`` (``importlib.metadata``: import the module left of ``:``, then
+  follow the dotted attribute right of it, if any) and then ``getattr(loaded, "register",
+  None)``, and calls what it finds with one argument, the plugin context. A project declares them
+  in ``pyproject.toml`` (``[project.entry-points."hermes_agent.plugins"]``, or Poetry's
+  ``[tool.poetry.plugins."hermes_agent.plugins"]``), ``setup.cfg`` (``[options.entry_points]``)
+  or ``setup.py`` (a literal ``entry_points=``, read from the syntax tree);
+- *directories*: ``<plugins dir>/<name>/plugin.yaml`` or ``<plugins dir>/<category>/<name>/``
+  (two levels at most), whose ``__init__.py`` is imported and whose ``register`` is called.
+
+``project_plugins`` lists them as ``PluginSpec``; which function the loader ends up calling,
+and what that function reaches, is ``plugin_register``'s.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.config import Config
+
+ENTRY_POINT_GROUP = "hermes_agent.plugins"
+MANIFEST_NAMES = ("plugin.yaml", "plugin.yml")  # the loader tries them in this order
+SOURCE_ROOTS = ("", "src")  # where a package's modules may live (flat and src/ layouts)
+PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+MAX_PACKAGING_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    name: str  # the entry point's name (left of '=')
+    value: str  # "pkg", "pkg.sub", "pkg.mod:register", "pkg.mod:obj"
+    declared_in: str  # pyproject.toml / setup.cfg / setup.py, relative to the project root
+    line: int  # 1-based line of the declaration (0 if unknown)
+
+    @property
+    def module(self) -> str:
+        """The module ``ep.load()`` imports (extras such as ``[cli]`` dropped)."""
+        return self.value.split("[", 1)[0].partition(":")[0].strip()
+
+    @property
+    def attribute(self) -> Optional[str]:
+        """The dotted attribute ``ep.load()`` follows in that module, or None."""
+        _, colon, attr = self.value.split("[", 1)[0].partition(":")
+        return attr.strip() or None if colon else None
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    name: str  # entry point name, else the plugin directory's name
+    directory: str  # the plugin's package directory, relative to root (posix)
+    register_module: Optional[str]  # relative path of the module whose `register` the loader calls; None if not found
+    entry_point: Optional[EntryPoint]  # None for a directory plugin (plugin.yaml)
+    manifest: Optional[str]  # plugin.yaml path relative to root, None if absent
+
+
+def project_plugins(root: Path, config: "Config") -> Tuple[PluginSpec, ...]:
+    """Every plugin of the project at ``root``: its entry points first (in declaration order),
+    then the directory plugins (the root itself, else those under each ``plugin-dirs``
+    directory, else the root as a plugins directory), without duplicates."""
+    specs: List[PluginSpec] = []
+    seen_directories = set()
+    for entry in entry_points(root):
+        spec = _entry_point_spec(root, entry)
+        specs.append(spec)
+        seen_directories.add(spec.directory)
+    for directory in directory_plugin_dirs(root, config):
+        relative = _relative(root, directory)
+        if relative in seen_directories:
+            continue
+        seen_directories.add(relative)
+        init = directory / "__init__.py"
+        specs.append(
+            PluginSpec(
+                name=directory.name if relative != "." else root.name,
+                directory=relative,
+                register_module=_relative(root, init) if init.is_file() else None,
+                entry_point=None,
+                manifest=_manifest_of(root, directory),
+            )
+        )
+    return tuple(specs)
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if path != root else "."
+
+
+def _manifest_of(root: Path, directory: Path) -> Optional[str]:
+    for name in MANIFEST_NAMES:
+        if _present(directory / name):
+            return _relative(root, directory / name)
+    return None
+
+
+def is_directory_plugin(directory: Path) -> bool:
+    """``plugin.yaml`` (or ``.yml``) beside an ``__init__.py``: what the loader imports."""
+    return (directory / "__init__.py").is_file() and any(_present(directory / n) for n in MANIFEST_NAMES)
+
+
+def _present(manifest: Path) -> bool:
+    """A ``plugin.yaml`` is there even when it is not a regular file (a FIFO, a link to a device or
+    outside the project): the plugin is recognised, and its manifest reported as unreadable (HRM803)."""
+    import os
+
+    return os.path.lexists(manifest) and not manifest.is_dir()
+
+
+def holds_directory_plugins(directory: Path) -> bool:
+    """``directory`` holds directory plugins (``<name>/plugin.yaml``, ``<category>/<name>/``, or
+    those of a ``plugins/`` directory in it), as ``~/.hermes/plugins`` or a repository of them."""
+    for base in (directory, directory / "plugins"):
+        for child in _subdirectories(base):
+            if is_directory_plugin(child) or any(is_directory_plugin(g) for g in _subdirectories(child)):
+                return True
+    return False
+
+
+def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
+    """The directory plugins at ``root``: the root itself when it is one; else, under each
+    plugins directory of ``plugin-dirs`` (and the root itself, when it holds plugins the way
+    ``~/.hermes/plugins`` does), every ``<name>/`` and ``<category>/<name>/`` with a
+    ``plugin.yaml``, or with an ``__init__.py`` that mentions ``register_tool`` (bundled plugins
+    of a Hermes tree)."""
+    if is_directory_plugin(root):
+        return [root]
+    found: List[Path] = []
+    for base in [root / d for d in config.plugin_dirs] + [root]:
+        for child in _subdirectories(base):
+            if _is_plugin_dir(child, base == root):
+                found.append(child)
+                continue
+            if any(_present(child / n) for n in MANIFEST_NAMES):
+                continue  # a plugin without __init__.py is not loadable, and not a category either
+            found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, base == root))
+    unique: Dict[Path, None] = dict.fromkeys(found)
+    return sorted(unique)
+
+
+def _is_plugin_dir(directory: Path, manifest_required: bool) -> bool:
+    if is_directory_plugin(directory):
+        return True
+    if manifest_required:
+        return False
+    init = directory / "__init__.py"
+    try:
+        return init.is_file() and b"register_tool" in init.read_bytes()
+    except OSError:
+        return True  # unreadable: checked, and reported as such (HRM001)
+
+
+def _subdirectories(directory: Path) -> List[Path]:
+    try:
+        children = sorted(directory.iterdir())
+    except OSError:
+        return []
+    return [c for c in children if not c.name.startswith((".", "_")) and c.is_dir() and not c.is_symlink()]
+
+
+# --- entry points ----------------------------------------------------------------------------
+
+
+def declares_entry_point(directory: Path) -> bool:
+    """Cheap test for ``find_root``: a packaging file of ``directory`` (or the metadata of an
+    unpacked wheel or a built sdist in it) names the group."""
+    for name in PACKAGING_FILES + tuple(_metadata_files(directory)):
+        data = _read(directory / name)
+        if data is not None and ENTRY_POINT_GROUP in data:
+            return True
+    return False
+
+
+def _metadata_files(root: Path) -> List[str]:
+    """``*.dist-info/entry_points.txt`` (an unpacked wheel) and ``*.egg-info/entry_points.txt``
+    (a built sdist), at the root or under src/, relative and sorted."""
+    found = []
+    for base in SOURCE_ROOTS:
+        try:
+            children = sorted((root / base).iterdir()) if (root / base).is_dir() else []
+        except OSError:
+            continue
+        for child in children:
+            if child.name.endswith((".dist-info", ".egg-info")) and (child / "entry_points.txt").is_file():
+                found.append(f"{base + '/' if base else ''}{child.name}/entry_points.txt")
+    return found
+
+
+def entry_points(root: Path) -> List[EntryPoint]:
+    """The ``hermes_agent.plugins`` entry points the packaging files of ``root`` declare, in
+    the order pyproject.toml, setup.cfg, setup.py (the first that declares any is the one a
+    build backend uses; later ones are ignored unless it declares none); failing those, the
+    ``entry_points.txt`` of an unpacked wheel's or a built sdist's metadata."""
+    for name, reader in (("pyproject.toml", _pyproject), ("setup.cfg", _setup_cfg), ("setup.py", _setup_py)):
+        text = _read(root / name)
+        if text is None or ENTRY_POINT_GROUP not in text:
+            continue
+        found = reader(text, name)
+        if found:
+            return found
+    for name in _metadata_files(root):  # what a build wrote: the same ini format as setup.cfg's
+        text = _read(root / name)
+        if text is None or ENTRY_POINT_GROUP not in text:
+            continue
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.optionxform = str  # type: ignore[assignment, method-assign]  # names keep their case
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        if parser.has_section(ENTRY_POINT_GROUP):
+            start = _header_line(text, r"^\s*\[" + re.escape(ENTRY_POINT_GROUP) + r"\]")
+            rows = "\n".join(f"{k} = {v}" for k, v in parser.items(ENTRY_POINT_GROUP))
+            found = _ini_lines(rows, text, name, start)
+            if found:
+                return found
+    return []
+
+
+def _read(path: Path) -> Optional[str]:
+    from hermes_lint.regular_files import read_regular_file
+
+    try:
+        return read_regular_file(path, MAX_PACKAGING_BYTES).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _line_of(text: str, name: str, after: int = 0) -> int:
+    """The first line at or after ``after`` that starts with the key ``name`` (quoted or not)."""
+    pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*[=:]", re.MULTILINE)
+    offset = 0
+    if after:
+        offset = len("\n".join(text.split("\n")[: after - 1]))
+    match = pattern.search(text, offset)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
+def _header_line(text: str, pattern: str) -> int:
+    match = re.search(pattern, text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
+def _pyproject(text: str, declared_in: str) -> List[EntryPoint]:
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return []
+    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    tables = [(project.get("entry-points"), r"^\s*\[\s*project\.entry-points")]
+    poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+    if isinstance(poetry, dict):
+        tables.append((poetry.get("plugins"), r"^\s*\[\s*tool\.poetry\.plugins"))
+    found: List[EntryPoint] = []
+    for groups, header in tables:
+        group = groups.get(ENTRY_POINT_GROUP) if isinstance(groups, dict) else None
+        if not isinstance(group, dict):
+            continue
+        start = _header_line(text, header + r"\.[\"']?" + re.escape(ENTRY_POINT_GROUP))
+        start = start or _header_line(text, header)
+        for name, value in group.items():
+            if isinstance(value, str):
+                found.append(EntryPoint(name, value.strip(), declared_in, _line_of(text, name, start)))
+    return found
+
+
+def _setup_cfg(text: str, declared_in: str) -> List[EntryPoint]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    if not parser.has_option("options.entry_points", ENTRY_POINT_GROUP):
+        return []
+    start = _header_line(text, r"^\s*\[options\.entry_points\]")
+    return _ini_lines(parser.get("options.entry_points", ENTRY_POINT_GROUP), text, declared_in, start)
+
+
+def _ini_lines(block: str, text: str, declared_in: str, start: int, line: int = 0) -> List[EntryPoint]:
+    found = []
+    for row in block.splitlines():
+        name, equals, value = row.partition("=")
+        if equals and name.strip() and value.strip():
+            where = line or _line_of(text, name.strip(), start)
+            found.append(EntryPoint(name.strip(), value.strip(), declared_in, where))
+    return found
+
+
+def _setup_py(text: str, declared_in: str) -> List[EntryPoint]:
+    """``setup(entry_points={...})`` with a literal value (or a module-level name bound once to
+    one); nothing is run."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    constants: Dict[str, ast.expr] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            constants[name] = stmt.value if name not in constants else ast.Constant(None)  # bound twice: unknown
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _called_name(node.func) == "setup"):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "entry_points":
+                continue
+            value = keyword.value
+            if isinstance(value, ast.Name):
+                value = constants.get(value.id, value)
+            return _setup_py_groups(value, text, declared_in)
+    return []
+
+
+def _called_name(func: ast.expr) -> Optional[str]:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _setup_py_groups(value: ast.expr, text: str, declared_in: str) -> List[EntryPoint]:
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):  # ini-style text
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(value.value)
+        except configparser.Error:
+            return []
+        if not parser.has_option(ENTRY_POINT_GROUP, ENTRY_POINT_GROUP) and parser.has_section(ENTRY_POINT_GROUP):
+            rows = "\n".join(f"{k} = {v}" for k, v in parser.items(ENTRY_POINT_GROUP))
+            return _ini_lines(rows, text, declared_in, value.lineno)
+        return []
+    if not isinstance(value, ast.Dict):
+        return []
+    for key, group in zip(value.keys, value.values):
+        if not (isinstance(key, ast.Constant) and key.value == ENTRY_POINT_GROUP):
+            continue
+        found: List[EntryPoint] = []
+        items = group.elts if isinstance(group, (ast.List, ast.Tuple)) else [group]
+        for item in items:
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                found.extend(_ini_lines(item.value, text, declared_in, item.lineno, item.lineno))
+        return found
+    return []
+
+
+# --- from an entry point to the package --------------------------------------------------------
+
+
+def module_file(root: Path, module: str) -> Optional[str]:
+    """The file of dotted ``module`` under a source root of ``root`` (``pkg/mod.py`` or
+    ``pkg/mod/__init__.py``, flat or under ``src/``), relative, or None."""
+    parts = module.split(".")
+    if not module or not all(part.isidentifier() for part in parts):
+        return None
+    base = "/".join(parts)
+    for source_root in SOURCE_ROOTS + _package_roots(root, parts[0]):
+        prefix = f"{source_root}/" if source_root else ""
+        for candidate in (f"{prefix}{base}.py", f"{prefix}{base}/__init__.py"):
+            if (root / candidate).is_file():
+                return candidate
+    return None
+
+
+_NOT_SOURCES = frozenset({"build", "dist", "node_modules", "site-packages", "tests", "test", "docs"})
+
+
+def _package_roots(root: Path, top: str) -> Tuple[str, ...]:
+    """Where a build backend told to (``packages = ["hermes/mypkg"]``, ``package-dir``) would find
+    the top-level package ``top`` that is neither at the root nor under src/: the one directory,
+    one or two levels down, that holds ``top/__init__.py`` (none when that is ambiguous)."""
+    found = []
+    for child in _subdirectories(root):
+        if child.name in _NOT_SOURCES or child.name == "src":
+            continue
+        if (child / top / "__init__.py").is_file():
+            found.append(child.name)
+        for grandchild in _subdirectories(child):
+            if grandchild.name not in _NOT_SOURCES and (grandchild / top / "__init__.py").is_file():
+                found.append(f"{child.name}/{grandchild.name}")
+    return tuple(found) if len(found) == 1 else ()
+
+
+def _entry_point_spec(root: Path, entry: EntryPoint) -> PluginSpec:
+    path = module_file(root, entry.module)
+    top = entry.module.split(".")[0]
+    if path is not None:
+        directory = path.rsplit("/", 1)[0] if "/" in path else "."
+        # The package directory is the top-level package's (a submodule's file is inside it).
+        prefix = path[: path.index(top + "/") + len(top)] if f"{top}/" in path else directory
+        directory = prefix
+    else:
+        found = next((s for s in SOURCE_ROOTS if (root / s / top).is_dir()), None)
+        directory = (f"{found}/{top}" if found else top) if found is not None else top
+    return PluginSpec(
+        name=entry.name,
+        directory=directory,
+        register_module=path,
+        entry_point=entry,
+        manifest=_manifest_of(root, root / directory) if (root / directory).is_dir() else None,
+    )

@@ -1,0 +1,267 @@
+"""Where a project registers its tools: the one model extraction, the rules, the manifest, the
+scaffold and the output ask.
+
+Two kinds of registration site, each with its contract:
+
+- ``TOOL_MODULE``: a top-level ``registry.register(...)`` statement in ``<tools-dir>/*.py``,
+  found by the runtime's own predicate (``discovery``); judged by the project's
+  ``ToolRegistry.register`` (``registry_contract``);
+- ``PLUGIN``: a ``ctx.register_tool(...)`` reached from the ``register(ctx)`` that Hermes's plugin
+  loader calls (``plugins`` finds the plugins, ``plugin_register`` follows ``register``);
+  judged by ``PluginContext.register_tool``'s parameters (no ``max_result_size_chars``, no
+  ``dynamic_schema_overrides``).
+
+A project may be a ``tools/`` tree (with bundled plugins under ``plugin-dirs``), a plugin
+package (entry points), a directory plugin, or a directory of plugins. ``ProjectSites`` says
+which files hold sites and, per file, which functions receive a plugin context; its
+``fingerprint`` keys cached results, since a file's registrations depend on it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed, follow_plugin
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.config import Config
+
+# PluginContext.register_tool's parameters, in order (Hermes's plugin API).
+PLUGIN_PARAMETERS = (
+    "name", "toolset", "schema", "handler", "check_fn", "requires_env", "is_async", "description", "emoji", "override",
+)
+
+
+@dataclass(frozen=True)
+class SiteKind:
+    """A kind of registration site: the call that registers and the parameters it takes."""
+
+    name: str
+    call: str  # how the call is spelled
+    parameters: Tuple[str, ...]  # in order: positional arguments fill these
+    required: Tuple[str, ...]
+
+
+def _tool_module_site() -> SiteKind:
+    from hermes_lint.project.registry_contract import BUILTIN_PARAMETERS, BUILTIN_REQUIRED
+
+    return SiteKind("tool module", "registry.register", BUILTIN_PARAMETERS, BUILTIN_REQUIRED)
+
+
+PLUGIN = SiteKind("plugin", "ctx.register_tool", PLUGIN_PARAMETERS, ("name", "toolset", "schema", "handler"))
+
+
+@dataclass(frozen=True)
+class PluginSites:
+    """The project's plugins, each with the functions its ``register`` reaches."""
+
+    plugins: Tuple[FollowedPlugin, ...]
+
+    def plugin_modules(self) -> Tuple[str, ...]:
+        """Every file that holds a register function or is a plugin's register module, sorted."""
+        paths = {f.path for p in self.plugins for f in p.functions}
+        paths |= {p.spec.register_module for p in self.plugins if p.spec.register_module and p.read}
+        return tuple(sorted(paths))
+
+    def functions_in(self, path: str) -> Tuple[RegisterFunction, ...]:
+        return tuple(f for p in self.plugins for f in p.functions if f.path == path)
+
+    def unfollowed_in(self, path: str) -> Tuple[Unfollowed, ...]:
+        return tuple(u for p in self.plugins for u in p.unfollowed if u.path == path)
+
+    def plugin_of(self, path: str) -> Optional[str]:
+        """The plugin whose register module or register function is in ``path``."""
+        for plugin in self.plugins:
+            if plugin.spec.register_module == path or any(f.path == path for f in plugin.functions):
+                return plugin.spec.name
+        return None
+
+    def fingerprint(self) -> str:
+        """What a module's extracted facts depend on besides its own bytes and the settings."""
+        return repr(self.plugins)
+
+
+@dataclass(frozen=True)
+class ProjectSites:
+    """Every registration site of a project: its tool modules and its plugins."""
+
+    root: str
+    tools_dir: str
+    tool_modules: Tuple[str, ...]  # candidate tool modules, relative ('/'-separated)
+    plugin_sites: PluginSites
+    has_toolsets: bool
+
+    @property
+    def plugins(self) -> Tuple[FollowedPlugin, ...]:
+        return self.plugin_sites.plugins
+
+    @property
+    def kind(self) -> str:
+        """"tools" (a tools/ tree, plugins bundled or not), "plugins" (plugins only) or "empty"."""
+        if self.tool_modules or self.has_toolsets:
+            return "tools"
+        return "plugins" if self.plugins else "empty"
+
+    def plugin_modules(self) -> Tuple[str, ...]:
+        return tuple(p for p in self.plugin_sites.plugin_modules() if p not in self.tool_modules)
+
+    def modules(self) -> Tuple[str, ...]:
+        """Every file that holds a registration site: the tool modules, then the plugins'."""
+        return self.tool_modules + self.plugin_modules()
+
+    def fingerprint(self) -> str:
+        return self.plugin_sites.fingerprint()
+
+
+# (root, settings, reader) -> (the reader's run, the stat of every input of discovery, what it
+# found): trusted within a run (``evaluate.project.new_run`` starts one), and in a later run
+# while no input changed.
+_PLUGINS: Dict[Tuple, Tuple[int, Tuple, PluginSites]] = {}
+
+
+def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
+    """The plugins of the project at ``root`` and the functions their ``register`` reaches, once
+    per run (``evaluate.project.new_run``), and again in a later run when one of the files or
+    directories discovery looked at changed; ``project``: the ``ProjectModules`` whose files
+    (editor buffers included) are read."""
+    from hermes_lint.project.plugins import project_plugins
+
+    if project is None:
+        project = _reader_if_imported(root)
+        if project is None:  # a warm run that never read a module: no plugins, nothing to import
+            specs = project_plugins(root, config)
+            if not specs:
+                return PluginSites(())
+            from hermes_lint.evaluate.project import project_modules
+
+            project = project_modules(str(root))
+    key = (os.path.realpath(root), config.plugin_dirs, id(project))
+    cached = _PLUGINS.get(key)
+    if cached is not None and (cached[0] == project._run or cached[1] == _stamp(root, config, cached[2])):
+        if cached[0] != project._run:
+            _PLUGINS[key] = (project._run, cached[1], cached[2])
+        return cached[2]
+    followed = tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config))
+    sites = PluginSites(followed)
+    if len(_PLUGINS) > 32:
+        _PLUGINS.clear()
+    _PLUGINS[key] = (project._run, _stamp(root, config, sites), sites)
+    return sites
+
+
+def _reader_if_imported(root: Path):
+    """The per-process ``ProjectModules`` of ``root`` when the evaluator is already imported."""
+    import sys
+
+    module = sys.modules.get("hermes_lint.evaluate.project")
+    return module.project_modules(str(root)) if module is not None else None
+
+
+def _stamp(root: Path, config: "Config", sites: PluginSites) -> Tuple:
+    """The stat of what discovery read: the packaging files, the directories it listed (a
+    plugin.yaml or a plugin appearing changes its directory's), the modules ``register`` went
+    through."""
+    from hermes_lint.project.plugins import PACKAGING_FILES
+
+    directories = [root] + [root / d for d in config.plugin_dirs]
+    read = [path for p in sites.plugins for path in p.read] + [p.spec.directory for p in sites.plugins]
+    # a module appearing beside one that was read (``from .hermes import register`` before
+    # hermes.py exists) changes its directory
+    directories += sorted({root / Path(path).parent for path in read})
+    listed = []
+    for directory in directories:
+        listed.append(directory)
+        try:
+            listed.extend(entry for entry in directory.iterdir() if entry.is_dir())
+        except OSError:
+            pass
+    files = [root / name for name in PACKAGING_FILES]
+    files += [root / path for p in sites.plugins for path in p.read]
+    return tuple(_stat(path) for path in listed + files)
+
+
+def _stat(path: Path) -> Optional[Tuple[int, ...]]:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def project_sites(root: Path, config: "Config", project=None) -> ProjectSites:
+    """The registration sites of the project at ``root``: its tool modules (listed now) and its
+    plugins (``plugin_sites``)."""
+    from hermes_lint.discovery import candidate_tool_file_names
+
+    prefix = Path(config.tools_dir).as_posix()
+    tool_modules = tuple(
+        name if prefix == "." else f"{prefix}/{name}" for name in candidate_tool_file_names(root / config.tools_dir)
+    )
+    return ProjectSites(
+        str(root), config.tools_dir, tool_modules, plugin_sites(root, config, project),
+        (root / config.toolsets_file).is_file(),
+    )
+
+
+def sites_for_config(config: "Config", project=None) -> Optional[PluginSites]:
+    """``plugin_sites`` of ``config.project_root``; None without a project root."""
+    if not config.project_root:
+        return None
+    return plugin_sites(Path(config.project_root), config, project)
+
+
+def entries_of(sites: Optional[PluginSites], path: str) -> Tuple[Tuple[str, str, str, Optional[str]], ...]:
+    """The register functions of the module at ``path`` as ``plugin_tools.Entry``."""
+    if sites is None:
+        return ()
+    return tuple((f.function, f.parameter, f.receives, f.plugin) for f in sites.functions_in(path))
+
+
+def summary(sites: Optional[ProjectSites], registrations: int, unread: int) -> str:
+    """What was checked, for the summary line: ``7 tools in 2 plugins``, ``84 tools in tools/ and
+    87 plugins``."""
+    from hermes_lint.report.terminal import plural
+
+    tools = plural(registrations, "tool")
+    plugins = len(sites.plugins) if sites is not None else 0
+    parts = []
+    if sites is not None and sites.tool_modules:
+        parts.append(f"{Path(sites.tools_dir).as_posix()}/")
+    if plugins:
+        parts.append(plural(plugins, "plugin"))
+    where = f" in {' and '.join(parts)}" if parts else ""
+    more = f", {unread} unread" if unread else ""
+    return f"{tools}{where}{more}"
+
+
+def nothing_found(sites: Optional[ProjectSites], config: "Config") -> str:
+    """Why a run found no registration to check: one line."""
+    from hermes_lint.report.terminal import plural
+
+    if sites is None:
+        return "no project root"
+    if sites.kind == "empty":
+        return (
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level, and no plugin is "
+            "declared (no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py; no "
+            "plugin.yaml beside an __init__.py)"
+        )
+    reasons: List[str] = []
+    if sites.kind == "tools":
+        reasons.append(
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level"
+            if not sites.tool_modules else f"{plural(len(sites.tool_modules), 'tool module')} register nothing"
+        )
+    for plugin in sites.plugins:
+        spec = plugin.spec
+        if spec.register_module is None:
+            what = f"`{spec.entry_point.value}`" if spec.entry_point else spec.directory
+            reasons.append(f"plugin {spec.name}: {what} names no module of the project")
+        elif plugin.problem:
+            reasons.append(f"plugin {spec.name}: {plugin.problem}")
+        else:
+            reasons.append(f"plugin {spec.name}: its register(ctx) registers no tool")
+    return "; ".join(reasons)
