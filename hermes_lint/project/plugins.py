@@ -30,6 +30,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ENTRY_POINT_GROUP = "hermes_agent.plugins"
 MANIFEST_NAMES = ("plugin.yaml", "plugin.yml")  # the loader tries them in this order
+# Hermes's scan of its bundled plugins directory skips these names: memory providers, context
+# engines and model providers have discovery systems of their own (``hermes_cli/plugins.py``);
+# ``platforms/`` is a category, scanned one level deeper.
+BUNDLED_OWN_DISCOVERY = frozenset({"memory", "context_engine", "model-providers"})
+BUNDLED_CATEGORIES = frozenset({"platforms"})
 SOURCE_ROOTS = ("", "src")  # where a package's modules may live (flat and src/ layouts)
 PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 MAX_PACKAGING_BYTES = 1_000_000
@@ -136,6 +141,11 @@ def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
     found: List[Path] = []
     for base in [root / d for d in config.plugin_dirs] + [root]:
         for child in _subdirectories(base):
+            if base != root and child.name in BUNDLED_OWN_DISCOVERY:
+                continue  # loaded by their own subsystems, never by the plugin loader's scan
+            if base != root and child.name in BUNDLED_CATEGORIES:
+                found.extend(grand for grand in _subdirectories(child) if is_directory_plugin(grand))
+                continue
             if _is_plugin_dir(child, base == root):
                 found.append(child)
                 continue

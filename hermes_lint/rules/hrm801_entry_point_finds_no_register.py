@@ -96,6 +96,20 @@ class EntryPointFindsNoRegister(PluginRule, Rule):
                 "echo_plugin-1.dist-info/entry_points.txt": "[hermes_agent.plugins]\necho = echo_plugin.plugin_entry\n",
             },
         ),
+        # a Hermes tree's bundled packages that its plugin loader never calls: a package without
+        # plugin.yaml (its docstring names register_tool), and a model provider, which has a
+        # plugin.yaml but its own discovery
+        Valid(
+            PACKAGE,
+            files={
+                "toolsets.py": "TOOLSETS = {}\n",
+                "tools/__init__.py": "",
+                "plugins/__init__.py": "",
+                "plugins/cron_backends/__init__.py": '"""Backends; tools go through ctx.register_tool."""\n',
+                "plugins/model-providers/echo/__init__.py": "PROVIDER = 'echo'\n",
+                "plugins/model-providers/echo/plugin.yaml": "name: echo-provider\nversion: '1'\ndescription: d\n",
+            },
+        ),
     ]
     invalid = [
         Invalid(
@@ -154,6 +168,11 @@ class EntryPointFindsNoRegister(PluginRule, Rule):
             if target.problem is None:
                 continue
             entry = spec.entry_point
+            if entry is None and spec.manifest is None:
+                # Hermes's directory scan loads only directories holding a plugin.yaml (a
+                # bundled `plugins/memory/` or `plugins/model-providers/x/` is loaded by its
+                # own subsystem): such a directory is no plugin whose `register` is called
+                continue
             problem = target.problem
             if problem.startswith("names module"):
                 consequence = _NOT_FOUND
