@@ -256,12 +256,13 @@ def test_src_setting_resolves_imports_of_a_src_layout(tmp_path):
     schema_end = tool.index("}},", schema_start) + 2
     tool = tool[:schema_start] + '"properties": PROPERTIES' + tool[schema_end:]
     project = make_project(tmp_path, {"echo_tool.py": tool})
-    (project / "src" / "echo_schema").mkdir(parents=True)
-    (project / "src" / "echo_schema" / "__init__.py").write_text("")
-    (project / "src" / "echo_schema" / "schema.py").write_text('PROPERTIES = {"text": {"type": "string"}}\n')
+    # lib/, not src/ (where a package's own imports resolve without a setting)
+    (project / "lib" / "echo_schema").mkdir(parents=True)
+    (project / "lib" / "echo_schema" / "__init__.py").write_text("")
+    (project / "lib" / "echo_schema" / "schema.py").write_text('PROPERTIES = {"text": {"type": "string"}}\n')
     unresolved = cli(["check", "--select", "HRM301,HRM306"], project)
     assert "HRM306" not in out(unresolved)  # the schema cannot be read: nothing said about its keys
-    (project / "pyproject.toml").write_text('[tool.hermes-lint]\nsrc = ["src"]\n')
+    (project / "pyproject.toml").write_text('[tool.hermes-lint]\nsrc = ["lib"]\n')
     resolved = cli(["check", "--select", "HRM301,HRM306"], project)
     assert "HRM306" in out(resolved) and "`text`" in out(resolved), out(resolved)
 
@@ -272,7 +273,7 @@ def test_fix_hints_show_fixes_fix_only_and_exit_non_zero_on_fix(tmp_path):
     assert out(found) == (f"tools/echo_tool.py:30:5: {HRM004_MESSAGE}\n"
                           "    fix: rename an unknown keyword to the one registry keyword it is close to "
                           "(`check_func=` becomes `check_fn=`)\n")
-    assert err(found) == "Found 1 diagnostic in 1 file\n[*] 1 fixable with `--fix`\n"
+    assert err(found) == "Found 1 diagnostic in 1 file (1 tool in tools/)\n[*] 1 fixable with `--fix`\n"
     fixed = cli(["check", "--select", "HRM004", "--fix", "--show-fixes", "--exit-non-zero-on-fix"], project)
     assert fixed.returncode == 1 and out(fixed) == ""
     assert "tools/echo_tool.py:\n    1 × HRM004 (register() call" in err(fixed)

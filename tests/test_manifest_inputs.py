@@ -59,7 +59,9 @@ def project(tmp_path) -> Path:
     (tmp_path / "tools" / "weather_tool.py").write_text(TOOL)
     (tmp_path / "plugins" / "music").mkdir(parents=True)
     (tmp_path / "plugins" / "music" / "__init__.py").write_text(PLUGIN)
-    (tmp_path / "plugins" / "music" / "plugin.yaml").write_text("name: music\n")
+    (tmp_path / "plugins" / "music" / "plugin.yaml").write_text(
+        "name: music\nversion: '1.0'\ndescription: Music.\nprovides_tools: [music_play]\n"
+    )
     (tmp_path / "toolsets.py").write_text(TOOLSETS)
     written = hermes_lint(tmp_path, "manifest")
     assert written.returncode == 0, written.stderr

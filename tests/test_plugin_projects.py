@@ -43,9 +43,9 @@ def test_src_layout_register_re_exported_and_a_schema_bound_to_a_local(tmp_path)
     # `schema = {...}` in register is read as the schema it is
     assert check(root / "src" / "notes_plugin") == (
         1,
-        "src/notes_plugin/hermes.py:21:90: HRM305 `required` names `txt`, which is not in `properties` "
-        "(did you mean `text`?)\n",
-        "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\n",
+        "hermes.py:21:90: HRM305 `required` names `txt`, which is not in `properties` "
+        "(did you mean `text`?)\n",  # relative to where check runs
+        "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\nNo safe fixes; 1 with `--fix --unsafe-fixes`\n",
     )
 
 
@@ -67,7 +67,7 @@ def test_setup_py_entry_point_naming_a_function(tmp_path):
         'setup.py:9:1: HRM801 entry point `dice = "dice_plugin.tools:register"` loads the function `register` '
         "itself, on which the loader then looks up `register`: Hermes logs \"Plugin 'dice' has no register() "
         'function" and the plugin registers nothing\n',
-        "Found 2 diagnostics in 2 files (1 tool in 1 plugin)\n",
+        "Found 2 diagnostics in 2 files (1 tool in 1 plugin)\nNo safe fixes; 1 with `--fix --unsafe-fixes`\n",
     )
 
 
@@ -82,20 +82,22 @@ def test_helpers_receiving_the_context_or_its_register_tool(tmp_path):
         "handler `_handler`",
         "clock_plugin/_register.py:36:69: HRM108 schema property `format` of tool `clock_tokyo` is never read by "
         "handler `_handler`",
-        "clock_plugin/_register.py:36:69: HRM306 parameter `format` has no description",
+        "clock_plugin/_register.py:36:69: HRM306 parameter `format` has no description (tools `clock_paris`, "
+        "`clock_tokyo`)",
         "clock_plugin/_register.py:36:80: HRM302 invalid JSON Schema (Draft 2020-12) at "
         "`parameters.properties.format.type`: 'strin' is not valid under any of the given schemas (JSON Schema "
-        "types: array, boolean, integer, null, number, object, string)",
+        "types: array, boolean, integer, null, number, object, string) (tools `clock_paris`, `clock_tokyo`)",
     ]
 
 
 def test_a_directory_plugin_is_judged_by_the_plugin_api(tmp_path):
     root = layout(tmp_path, "directory_plugin")
     code, out, err = check(root)
-    assert (code, err) == (1, "Found 4 diagnostics in 1 file (1 tool in 1 plugin)\n")
+    assert (code, err) == (1, "Found 4 diagnostics in 2 files (1 tool in 1 plugin)\n")
     assert "__init__.py:14:46: HRM004 unknown keyword `max_result_size_chars=` (the plugin API's " \
         "`ctx.register_tool` has no such parameter)" in out.splitlines()
-    assert "__init__.py:13:69: HRM309 array `topic` has no `items`" in out.splitlines()
+    # at the key, in the module that writes the schema
+    assert "schemas.py:4:63: HRM309 array `topic` has no `items` (tool `quote_random`)" in out.splitlines()
 
 
 def test_a_plugins_directory_and_one_plugin_in_it(tmp_path):
@@ -277,14 +279,15 @@ def test_shapes_of_published_plugins(tmp_path):
     # context handed to a class that only keeps it (its module never names register_tool)
     assert check(root) == (
         1,
-        "garden_plugin/__init__.py:16:73: HRM108 schema property `depth` of tool `garden_plant` is never read by "
+        # each at its key: in schemas.py, where PLANT is built, and in water.py, which passes `bed`
+        "garden_plugin/schemas.py:8:49: HRM108 schema property `species` of tool `garden_plant` is never read by "
         "handler `_ok`\n"
-        "garden_plugin/__init__.py:16:73: HRM108 schema property `species` of tool `garden_plant` is never read by "
+        "garden_plugin/schemas.py:9:17: HRM108 schema property `depth` of tool `garden_plant` is never read by "
         "handler `_ok`\n"
-        "garden_plugin/__init__.py:16:73: HRM306 parameter `depth` has no description\n"
-        "garden_plugin/__init__.py:16:73: HRM312 `minimum` 10 of `depth` is greater than its `maximum` 2: no value "
-        "can satisfy both\n"
-        "garden_plugin/tools/water.py:12:30: HRM306 parameter `bed` has no description\n",
+        "garden_plugin/schemas.py:9:17: HRM306 parameter `depth` has no description (tool `garden_plant`)\n"
+        "garden_plugin/schemas.py:9:43: HRM312 `minimum` 10 of `depth` is greater than its `maximum` 2: no value "
+        "can satisfy both (tool `garden_plant`)\n"
+        "garden_plugin/tools/water.py:12:70: HRM306 parameter `bed` has no description\n",
         "Found 5 diagnostics in 2 files (4 tools in 1 plugin)\n",
     )
 
@@ -296,5 +299,5 @@ def test_a_handler_and_check_computed_in_register_leave_the_tools_readable(tmp_p
     assert check(root) == (
         1,
         "forecast_plugin/__init__.py:9:34: HRM305 `required` names `town`, which is not in `properties`\n",
-        "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\n",
+        "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\nNo safe fixes; 1 with `--fix --unsafe-fixes`\n",
     )

@@ -330,11 +330,18 @@ def _project_rules_need_schemas(config: Config) -> bool:
 
 def _open_cache(root: Path, config: Config) -> "ResultCache":
     from hermes_lint.check.cache import ResultCache
+
+    return ResultCache(root, cache_fingerprint(root, config))
+
+
+def cache_fingerprint(root: Path, config: Config) -> str:
+    """What the cache is keyed on besides the toolkit: the settings, and the project's
+    registration sites (a module's registrations depend on which of its functions receive a
+    plugin context: on the project's packaging, its plugin.yaml files and the modules
+    ``register`` goes through)."""
     from hermes_lint.project.registration_sites import project_sites
 
-    # A module's registrations depend on which of its functions receive a plugin context: on
-    # the project's packaging, its plugin.yaml files and the modules ``register`` goes through.
-    return ResultCache(root, f"{config.fingerprint()} {project_sites(root, config).fingerprint()}")
+    return f"{config.fingerprint()} {project_sites(root, config).fingerprint()}"
 
 
 def _module_results(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..model import Location
 from .limits import MAX_RESULT_ITEMS
@@ -78,7 +79,18 @@ class _Locations(_EvaluatorState):
             return entry
         if not hasattr(entry, "lineno"):
             return None
+        if id(entry) not in self._own_nodes():
+            # a node of the module that called this one's function (an argument it passed on,
+            # ``_schema(bed={...})``): written there, so left for that module's tables to place
+            return entry
         return Location(entry.lineno, self._char_column(entry.lineno, entry.col_offset), self._source[0])
+
+    def _own_nodes(self) -> Set[int]:
+        """The ids of this module's syntax tree's nodes (computed once, on the first adoption)."""
+        nodes = self.__dict__.get("_own_node_ids")
+        if nodes is None:
+            nodes = self.__dict__["_own_node_ids"] = {id(node) for node in ast.walk(self._tree)}
+        return nodes
 
     def _adopt_locations(self, value: Any, foreign: _EvaluatorState) -> Any:
         """``value``, computed by ``foreign`` (the evaluator of an imported project module): its

@@ -56,6 +56,7 @@ def known_fresh(root: Path, config: Config, target: Path) -> Optional[str]:
     import stat
 
     from hermes_lint.check.cache_identity import CACHE_DIR_NAME, key_text, toolkit_fingerprint
+    from hermes_lint.check.runner import cache_fingerprint
     from hermes_lint.config import leaves_root
     from hermes_lint.regular_files import read_regular_file
 
@@ -69,7 +70,7 @@ def known_fresh(root: Path, config: Config, target: Path) -> Optional[str]:
             return None
         data = json.loads(read_regular_file(directory / FRESH_NAME, MAX_RECORD_BYTES).decode("utf-8"))
         if (not isinstance(data, dict) or data.get("state") != state
-                or data.get("key") != key_text(config.fingerprint(), toolkit_fingerprint())):
+                or data.get("key") != key_text(cache_fingerprint(root, config), toolkit_fingerprint())):
             return None
         for item in data["inputs"]:  # as ResultCache._read_modules_unchanged judges them
             path, recorded = item
