@@ -34,6 +34,20 @@ def frame(message: dict) -> bytes:
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
+def read_message(out) -> Optional[dict]:
+    """The next JSON-RPC message the server writes on ``out``; None once it closed the stream."""
+    length = 0
+    while True:
+        line = out.readline()
+        if not line:
+            return None
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+        if line == b"\r\n":
+            break
+    return json.loads(out.read(length))
+
+
 class Server:
     """``hermes-lint lsp`` in a subprocess, and the time each diagnostics message arrived."""
 
@@ -55,18 +69,10 @@ class Server:
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 
     def _read(self) -> None:
-        out = self.process.stdout
         while True:
-            length = 0
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line == b"\r\n":
-                    break
-            message = json.loads(out.read(length))
+            message = read_message(self.process.stdout)
+            if message is None:
+                return
             now = time.perf_counter()
             if message.get("id") == 1:
                 self.answered.set()

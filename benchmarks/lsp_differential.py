@@ -18,6 +18,8 @@ import threading
 from pathlib import Path
 from typing import Dict, List
 
+from bench_lsp import frame, read_message
+
 WAIT_SECONDS = 600
 
 
@@ -25,7 +27,7 @@ def main() -> int:
     root = Path(sys.argv[1]).resolve()
     checked = subprocess.run(
         [sys.executable, "-m", "hermes_lint", "check", "--root", str(root), "--no-cache", "--format", "json"],
-        capture_output=True, text=True,
+        capture_output=True, text=True, cwd=root,  # JSON paths are relative to where check runs: the root's
     )
     if checked.returncode not in (0, 1):
         print(checked.stderr, file=sys.stderr)
@@ -40,26 +42,17 @@ def main() -> int:
     arrived = threading.Condition()
 
     def read() -> None:
-        out = server.stdout
         while True:
-            length = 0
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line == b"\r\n":
-                    break
-            message = json.loads(out.read(length))
+            message = read_message(server.stdout)
+            if message is None:
+                return
             if message.get("method") == "textDocument/publishDiagnostics":
                 with arrived:
                     published[message["params"]["uri"]] = message["params"]["diagnostics"]
                     arrived.notify_all()
 
     def send(message: dict) -> None:
-        body = json.dumps(message).encode("utf-8")
-        server.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        server.stdin.write(frame(message))
         server.stdin.flush()
 
     threading.Thread(target=read, daemon=True).start()
