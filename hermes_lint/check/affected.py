@@ -26,6 +26,7 @@ from hermes_lint.config import Config
 
 if TYPE_CHECKING:
     from hermes_lint.check.engine import ModuleResult
+    from hermes_lint.evaluate.project import ProjectModules
 
 
 def everywhere_codes() -> FrozenSet[str]:
@@ -89,17 +90,20 @@ def expand(
 
 
 def with_buffer(
-    results: Sequence["ModuleResult"], root: Path, config: Config, relative: str, data: bytes
+    results: Sequence["ModuleResult"], root: Path, config: Config, relative: str, data: bytes,
+    project: Optional["ProjectModules"] = None,
 ) -> List["ModuleResult"]:
     """``results`` with the modules that read values from ``relative`` checked again, reading
-    ``data`` (an editor's buffer) as its text: their findings about its keys follow the buffer."""
+    ``data`` (an editor's buffer) as its text: their findings about its keys follow the buffer.
+    ``project``: the project's modules with that buffer in place, when the caller has them."""
     readers = {r.facts.path for r in results if any(path == relative for path, _ in r.facts.read_modules)}
     if not readers:
         return list(results)
     from hermes_lint.check.engine import check_module, read_source
     from hermes_lint.evaluate.project import ProjectModules
 
-    project = ProjectModules(str(root), {relative: data}, config.src)
+    if project is None:
+        project = ProjectModules(str(root), {relative: data}, config.src)
     return [
         check_module(read_source(root, r.facts.path), config, project) if r.facts.path in readers else r
         for r in results

@@ -283,7 +283,7 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs, use_cach
         return []  # not a file hermes-lint checks, nor one that holds keys of a tool's schema
     results, toolsets = module_results(root, config, jobs=jobs, use_cache=use_cache, project_rules_only=True)
     # The modules that read values from the buffer's file: their findings about its keys.
-    results = with_buffer(results, root, config, relative, data)
+    results = with_buffer(results, root, config, relative, data, buffered)
     if is_toolsets:
         toolsets = own
     elif is_tool or is_plugin:
