@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 TOOLSETS = 'TOOLSETS = {"demo": {"description": "d", "tools": ["crew_post", "lights", "issues", "jira"], "includes": []}}\n'
 
 
@@ -104,6 +106,45 @@ def test_a_branch_returning_something_else_is_no_reader(tmp_path):
             return os.getenv(name, fallback)
     """
     assert check(tmp_path, {"tools/lights_tool.py": READER_TOOL, "agent/scoped.py": reader}) == []
+
+
+OWN_READER_TOOL = """
+    import os
+    from tools.registry import registry
+
+    READER
+
+    registry.register(name="lights", toolset="demo", schema={}, handler=lambda a, **k: "",
+                      check_fn=lambda: _secret("HOME_TOKEN") is not None)
+"""
+
+
+@pytest.mark.parametrize(
+    ("reader", "line"),
+    [
+        ("def _secret(name): return os.getenv(name)", 7),  # the read on the def line, which is the last
+        ("def _secret(name):\n        return os.getenv(name)", 8),  # the read on the function's last line
+        ("def _secret(name):\n        return os.getenv(\n            name,\n        )", 10),  # it starts before
+    ],
+)
+def test_a_reader_of_the_tool_module_itself_makes_the_check_require_its_variable(tmp_path, reader, line):
+    files = {"tools/lights_tool.py": OWN_READER_TOOL.replace("READER", reader)}
+    assert check(tmp_path, files) == [
+        f"tools/lights_tool.py:{line}:36: HRM203 `HOME_TOKEN` is required by the check_fn but not listed "
+        "in `requires_env` of tool `lights`"
+    ]
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "def _secret(prefix, name): return os.getenv(name)",  # reads its second parameter
+        "def _secret(name):\n        def inner():\n            return os.getenv(name)\n        return inner()",
+    ],
+)
+def test_a_function_reading_another_parameter_or_later_is_no_reader(tmp_path, reader):
+    files = {"tools/lights_tool.py": OWN_READER_TOOL.replace("READER", reader)}
+    assert check(tmp_path, files) == []
 
 
 HANDLER_TOOL = """

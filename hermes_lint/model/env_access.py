@@ -99,10 +99,12 @@ def environment_readers(index: Any, evaluator: Any, configured: Tuple[str, ...] 
         return cached
     found = set()
     own = EnvSpellings(index.imports)
+    called, reads_of_names = _calls_of(index, own)
     for name, function in index.functions.items():
-        if name not in index.assigned and _reads_its_argument(function, own):
+        if name in index.assigned or not _may_read_a_parameter(function, reads_of_names):
+            continue
+        if _reads_its_argument(function, own):
             found.add(name)
-    called = _called_with_a_name(index)
     for name, origin in index.imports.items():
         if name not in called:
             continue  # only a call ``name("VARIABLE", ...)`` can be a read
@@ -118,19 +120,40 @@ def environment_readers(index: Any, evaluator: Any, configured: Tuple[str, ...] 
     return index.env_readers
 
 
-def _called_with_a_name(index: Any) -> FrozenSet[str]:
-    """Names the module calls with a constant string first: ``get_secret("TOKEN")``."""
+def _calls_of(index: Any, own: EnvSpellings) -> Tuple[FrozenSet[str], Dict[str, List[int]]]:
+    """In one pass over the module's nodes: the names it calls with a constant string first
+    (``get_secret("TOKEN")``), and the lines of its reads of a variable named by a name
+    (``os.getenv(name)``, the module's own spellings), by that name."""
     called = set()
+    reads: Dict[str, List[int]] = {}
+    is_getenv = own.is_getenv
+    spelled = own.may_access
     for node in index.nodes():
-        if (
-            node.__class__ is ast.Call
-            and node.func.__class__ is ast.Name
-            and node.args
-            and node.args[0].__class__ is ast.Constant
-            and isinstance(node.args[0].value, str)
-        ):
-            called.add(node.func.id)
-    return frozenset(called)
+        if node.__class__ is not ast.Call or not node.args:  # type: ignore[attr-defined]
+            continue
+        first = node.args[0]  # type: ignore[attr-defined]
+        func = node.func  # type: ignore[attr-defined]
+        if first.__class__ is ast.Constant:
+            if func.__class__ is ast.Name and isinstance(first.value, str):
+                called.add(func.id)
+        elif first.__class__ is ast.Name and spelled and is_getenv(func):
+            reads.setdefault(first.id, []).append(node.lineno)  # type: ignore[attr-defined]
+    return frozenset(called), reads
+
+
+def _may_read_a_parameter(function: ast.AST, reads_of_names: Dict[str, List[int]]) -> bool:
+    """What ``_reads_its_argument`` needs, cheaply: a read of a variable named by the function's
+    first parameter on one of its lines (its own walk then decides)."""
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+        return False
+    params = function.args.posonlyargs + function.args.args
+    if not params:
+        return False
+    lines = reads_of_names.get(params[0].arg)
+    if not lines:
+        return False
+    first, last = function.lineno, function.end_lineno or function.lineno
+    return any(first <= line <= last for line in lines)
 
 
 def _reads_its_argument(function: ast.AST, spellings: EnvSpellings) -> bool:
