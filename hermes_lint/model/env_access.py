@@ -129,15 +129,15 @@ def _calls_of(index: Any, own: EnvSpellings) -> Tuple[FrozenSet[str], Dict[str, 
     is_getenv = own.is_getenv
     spelled = own.may_access
     for node in index.nodes():
-        if node.__class__ is not ast.Call or not node.args:  # type: ignore[attr-defined]
+        if node.__class__ is not ast.Call or not node.args:
             continue
-        first = node.args[0]  # type: ignore[attr-defined]
-        func = node.func  # type: ignore[attr-defined]
+        first = node.args[0]
+        func = node.func
         if first.__class__ is ast.Constant:
             if func.__class__ is ast.Name and isinstance(first.value, str):
                 called.add(func.id)
         elif first.__class__ is ast.Name and spelled and is_getenv(func):
-            reads.setdefault(first.id, []).append(node.lineno)  # type: ignore[attr-defined]
+            reads.setdefault(first.id, []).append(node.lineno)
     return frozenset(called), reads
 
 
