@@ -247,6 +247,8 @@ class ProjectContext:
     subschemas_by_registration: Dict[int, Tuple[Any, ...]] = field(default_factory=dict, repr=False)
     # The project's plugins with their plugin.yaml (``project.plugin_view.plugin_views``).
     plugin_views_cache: Optional[Tuple[Any, ...]] = field(default=None, repr=False)
+    # What Hermes's loader calls for each plugin spec (``project.plugin_view.loaded_target_of``).
+    plugin_targets_cache: Dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def registrations(self) -> List[Tuple[ModuleFacts, Registration]]:
         return [(module, reg) for module in self.modules for reg in module.registrations]

@@ -41,6 +41,17 @@ def plugin_views(ctx: ProjectContext) -> Tuple[PluginView, ...]:
     return ctx.plugin_views_cache
 
 
+def loaded_target_of(ctx: ProjectContext, spec: Any) -> Any:
+    """``entry_point_target.loaded_target`` of ``spec``, once per project run (HRM801 and HRM802
+    both ask, and each answer parses the plugin's register module and what it re-exports)."""
+    from hermes_lint.project.entry_point_target import loaded_target
+
+    assert ctx.root is not None  # only asked with a project directory on disk
+    if spec not in ctx.plugin_targets_cache:
+        ctx.plugin_targets_cache[spec] = loaded_target(ctx.root, spec)
+    return ctx.plugin_targets_cache[spec]
+
+
 def _views(ctx: ProjectContext) -> Tuple[PluginView, ...]:
     if ctx.root is None:
         return ()

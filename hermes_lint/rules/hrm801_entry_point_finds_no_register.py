@@ -4,8 +4,7 @@ from typing import Iterator
 
 from hermes_lint.model import Location
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.project.entry_point_target import loaded_target
-from hermes_lint.project.plugin_view import plugin_views
+from hermes_lint.project.plugin_view import loaded_target_of, plugin_views
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import PluginRule
 
@@ -164,7 +163,7 @@ class EntryPointFindsNoRegister(PluginRule, Rule):
             return
         for view in plugin_views(ctx):
             spec = view.spec
-            target = loaded_target(ctx.root, spec)
+            target = loaded_target_of(ctx, spec)
             if target.problem is None:
                 continue
             entry = spec.entry_point
