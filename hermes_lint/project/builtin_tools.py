@@ -19,7 +19,6 @@ import ast
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata, resources
 from pathlib import Path
 from typing import Dict, FrozenSet, Mapping, Optional, Tuple
 
@@ -83,6 +82,8 @@ def hooks_in_plugin_loader(plugins_module: Path) -> Tuple[str, ...]:
 def _installed_files() -> Optional[Tuple[Path, Path, str]]:
     """(``tools/``, ``hermes_cli/plugins.py``, version) of the installed ``hermes-agent``, found
     through its recorded files (``importlib.metadata``: nothing is imported)."""
+    from importlib import metadata  # imported by a plugin rule's first question only
+
     try:
         distribution = metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:
@@ -107,6 +108,8 @@ def builtin_tools() -> BuiltinTools:
 
 
 def shipped_catalogue() -> BuiltinTools:
+    from importlib import resources
+
     text = resources.files("hermes_lint").joinpath("data").joinpath(CATALOGUE).read_text(encoding="utf-8")
     data = json.loads(text)
     if data.get("format") != CATALOGUE_FORMAT:

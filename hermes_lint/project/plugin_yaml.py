@@ -22,12 +22,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
-
-import yaml
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from hermes_lint.model import Location
 from hermes_lint.regular_files import read_regular_file
+
+if TYPE_CHECKING:  # pragma: no cover - imported only where a plugin.yaml is parsed: a project without plugins never pays for it
+    import yaml
 
 MANIFEST_NAME = "plugin.yaml"
 # Real manifests are a few hundred bytes to a few kilobytes; composing this much takes well under
@@ -36,8 +37,6 @@ MAX_MANIFEST_BYTES = 256 * 1024
 # Nodes the document would have with every alias expanded: far above any real manifest (tens of
 # nodes), far below what makes walking it slow.
 MAX_EXPANDED_NODES = 100_000
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 Path_ = Tuple[Union[str, int], ...]  # ("provides_tools", 2), ("config_schema", "timeout", "type")
 
@@ -138,6 +137,8 @@ def required_env_names(document: ManifestDocument) -> Tuple[str, ...]:
 
 def parse_plugin_yaml(relative: str, data: bytes) -> ManifestReading:
     """``data`` (the bytes of ``relative``) parsed as Hermes parses it, within the bounds above."""
+    import yaml
+
     if len(data) > MAX_MANIFEST_BYTES:
         return ManifestReadError(relative, f"cannot be read: larger than {MAX_MANIFEST_BYTES} bytes")
     try:
@@ -146,7 +147,7 @@ def parse_plugin_yaml(relative: str, data: bytes) -> ManifestReading:
         return ManifestReadError(
             relative, f"is not valid UTF-8 (byte {exc.start}), and Hermes reads it as UTF-8", _byte_location(data, exc.start)
         )
-    loader = _Loader(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         try:
             node = loader.get_single_node()
@@ -183,6 +184,8 @@ def _byte_location(data: bytes, offset: int) -> Location:
 
 
 def _children(node: yaml.Node) -> Iterator[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.SequenceNode):
         yield from node.value
     elif isinstance(node, yaml.MappingNode):
@@ -195,6 +198,8 @@ def _expansion_problem(root: yaml.Node) -> Optional[str]:
     """Why the composed document must not be walked: an alias inside itself, or more than
     ``MAX_EXPANDED_NODES`` nodes once every alias is expanded. Each distinct node is visited once
     (its expanded size remembered), so this costs the size of the file, not of the expansion."""
+    import yaml
+
     sizes: Dict[int, int] = {}
     # Depth-first with an explicit stack (deep nesting cannot exhaust Python's): a node is
     # pushed once to enter it and once more to total its children when they are done.
@@ -225,6 +230,8 @@ def _expansion_problem(root: yaml.Node) -> Optional[str]:
 def _record_positions(node: yaml.Node, positions: Dict[Path_, Location], value_positions: Dict[Path_, Location]) -> None:
     """Positions of the keys and items under ``node`` (bounded: the expansion was counted). A key
     written twice is where it is written last: its value is the one ``safe_load`` keeps."""
+    import yaml
+
     pending: List[Tuple[yaml.Node, Path_]] = [(node, ())]
     while pending:
         current, where = pending.pop()

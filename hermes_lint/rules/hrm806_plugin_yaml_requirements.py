@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.plugin_view import plugin_views
@@ -83,6 +82,8 @@ class PluginYamlRequirements(PluginRule, Rule):
             if not isinstance(spec, str):
                 problem = f"`requires_hermes` is not a string: write it quoted, such as `\">=0.19\"`"
             else:
+                from packaging.specifiers import InvalidSpecifier, SpecifierSet  # only for a plugin.yaml that pins one
+
                 try:
                     SpecifierSet(spec)
                 except InvalidSpecifier:

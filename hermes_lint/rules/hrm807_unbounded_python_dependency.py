@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from typing import Iterator
-
-from packaging.requirements import InvalidRequirement, Requirement
+from typing import TYPE_CHECKING, Iterator
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.plugin_view import plugin_views
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import REGISTER, PluginRule
+
+if TYPE_CHECKING:  # pragma: no cover - imported by the check, for a project with plugins only
+    from packaging.requirements import Requirement
 
 MANIFEST = """
 name: echo
@@ -70,7 +71,12 @@ class UnboundedPythonDependency(PluginRule, Rule):
     ]
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
-        for view in plugin_views(ctx):
+        views = plugin_views(ctx)
+        if not views:
+            return  # no plugin: packaging is not even imported
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        for view in views:
             document = view.document
             data = document.data if document is not None else None
             entries = data.get("python_dependencies") if isinstance(data, dict) else None
