@@ -124,6 +124,7 @@ def test_nothing_is_recorded_while_an_input_is_too_recent_to_trust(tmp_path):
     (tmp_path / "toolsets.py").write_text('TOOLSETS = {"lookup": {"tools": ["lookup"]}}\n', encoding="utf-8")
     assert cli(tmp_path).returncode == 0
     settle(tmp_path)
+    (tmp_path / FRESH).unlink()  # what writing the manifest recorded
     future = os.stat(tmp_path).st_mtime + 3600  # a tool module "changed" no earlier than now
     module = tmp_path / "tools" / "lookup_tool.py"
     os.utime(module, (future, future))
@@ -132,3 +133,70 @@ def test_nothing_is_recorded_while_an_input_is_too_recent_to_trust(tmp_path):
     settle(tmp_path, module)
     assert cli(tmp_path, "--check").returncode == 0
     assert (tmp_path / FRESH).exists()
+
+
+def check_hrm501(root: Path) -> list:
+    """``check``'s HRM501 lines (its settings as ``manifest``'s: the same record)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    environment["PYTHONPATH"] = str(REPO_ROOT)
+    completed = subprocess.run([sys.executable, "-m", "hermes_lint", "check", "-q"], cwd=root,
+                               capture_output=True, text=True, timeout=120, env=environment)
+    assert completed.returncode in (0, 1), completed.stderr
+    return [line for line in completed.stdout.splitlines() if " HRM501 " in line]
+
+
+def settled_project(root: Path) -> Path:
+    """The project's files, an hour old, and no manifest yet."""
+    (root / "tools").mkdir()
+    (root / "tools" / "lookup_tool.py").write_text(TOOL, encoding="utf-8")
+    (root / "shared_text.py").write_text('DESCRIPTION = "Look up a record."\n', encoding="utf-8")
+    (root / "toolsets.py").write_text('TOOLSETS = {"lookup": {"tools": ["lookup"]}}\n', encoding="utf-8")
+    settle(root)
+    return root
+
+
+def test_the_manifest_just_written_is_known_up_to_date(tmp_path):
+    """``manifest`` records the file it wrote (pinned by its bytes: its stat is too recent to
+    trust), so the commit hook's ``manifest --check`` answers without generating."""
+    root = settled_project(tmp_path)
+    assert cli(root).returncode == 0
+    recorded = json.loads((root / FRESH).read_text(encoding="utf-8"))
+    recorded["summary"] = "as recorded"
+    (root / FRESH).write_text(json.dumps(recorded), encoding="utf-8")
+    again = cli(root, "--check")
+    assert (again.returncode, again.stderr) == (0, "tools/manifest.json is up to date (as recorded)\n")
+
+
+def test_a_manifest_edited_after_it_was_written_is_stale(tmp_path):
+    root = settled_project(tmp_path)
+    assert cli(root).returncode == 0
+    path = root / "tools" / "manifest.json"
+    stat = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"Look up a record.", b"Look up a thing."))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same mtime: only the content tells
+    assert_stale(root)
+    assert check_hrm501(root) == ["tools/manifest.json:1:1: HRM501 manifest is out of date, run `hermes-lint manifest`"]
+
+
+def test_check_sees_a_module_changed_after_the_manifest_was_written(tmp_path):
+    root = settled_project(tmp_path)
+    assert cli(root).returncode == 0
+    path = root / "shared_text.py"
+    stat = path.stat()
+    path.write_text('DESCRIPTION = "Look up a record by id."\n', encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert check_hrm501(root) == ["tools/manifest.json:1:1: HRM501 manifest is out of date, run `hermes-lint manifest`"]
+
+
+def test_check_records_the_manifest_it_found_up_to_date(tmp_path):
+    root = settled_project(tmp_path)
+    assert cli(root).returncode == 0
+    (root / FRESH).unlink()
+    settle(root)
+    assert check_hrm501(root) == []
+    recorded = json.loads((root / FRESH).read_text(encoding="utf-8"))
+    assert recorded["summary"] == "1 tool: 1 frozen, 0 resolved at import"
+    recorded["summary"] = "as recorded"
+    (root / FRESH).write_text(json.dumps(recorded), encoding="utf-8")
+    again = cli(root, "--check")
+    assert (again.returncode, again.stderr) == (0, "tools/manifest.json is up to date (as recorded)\n")

@@ -72,7 +72,9 @@ class _Listing:
     """The project's tool modules (paths, '/'-separated relative paths, stat keys) and the
     stat key of toolsets.py, taken once per run."""
 
-    def __init__(self, root: Path, config: Config):
+    def __init__(self, root: Path, config: Config, manifest: bool = True):
+        """``manifest=False``: without the manifest's stat (``manifest.fresh_cache`` pins the
+        manifest by its content)."""
         tools_dir = root / config.tools_dir
         self.paths = candidate_tool_paths(tools_dir)
         if not self.paths:
@@ -94,7 +96,9 @@ class _Listing:
         self.regular = [stat is not None and _is_regular(stat) for stat in stats]
         self.toolsets_stat = _stat(root / config.toolsets_file)
         # HRM501 compares the manifest's bytes with what its inputs (listed here) generate.
-        self.manifest_stat = _stat(root / config.manifest) if config.is_selected("HRM501", config.manifest) else None
+        self.manifest_stat = (
+            _stat(root / config.manifest) if manifest and config.is_selected("HRM501", config.manifest) else None
+        )
         # Whether each stat pins its file's content (``settled``): it may be recorded.
         self.settled = [key is not None and settled(key[1], listed_ns) for key in self.stats]
         self.toolsets_settled = self.toolsets_stat is None or settled(self.toolsets_stat.st_mtime_ns, listed_ns)

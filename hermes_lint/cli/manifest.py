@@ -92,6 +92,9 @@ def manifest(root, output, check_only, show_diff, output_format, debug) -> None:
             click.echo(outcome.message, err=True)
             return EXIT_FINDINGS if outcome.problems else EXIT_CLEAN
 
+        from hermes_lint.manifest.fresh_cache import pin, remember_fresh
+
+        pinned = pin(project_root, config)
         generated = generate_for_root(project_root, config)
         if not generated.ok:
             write_stdout(format_text(generated.problems))
@@ -104,9 +107,8 @@ def manifest(root, output, check_only, show_diff, output_format, debug) -> None:
             raise UsageError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
         if is_fresh(current, generated):
             if check_only:
-                from hermes_lint.manifest.fresh_cache import remember_fresh
-
-                remember_fresh(project_root, config, target, summary(data), generated.inputs)
+                assert current is not None  # fresh: the bytes on disk are the generated ones
+                remember_fresh(project_root, config, target, summary(data), generated.inputs, pinned, current)
                 if output_format in ("json", "sarif"):
                     write_stdout(format_text([]))  # an empty list, not no document at all
                 click.echo(f"{shown} is up to date ({summary(data)})", err=True)
@@ -135,18 +137,23 @@ def write_manifest(root: Path, config: Config, target: Optional[Path] = None) ->
     ``manifest`` setting under ``root``) when its bytes change: what ``hermes-lint manifest``
     does, and what ``new-tool`` calls after adding a tool."""
     from hermes_lint.atomic import write_atomic
+    from hermes_lint.manifest.fresh_cache import pin, remember_fresh
     from hermes_lint.manifest.generate import generate_for_root, import_lines, is_fresh, read_current, summary
 
     if target is None:
         target = configured_target(root, config)
     shown = _display_path(target, root)
+    pinned = pin(root, config)
     generated = generate_for_root(root, config)
     if not generated.ok:
         return WriteOutcome(False, _refusal(shown, generated, "written"), list(generated.problems))
     data, text = generated.produced()
     if is_fresh(read_current(target), generated):
+        remember_fresh(root, config, target, summary(data), generated.inputs, pinned, text)
         return WriteOutcome(False, f"{shown} is up to date ({summary(data)})", [])
     write_atomic(target, text)
+    # What the commit hooks (``manifest --check``, ``check``'s HRM501) then find without generating.
+    remember_fresh(root, config, target, summary(data), generated.inputs, pinned, text)
     skipped = [f"{d.path}: left out: {d.code} {d.message} (runtime discovery skips it too)" for d in generated.skipped]
     lines = [*skipped, *import_lines(data), f"wrote {shown} ({summary(data)})"]
     return WriteOutcome(True, "\n".join(lines), [])

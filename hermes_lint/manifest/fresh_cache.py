@@ -1,50 +1,50 @@
-"""``manifest --check`` without generating, when nothing it depends on changed since it last
-found the manifest up to date.
+"""``manifest --check`` and ``check``'s HRM501 without generating, when nothing the manifest
+depends on changed since it was last found, or written, up to date.
 
 The verdict "up to date" is kept in ``check``'s cache directory (``hermes_lint/check/cache.py``:
 the same directory, key and rules for what can be trusted) with what it depended on: the
-toolkit and the configuration (the cache's key), the stat of every tool module, of toolsets.py
-and of the manifest itself (``check``'s listing: a stat taken within one timestamp tick of a
-change is not trusted), and the sha256 of every other project file the generation read a value
-from or looked for (a helper module, ``utils.py``; a file that was looked for and missing counts
-as "" and is seen when it appears). Any difference, or anything unreadable, and the command
-generates as always. Only "up to date" is kept: a stale manifest is reported afresh each time.
+toolkit and the configuration (the cache's key), the stat of every tool module and of
+toolsets.py (``check``'s listing, taken before generating: a stat taken within one timestamp
+tick of a change is not trusted), the sha256 of the manifest's bytes (so that ``hermes-lint
+manifest`` can record the file it has just written), and the sha256 of every other project file
+the generation read a value from or looked for (a helper module, ``utils.py``; a file that was
+looked for and missing counts as "" and is seen when it appears). Any difference, or anything
+unreadable, and the command generates as always. Only "up to date" is kept: a stale manifest is
+reported afresh each time.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import Dict, Optional
 
 from hermes_lint.config import Config
-
-if TYPE_CHECKING:  # pragma: no cover
-    from hermes_lint.check.cache import ResultCache
 
 FRESH_NAME = "manifest-fresh-v1.json"
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # a record names every file read: far below this
 
 
-def _state(root: Path, config: Config, target: Path,
-           open_cache: bool = True) -> Optional[Tuple[Optional[ResultCache], str]]:
-    """``(cache, state)``: what the verdict depends on besides other files' contents, or None
-    when some input cannot be pinned by its stat."""
-    import time
-
-    from hermes_lint.check.runner import _key_of, _key_text, _Listing, _open_cache, _stat
-    from hermes_lint.regular_files import settled
+def pin(root: Path, config: Config) -> Optional[str]:
+    """What the verdict depends on besides the manifest and other files' contents: ``check``'s
+    listing of the tool modules and toolsets.py (their stats), or None when some input cannot be
+    pinned by its stat. Taken before generating, so that a file changed while the generation
+    read it cannot be recorded with the verdict about its old content."""
+    from hermes_lint.check.runner import _Listing
 
     try:
-        listing = _Listing(root, config)
+        listing = _Listing(root, config, manifest=False)
     except Exception:  # an unlistable tools directory: the generation reports it
         return None
-    state = listing.state(config)
-    taken = time.time_ns()
-    manifest = _stat(target)
-    if state is None or manifest is None or not settled(manifest.st_mtime_ns, taken):
-        return None
-    return (_open_cache(root, config) if open_cache else None), f"{state}\n{target}\0{_key_text(_key_of(manifest))}"
+    return listing.state(config)
+
+
+def _state(pinned: str, target: Path, manifest: bytes) -> str:
+    """The recorded state: the listing, and the manifest by the sha256 of its bytes (a manifest
+    just written, too recent for its stat to be trusted, is pinned all the same)."""
+    import hashlib
+
+    return f"{pinned}\n{target}\0sha256:{hashlib.sha256(manifest).hexdigest()}"
 
 
 def known_fresh(root: Path, config: Config, target: Path) -> Optional[str]:
@@ -60,12 +60,12 @@ def known_fresh(root: Path, config: Config, target: Path) -> Optional[str]:
     from hermes_lint.config import leaves_root
     from hermes_lint.regular_files import read_regular_file
 
-    pinned = _state(root, config, target, open_cache=False)
+    pinned = pin(root, config)
     if pinned is None:
         return None
-    _, state = pinned
     directory = root / CACHE_DIR_NAME
     try:
+        state = _state(pinned, target, read_regular_file(target))
         if not stat.S_ISDIR(os.lstat(directory).st_mode):  # a link to a directory: not used
             return None
         data = json.loads(read_regular_file(directory / FRESH_NAME, MAX_RECORD_BYTES).decode("utf-8"))
@@ -88,15 +88,18 @@ def known_fresh(root: Path, config: Config, target: Path) -> Optional[str]:
     return summary if isinstance(summary, str) else None
 
 
-def remember_fresh(root: Path, config: Config, target: Path, summary: str, inputs: Dict[str, str]) -> None:
-    """Record that the manifest is up to date; ``inputs``: the other project files the
-    generation depended on, with their sha256 ("" for one looked for and not found)."""
-    pinned = _state(root, config, target)
+def remember_fresh(root: Path, config: Config, target: Path, summary: str, inputs: Dict[str, str],
+                   pinned: Optional[str], manifest: bytes) -> None:
+    """Record that the manifest ``target``, whose bytes are ``manifest``, is up to date;
+    ``inputs``: the other project files the generation depended on, with their sha256 ("" for one
+    looked for and not found); ``pinned``: ``pin`` taken before generating (None: nothing is
+    recorded)."""
+    from hermes_lint.check.runner import _open_cache
+
     if pinned is None:
         return
-    cache, state = pinned
-    assert cache is not None
-    text = json.dumps({"key": cache.key_text, "state": state,
+    cache = _open_cache(root, config)
+    text = json.dumps({"key": cache.key_text, "state": _state(pinned, target, manifest),
                        "inputs": [list(item) for item in sorted(inputs.items())], "summary": summary},
                       separators=(",", ":"))
     try:

@@ -44,10 +44,27 @@ def stale_manifest(root: Path, config: Config) -> List[Diagnostic]:
     """HRM501 as ``check`` reports it: what ``manifest --check`` says of the manifest on disk,
     when HRM501 is selected and the project has a manifest (a project without one has chosen
     not to freeze its tools: ``check`` does not ask for one). The errors that block generation
-    are ``check``'s own findings already, reported by their rules."""
-    from hermes_lint.manifest.generate import STALE, check_manifest
+    are ``check``'s own findings already, reported by their rules. Answered without generating
+    when ``manifest`` or ``manifest --check`` recorded it up to date and nothing it depends on
+    changed since (``fresh_cache``); a manifest found up to date here is recorded the same way."""
+    from hermes_lint.manifest.fresh_cache import known_fresh, pin, remember_fresh
+    from hermes_lint.manifest.generate import STALE, generate_for_root, read_current, stale_diagnostic, summary
 
     target = root / config.manifest
     if not config.is_selected(STALE, config.manifest) or not target.is_file():
         return []
-    return [d for d in check_manifest(root, config, target) if d.code == STALE]
+    if known_fresh(root, config, target) is not None:
+        return []
+    pinned = pin(root, config)
+    generated = generate_for_root(root, config)
+    if not generated.ok:
+        return [d for d in generated.problems if d.code == STALE]
+    current = read_current(target)
+    if current is not None and current == generated.text:
+        remember_fresh(root, config, target, summary(generated.produced()[0]), generated.inputs, pinned, current)
+        return []
+    try:  # as ``generate.check_manifest`` names it
+        shown = target.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(target)
+    return [stale_diagnostic(shown)]
