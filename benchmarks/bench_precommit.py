@@ -1,20 +1,24 @@
-"""The `hermes-lint` pre-commit hook on a commit touching 1-3 tool files, with a warm cache.
+"""The `hermes-lint` pre-commit hooks on a commit touching 1-3 tool files, with a warm cache.
 
     python benchmarks/bench_precommit.py [--tools 100] [--rounds 7] [--real-sized]
 
 Writes a project of ``--tools`` tool modules (``gen_corpus.py``; ``--real-sized``: modules of
-500-3,000 lines), commits it to a git repository and runs ``hermes-lint check`` once (the
-warm cache a developer has). Then, for k = 1, 2, 3, each round edits k tool files (alternating
-between two contents, so that every round's files differ from what the cache holds), stages
-them and times, as whole processes, medians of ``--rounds``:
+500-3,000 lines) with its frozen manifest (``hermes-lint manifest``), commits it to a git
+repository and runs ``hermes-lint check`` and ``hermes-lint manifest --check`` once (the warm
+caches a developer has). Then, for k = 1, 2, 3, each round edits k tool files (alternating
+between two contents, so that every round's files differ from what the caches hold),
+regenerates the manifest as the developer would (untimed), stages them and times, as whole
+processes, medians of ``--rounds``:
 
-- the hook's command as pre-commit runs it: ``hermes-lint check FILE...`` (the staged files);
-- ``pre-commit run`` with the hook (``repo: local``, the entry and options of
-  ``.pre-commit-hooks.yaml``, ``language: system``: no environment to build), and with a hook
-  that does nothing (``true``): their difference is what the hook adds to a commit.
+- both hooks the README recommends, as pre-commit runs them: ``hermes-lint check --changed
+  FILE...`` (the staged Python files) and ``hermes-lint manifest --check``, one after the other
+  (their wall and CPU times added);
+- ``pre-commit run`` with both hooks (``repo: local``, the entries and options of
+  ``.pre-commit-hooks.yaml``, ``language: system``: no environment to build), and with two hooks
+  that do nothing (``true``): their difference is what the hooks add to a commit.
 
-The target: the hook <= 0.3 s. Whole-process times on a shared machine vary; the "nothing
-changed" row (a warm run) is the floor of the same run.
+The target: the hooks <= 0.3 s. Whole-process times on a shared machine vary; the "nothing
+changed" row (both commands, warm) is the floor of the same run.
 """
 
 from __future__ import annotations
@@ -41,14 +45,32 @@ def git(root: Path, *args: str) -> None:
 
 
 def hook_config(noop: bool) -> str:
-    """A local copy of the published hook (same entry and options); or a hook doing nothing."""
+    """A local copy of the published hooks (same entries and options); or hooks doing nothing."""
     import yaml  # pre-commit's own dependency
 
-    (hook,) = [h for h in yaml.safe_load(HOOKS.read_text(encoding="utf-8")) if h["id"] == "hermes-lint"]
-    local = dict(hook, language="system")
-    if noop:
-        local.update(id="noop", name="noop", entry="true")
-    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]})
+    hooks = []
+    for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8")):
+        local = dict(hook, language="system")
+        if noop:
+            local.update(id=f"noop-{hook['id']}", name="noop", entry="true")
+        hooks.append(local)
+    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": hooks}]})
+
+
+def hooks(hermes: str, relative: List[str]) -> List[List[str]]:
+    """The commands of both hooks as pre-commit runs them on a commit of ``relative``."""
+    return [[hermes, "check", "--changed", *relative], [hermes, "manifest", "--check"]]
+
+
+def measure_hooks(hermes: str, relative: List[str], root: Path, env: Dict[str, str]):
+    """(wall s, CPU s) of both hooks, one after the other; exits when one fails."""
+    wall = cpu = 0.0
+    for argv in hooks(hermes, relative):
+        run = measure(argv, root, env, keep_output=True)
+        if run.status != 0:
+            sys.exit(f"bench_precommit: `{' '.join(argv[1:3])}` failed:\n{run.output.decode()[:2000]}")
+        wall, cpu = wall + run.wall, cpu + run.cpu
+    return wall, cpu
 
 
 def main(argv: List[str] = None) -> None:
@@ -70,6 +92,9 @@ def main(argv: List[str] = None) -> None:
         for noop in (False, True):
             configs[noop] = root.parent / ("noop.yaml" if noop else "hook.yaml")
             configs[noop].write_text(hook_config(noop), encoding="utf-8")
+        manifest = measure([hermes, "manifest"], root, env, keep_output=True)
+        if manifest.status != 0:
+            sys.exit(f"bench_precommit: `hermes-lint manifest` failed:\n{manifest.output.decode()[:2000]}")
         git(root, "init", "--quiet")
         git(root, "add", "-A")
         git(root, "commit", "--quiet", "-m", "initial")
@@ -77,13 +102,14 @@ def main(argv: List[str] = None) -> None:
         first = measure([hermes, "check"], root, env, keep_output=True)
         if first.status != 0:
             sys.exit(f"bench_precommit: the project is not clean:\n{first.output.decode()[:2000]}")
+        measure_hooks(hermes, [], root, env)  # the manifest check's warm record
         lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in written)
         print(f"{options.tools} tool modules, {lines:,} lines{' (real-sized)' if options.real_sized else ''}; "
               f"medians of {options.rounds} rounds; load average {os.getloadavg()[0]:.2f}")
         originals = {path: path.read_text(encoding="utf-8") for path in written}
         step = max(1, len(written) // 4)
-        print(f"  {'files in the commit':<22} {'hook s':>8} {'hook cpu s':>11} {'pre-commit run s':>17} "
-              f"{'no-op hook s':>13} {'hook adds s':>12}")
+        print(f"  {'files in the commit':<22} {'hooks s':>8} {'hooks cpu s':>12} {'pre-commit run s':>17} "
+              f"{'no-op hooks s':>14} {'hooks add s':>12}")
         verdicts = []
         for count in (1, 2, 3):
             edited = written[step : step * (count + 1) : step][:count]
@@ -91,34 +117,40 @@ def main(argv: List[str] = None) -> None:
             times: Dict[str, List[float]] = {"hook": [], "run": [], "noop": [], "cpu": []}
             for round_number in range(options.rounds + 1):  # round 0: warm-up, untimed
                 for name in ("hook", "run", "noop"):
-                    for path in edited:  # what the cache holds differs from the file again
+                    for path in edited:  # what the caches hold differs from the file again
                         path.write_text(originals[path] + f"# round {round_number} {name}\n", encoding="utf-8")
-                    git(root, "add", *relative)
-                    argv = {
-                        "hook": [hermes, "check", *relative],
-                        "run": [sys.executable, "-m", "pre_commit", "run", "--config", str(configs[False])],
-                        "noop": [sys.executable, "-m", "pre_commit", "run", "--config", str(configs[True])],
-                    }[name]
-                    run = measure(argv, root, env, keep_output=True)
-                    if run.status != 0:
-                        sys.exit(f"bench_precommit: {name} failed:\n{run.output.decode()[:2000]}")
+                    # the developer regenerates the manifest the edit made stale, and stages both
+                    measure([hermes, "manifest"], root, env)
+                    git(root, "add", *relative, "tools/manifest.json")
+                    if name == "hook":
+                        wall, cpu = measure_hooks(hermes, relative, root, env)
+                    else:
+                        config = configs[name == "noop"]
+                        run = measure([sys.executable, "-m", "pre_commit", "run", "--config", str(config)], root, env,
+                                      keep_output=True)
+                        if run.status != 0:
+                            sys.exit(f"bench_precommit: {name} failed:\n{run.output.decode()[:2000]}")
+                        wall, cpu = run.wall, run.cpu
                     if round_number:
-                        times[name].append(run.wall)
+                        times[name].append(wall)
                         if name == "hook":
-                            times["cpu"].append(run.cpu)
+                            times["cpu"].append(cpu)
             hook, run, noop, cpu = (statistics.median(times[name]) for name in ("hook", "run", "noop", "cpu"))
-            print(f"  {count:<22} {hook:8.3f} {cpu:11.3f} {run:17.3f} {noop:13.3f} {run - noop:12.3f}")
+            print(f"  {count:<22} {hook:8.3f} {cpu:12.3f} {run:17.3f} {noop:14.3f} {run - noop:12.3f}")
             verdicts.append((max(hook, run - noop), cpu))
         for path, text in originals.items():
             path.write_text(text, encoding="utf-8")
-        warm = statistics.median(measure([hermes, "check"], root, env).wall for _ in range(options.rounds))
-        print(f"  {'nothing changed':<22} {warm:8.3f}")
+        measure([hermes, "manifest"], root, env)
+        measure_hooks(hermes, [], root, env)
+        warm = [measure_hooks(hermes, [], root, env) for _ in range(options.rounds)]
+        print(f"  {'nothing changed':<22} {statistics.median(w for w, _ in warm):8.3f} "
+              f"{statistics.median(c for _, c in warm):12.3f}")
         worst = max(wall for wall, _ in verdicts)
         worst_cpu = max(cpu for _, cpu in verdicts)
-        print(f"{'MET    ' if worst <= 0.3 else 'NOT MET'} the hook on a commit of 1-3 tool files <= 0.3 s: "
+        print(f"{'MET    ' if worst <= 0.3 else 'NOT MET'} both hooks on a commit of 1-3 tool files <= 0.3 s: "
               f"at most {worst:.3f} s wall")
-        # One process: on an idle core its wall time is its CPU time; on a loaded machine the
-        # wall time above also counts the time other processes had the cores.
+        # One process at a time: on an idle core its wall time is its CPU time; on a loaded
+        # machine the wall time above also counts the time other processes had the cores.
         print(f"{'MET    ' if worst_cpu <= 0.3 else 'NOT MET'} ... in CPU time (the wall time of an idle "
               f"machine): at most {worst_cpu:.3f} s; load average now {os.getloadavg()[0]:.2f}")
 
