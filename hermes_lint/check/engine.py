@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
 from hermes_lint.model.semantic import SemanticModel
-from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
+from hermes_lint.model.extract import extract_facts
+from hermes_lint.model.parsing import ParsedModule, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
 from hermes_lint.check.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
 from hermes_lint.check.tool_names import attributed, merged_across_modules, named

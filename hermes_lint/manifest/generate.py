@@ -52,7 +52,8 @@ from hermes_lint.model.callables import register_argument
 from hermes_lint.model.check_forms import classify_check
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.model.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
+from hermes_lint.model.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS
+from hermes_lint.model.parsing import parse_module
 from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unresolved, holes_in
 from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 

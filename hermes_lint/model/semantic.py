@@ -34,8 +34,7 @@ import builtins
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeVar, Union, cast
 
 from hermes_lint.model import Registration
-from hermes_lint.evaluate.syntax import child_statements
-from hermes_lint.model.context import ModuleIndex
+from hermes_lint.model.context import ModuleIndex, child_statements
 from hermes_lint.model.scopes import bindings, parameter_names
 
 _Analysis = TypeVar("_Analysis")

@@ -265,7 +265,7 @@ def module_contract(
 ) -> RegistryContract:
     """The contract the register calls of the module at ``path`` are judged by (``entries``: its
     plugin register functions, ``plugin_tools.Entry``)."""
-    from hermes_lint.model.extract import module_name
+    from hermes_lint.model.parsing import module_name
     from hermes_lint.project.plugin_tools import has_plugin_calls
 
     contract = contract_for(index.imports, module_name(path), path.endswith("__init__.py"), project)
@@ -280,7 +280,7 @@ def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
     from hermes_lint.model.context import ModuleIndex
     from hermes_lint.discovery import tree_registers_tools
     from hermes_lint.evaluate.project import project_modules
-    from hermes_lint.model.extract import parse_module
+    from hermes_lint.model.parsing import parse_module
     from hermes_lint.project.plugin_tools import has_plugin_calls
     from hermes_lint.project.registration_sites import entries_of, sites_for_config
 
