@@ -83,7 +83,7 @@ def tool_values(name: str, toolset: str, description: str) -> Dict[str, str]:
 
 
 def _refuse_builtin(name: str) -> None:
-    from hermes_lint.project.builtin_tools import builtin_tools
+    from hermes_lint.extract.builtin_tools import builtin_tools
 
     known = builtin_tools()
     if name in known.tools:

@@ -1,6 +1,6 @@
 """The semantic model of one module: the answers every analysis asks of a module's names and code.
 
-Built once per module with its syntax tree (``check.engine.build_module_context``) and held by
+Built once per module with its syntax tree (``extract.module_context.build_module_context``) and held by
 ``ModuleContext.semantic``. It holds the module's evaluator (``evaluator``: the values of names,
 partial, read across project modules — which keeps its own finer, flow-sensitive index of which
 binding is live at a line). Extraction, the handler analysis (``analysis/``), the environment

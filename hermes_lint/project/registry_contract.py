@@ -15,22 +15,10 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
-# ToolRegistry.register's parameters, in order: positional arguments map onto these.
-BUILTIN_PARAMETERS = (
-    "name",
-    "toolset",
-    "schema",
-    "handler",
-    "check_fn",
-    "requires_env",
-    "is_async",
-    "description",
-    "emoji",
-    "max_result_size_chars",
-    "dynamic_schema_overrides",
-    "override",
-)
-BUILTIN_REQUIRED = ("name", "toolset", "schema", "handler")
+from hermes_lint.model.callables import REGISTER_PARAMETERS, REQUIRED_PARAMETERS
+
+# The built-in contract's parameters: the reference runtime's ``ToolRegistry.register``.
+BUILTIN_PARAMETERS, BUILTIN_REQUIRED = REGISTER_PARAMETERS, REQUIRED_PARAMETERS
 
 # Calls by which a registry decides for itself whether a handler is a coroutine.
 _COROUTINE_TESTS = frozenset({"isawaitable", "iscoroutine", "iscoroutinefunction", "isfuture"})

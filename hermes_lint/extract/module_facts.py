@@ -1,4 +1,4 @@
-"""Extract: turn a parsed file (``parsing.parse_module``) into plain facts. Nothing is
+"""Module facts: turn a parsed file (``model.parsing.parse_module``) into plain facts. Nothing is
 imported or executed.
 
 ``extract_facts`` gives the frozen ``ModuleFacts`` (for project rules, the manifest and the cache).
@@ -17,7 +17,7 @@ from hermes_lint.discovery import is_registry_register_call, tree_registers_tool
 from hermes_lint.model.parsing import ParsedModule, Positioned, module_name, source_segment
 from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, plugin_calls
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
-from hermes_lint.project.registry_contract import BUILTIN, BUILTIN_PARAMETERS, BUILTIN_REQUIRED, RegistryContract
+from hermes_lint.project.registry_contract import BUILTIN, RegistryContract
 from hermes_lint.model.override_properties import kept_properties
 from hermes_lint.model.schema_walk import display_path, structural_hole
 from hermes_lint.model import (
@@ -34,10 +34,6 @@ from hermes_lint.model import (
 if TYPE_CHECKING:
     from hermes_lint.model.semantic import SemanticModel
 
-# ToolRegistry.register's parameters, in order: positional arguments map onto these (the
-# built-in contract; a project's own registry module may say otherwise: ``registry_contract``).
-REGISTER_PARAMETERS = BUILTIN_PARAMETERS
-REQUIRED_PARAMETERS = BUILTIN_REQUIRED
 # Keywords whose values are data (evaluated statically) rather than callables.
 VALUE_PARAMETERS = ("requires_env", "is_async", "description", "emoji", "max_result_size_chars", "override")
 
