@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 
 from hermes_lint import __version__, server_client
 from hermes_lint.check.affected import may_hold_schema_keys
-from hermes_lint.config import Config, ConfigError, find_root, load_config
+from hermes_lint.config import Config, ConfigError
+from hermes_lint.project_config import find_root, load_config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 
 # flake8 imports every plugin for every file it checks, tool module or not: the engine and the

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from hermes_lint import __version__
 from hermes_lint.cli import main
-from hermes_lint.config import load_config
+from hermes_lint.project_config import load_config
 from hermes_lint.check.engine import check_sources, collect_sources
 from hermes_lint.report.ci_formats import SARIF_SCHEMA_URI, format_github, format_sarif
 from hermes_lint.model import Diagnostic

@@ -414,7 +414,8 @@ def test_flake8_reports_a_deep_schema_without_a_traceback(tmp_path):
 BROKEN_CONFIG = '[tool.hermes-lint]\ningore = ["HRM1"]\n'
 def config_message(root: Path) -> str:
     """The one line flake8 must show: the configuration error ``check`` gives, and what it means."""
-    from hermes_lint.config import ConfigError, load_config
+    from hermes_lint.config import ConfigError
+    from hermes_lint.project_config import load_config
 
     with pytest.raises(ConfigError) as raised:
         load_config(root)

@@ -15,7 +15,8 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from hermes_lint.config import Config, load_config
+from hermes_lint.config import Config
+from hermes_lint.project_config import load_config
 from hermes_lint.manifest.generate import check_manifest, generate_for_root, import_lines, render, resolve_toolset, summary
 from hermes_lint.cli.manifest import manifest as manifest_command
 from hermes_lint.rules import rule_by_code

@@ -566,7 +566,7 @@ def test_a_configuration_edit_its_stat_hid_from_the_server_is_read_again_when_a_
     next edit of the file."""
     from hermes_lint import server as server_module
     from hermes_lint.check.cache_identity import key_text
-    from hermes_lint.config import load_config
+    from hermes_lint.project_config import load_config
 
     monkeypatch.setattr(flake8_plugin, "_stat_key", lambda path: (1, 2, 3))  # one tick, one size
     server = server_module.Server(project)

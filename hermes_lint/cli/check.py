@@ -21,7 +21,8 @@ from hermes_lint.cli import (
     resolve_root,
     run_guarded,
 )
-from hermes_lint.config import KNOWN_PROVIDERS, load_config
+from hermes_lint.config import KNOWN_PROVIDERS
+from hermes_lint.project_config import load_config
 
 TEXT_FORMATS = ("text", "concise", "full")
 FORMATS = (*TEXT_FORMATS, "json", "sarif", "github")

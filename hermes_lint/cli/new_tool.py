@@ -56,7 +56,7 @@ def new_tool(
     exit status is 1.
     """
     from hermes_lint.cli import UsageError, resolve_root, run_guarded
-    from hermes_lint.config import load_config
+    from hermes_lint.project_config import load_config
     from hermes_lint.edit.scaffold import (
         ScaffoldError,
         ToolSpec,

@@ -28,7 +28,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from hermes_lint import flake8_plugin
-from hermes_lint.config import Config, find_root
+from hermes_lint.config import Config
+from hermes_lint.project_config import find_root
 from hermes_lint.discovery import text_may_register_tools
 
 if TYPE_CHECKING:  # pragma: no cover
