@@ -336,7 +336,7 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
         else:
             diagnostics = project.diagnostics_with(project.results, own)
     config = project.config
-    from hermes_lint.check.noqa import HERMES_LINT, file_level_comments
+    from hermes_lint.noqa import HERMES_LINT, file_level_comments
 
     # flake8 applies `# noqa` and `# flake8: noqa` itself; `# hermes-lint: noqa` is this plugin's.
     exempt = [c for c in file_level_comments(text) if c.file_level == HERMES_LINT]
@@ -369,7 +369,7 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
     The editor's case, each save a new flake8 process: ``check``'s warm path reuses the last
     run's stored diagnostics when no input changed, without importing the checking machinery;
     else it checks what changed and stores them for the next process. Once per flake8 run."""
-    from hermes_lint.check.noqa import may_have_noqa
+    from hermes_lint.noqa import may_have_noqa
 
     if may_have_noqa(text):
         return None

@@ -19,7 +19,7 @@ from hermes_lint.model.context import ModuleContext, ProjectContext
 from hermes_lint.extract.module_context import build_module_context
 from hermes_lint.model.parsing import ParsedModule, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
-from hermes_lint.check.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
+from hermes_lint.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
 from hermes_lint.check.tool_names import attributed, merged_across_modules, named
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
@@ -233,7 +233,7 @@ def finish(
 def _noqa_of_file(config: Config, path: str, data: Optional[bytes]) -> Dict[int, NoqaComment]:
     """The ``# noqa`` comments of a project file that tool modules read values from (``data``,
     else the file on disk: the sha256 recorded in ``read_modules`` pins it for the cache)."""
-    from hermes_lint.check.noqa import may_have_noqa
+    from hermes_lint.noqa import may_have_noqa
     from hermes_lint.regular_files import read_regular_file
 
     if data is None and config.project_root:

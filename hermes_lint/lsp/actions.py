@@ -14,7 +14,7 @@ from hermes_lint.edit.fix.edits import Edit, Fix, TextIndex, edit_between
 from hermes_lint.model import Diagnostic
 
 UNUSED_NOQA = "HRM900"
-# A file-level exemption: a comment line of its own (``check.noqa``'s form).
+# A file-level exemption: a comment line of its own (``hermes_lint.noqa``'s form).
 _FILE_NOQA = re.compile(r"^[ \t\f]*#[ \t]*hermes-lint:[ \t]*noqa(?::[ \t]?(?P<codes>[A-Z]+[0-9]+(?:[, \t]+[A-Z]+[0-9]+)*))?[ \t]*$")
 # Lines a comment may not go before: a shebang, a coding cookie (PEP 263: on line 1 or 2).
 _HEADER = re.compile(r"^#!|^[ \t\f]*#.*coding[:=][ \t]*[-\w.]+")

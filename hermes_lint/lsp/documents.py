@@ -102,7 +102,7 @@ def check_documents(root: Path, texts: Dict[str, str]) -> Dict[str, List[Diagnos
     """Each open document's diagnostics (``texts``: relative path -> buffer text), as
     ``hermes-lint check`` reports them for the project with those texts saved."""
     from hermes_lint.check.engine import UNUSED_NOQA, SourceFile, apply_suppressions, check_module
-    from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
+    from hermes_lint.noqa import NoqaComment, find_noqa_comments
 
     snapshot = flake8_plugin.project_snapshot(root)
     config = snapshot.config
