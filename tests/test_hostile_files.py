@@ -588,7 +588,7 @@ def test_new_tool_refuses_a_deeply_nested_toolsets_file_with_the_by_hand_message
 
 
 def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypatch):
-    from hermes_lint.edit import scaffold
+    from hermes_lint.scaffold import tool as scaffold
 
     root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
 
@@ -612,7 +612,7 @@ def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypat
 
 
 def test_new_tool_does_not_resume_over_a_file_the_user_edited(tmp_path, monkeypatch):
-    from hermes_lint.edit import scaffold
+    from hermes_lint.scaffold import tool as scaffold
 
     root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
     monkeypatch.setattr(scaffold, "write_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt))
