@@ -154,7 +154,7 @@ def test_autofix_of_invalid_example(rule, example: Invalid):
     second run changes nothing; ``autofixed=None``: the rule offers no fix for this finding."""
     from dataclasses import replace
 
-    from hermes_lint.edit.fix.run import fix_sources
+    from hermes_lint.autofix.run import fix_sources
 
     config = config_from_table({"select": [rule.code], **example.options})
     outcome = fix_sources(example_sources(example), config, unsafe=True)
@@ -182,7 +182,7 @@ def test_an_autofix_never_reads_its_finding_s_message(rule, example: Invalid, mo
     message reworded, the fixes are the same."""
     from dataclasses import replace
 
-    from hermes_lint.edit.fix import run as fix_run
+    from hermes_lint.autofix import run as fix_run
 
     config = config_from_table({"select": [rule.code], **example.options})
     expected = fix_run.fix_sources(example_sources(example), config, unsafe=True).texts

@@ -1,7 +1,7 @@
 """``hermes-lint check``: its options, which combinations make sense, and the run.
 
 The report itself (formats, paths, statistics, the summary) is ``cli.check_report``; ``--fix``,
-``--diff`` and ``--add-noqa`` are ``edit.fix.cli_action``; ``--watch`` is ``cli.watch``.
+``--diff`` and ``--add-noqa`` are ``cli.fix``; ``--watch`` is ``cli.watch``.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
             if fix or fix_only or show_diff or add_noqa:
                 from hermes_lint.check import affected
                 from hermes_lint.cli.check_report import report
-                from hermes_lint.edit.fix.cli_action import run_fix_options
+                from hermes_lint.cli.fix import run_fix_options
 
                 fix_wanted = None
                 if wanted is not None:

@@ -21,7 +21,7 @@ def fixes_of(root: Path, config, diagnostics: Sequence, sources) -> Dict:
     """Each diagnostic's fix (safe and unsafe); nothing is imported for a clean run."""
     if not diagnostics:
         return {}
-    from hermes_lint.edit.fix.command import fixes_on_disk
+    from hermes_lint.autofix.command import fixes_on_disk
 
     return fixes_on_disk(root, config, diagnostics, sources)
 

@@ -56,7 +56,7 @@ class StaleManifest(Rule):
     summary = "the manifest is out of date"
     scope = "engine"
     # The fix is the regeneration itself, done by `check --fix` when the project has a manifest
-    # (``hermes_lint.edit.fix.command``), not an edit of a finding's text.
+    # (``hermes_lint.autofix.command``), not an edit of a finding's text.
     fix_applicability = "safe"
     fix_title = "regenerate the manifest (`check --fix` does, when the project has one; or `hermes-lint manifest`)"
     examples_run_by = "manifest --check"

@@ -51,7 +51,7 @@ def fix_project(
         if not first:
             return _with_manifest(root, config, {}, FixReport({}, {}, 0, [], []))
     from hermes_lint.check.engine import collect_sources
-    from hermes_lint.edit.fix.run import fix_sources
+    from hermes_lint.autofix.run import fix_sources
 
     # The per-file phase of the files as they are (from the cache when it is on, just filled):
     # the fix loop's first pass then only runs the project phase.
@@ -147,7 +147,7 @@ def fixes_on_disk(
     """Each diagnostic's fix (safe and unsafe), for the JSON and SARIF outputs: only the files
     with a fixable finding (and toolsets.py) are read; ``sources``: texts that stand for files
     (an editor's buffer read from stdin)."""
-    from hermes_lint.edit.fix.run import fixable_rules, fixes_for
+    from hermes_lint.autofix.run import fixable_rules, fixes_for
     from hermes_lint.edit.fix.source import FixSource, decode_fixable
 
     rules = fixable_rules()
