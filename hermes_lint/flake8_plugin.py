@@ -378,7 +378,7 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
         return None
     memo = _stored.get(str(root))
     if memo is None or memo[0] != _run:
-        from hermes_lint.check.runner import run_project
+        from hermes_lint.project_check import run_project
 
         by_path: Dict[str, List[Diagnostic]] = {}
         for diagnostic in run_project(root, project_config(root), use_cache=True):

@@ -34,7 +34,7 @@ def run_example(rule: Any, example: Any) -> List[Any]:
 
 def run_plugin_example(rule: Any, example: Any) -> List[Any]:
     """``rule``'s diagnostics on the example's project."""
-    from hermes_lint.check.runner import run_project
+    from hermes_lint.project_check import run_project
     from hermes_lint.config import config_from_table
 
     config = config_from_table({"select": [rule.code], **example.options})

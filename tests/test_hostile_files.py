@@ -17,7 +17,7 @@ from hermes_lint.cli import main
 from hermes_lint.config import Config
 from hermes_lint.flake8_plugin import check_buffer, clear_caches
 from hermes_lint.regular_files import FileTooLarge, NotRegularFile, read_regular_file
-from hermes_lint.check.runner import run_project
+from hermes_lint.project_check import run_project
 from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project
 
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and device symlinks are POSIX")

@@ -43,7 +43,8 @@ def fix_project(
     use_cache: bool = False,
 ) -> FixReport:
     """The project's fixed files (in memory) and what remains; nothing is written."""
-    from hermes_lint.check.runner import module_results, run_project
+    from hermes_lint.check.runner import module_results
+    from hermes_lint.project_check import run_project
 
     if use_cache:
         # The common case, a project with nothing to fix, costs a plain cached check.
@@ -185,7 +186,7 @@ def add_noqa(root: Path, diagnostics: Sequence[Diagnostic], config: Optional[Con
 
     removed = _remove_unused_noqa(root, [d for d in diagnostics if d.code == UNUSED_NOQA])
     if removed and config is not None:  # lines may have gone with their comment: look again
-        from hermes_lint.check.runner import run_project
+        from hermes_lint.project_check import run_project
 
         paths = {d.path for d in diagnostics}
         diagnostics = [d for d in run_project(root, config) if d.path in paths]

@@ -213,7 +213,7 @@ def _diagnostics(root: Path, config, stdin: Optional[Path], wanted, changed: boo
                  paths: Sequence[str] = (), checked: Optional[List[int]] = None):
     """(the diagnostics to report, texts standing for files: the buffer read from stdin)."""
     from hermes_lint.check import affected
-    from hermes_lint.check.runner import run_project
+    from hermes_lint.project_check import run_project
 
     with _progress(root, config, quiet):
         if stdin is not None:
@@ -260,7 +260,7 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs, use_cach
                   checked: Optional[List[int]] = None):
     """The project's diagnostics located in ``relative``, with ``data`` as that file's text: the
     other modules from disk (and the cache), so project rules see the buffer in its place;
-    ``checked`` gets the registrations of the buffer (``runner.run_project``)."""
+    ``checked`` gets the registrations of the buffer (``project_check.run_project``)."""
     from hermes_lint.check.affected import may_hold_schema_keys, with_buffer
     from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
     from hermes_lint.check.runner import count_registrations, module_results

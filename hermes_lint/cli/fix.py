@@ -92,7 +92,7 @@ def _add_noqa(root: Path, config: Config, keep, *, jobs, use_cache: bool, quiet:
     """A ``# noqa: CODE`` on each line with a finding, the unused codes (HRM900) removed, then a
     check: whatever no comment can silence is listed with what to do, and the exit status is
     what ``check`` will say next."""
-    from hermes_lint.check.runner import run_project
+    from hermes_lint.project_check import run_project
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS
     from hermes_lint.autofix import command
 
