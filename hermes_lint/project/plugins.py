@@ -376,11 +376,14 @@ def module_file(root: Path, module: str) -> Optional[str]:
     if not module or not all(part.isidentifier() for part in parts):
         return None
     base = "/".join(parts)
-    for source_root in SOURCE_ROOTS + _package_roots(root, parts[0]):
-        prefix = f"{source_root}/" if source_root else ""
-        for candidate in (f"{prefix}{base}.py", f"{prefix}{base}/__init__.py"):
-            if (root / candidate).is_file():
-                return candidate
+    for source_roots in (lambda: SOURCE_ROOTS, lambda: _package_roots(root, parts[0])):
+        # the package roots list the project's directories: only looked for when the usual
+        # layouts do not have the module (each import a plugin's register goes through asks)
+        for source_root in source_roots():
+            prefix = f"{source_root}/" if source_root else ""
+            for candidate in (f"{prefix}{base}.py", f"{prefix}{base}/__init__.py"):
+                if (root / candidate).is_file():
+                    return candidate
     return None
 
 
