@@ -1,0 +1,143 @@
+"""A plugin package of N tools against a ``tools/`` tree of the same N tools, in one run.
+
+    python benchmarks/bench_plugins.py [--tools 100] [--real-sized] [--rounds 5]
+
+Generates N tool modules (``gen_corpus.py``) and makes two projects of them:
+
+- a ``tools/`` tree: the modules as generated, with their ``toolsets.py``;
+- a plugin package (``pyproject.toml`` declaring ``hermes_agent.plugins`` entry points): the
+  same modules in ``bench_plugin/``, each one's top-level ``registry.register(...)`` calls moved
+  into a ``register_tools(ctx)`` function as ``ctx.register_tool(...)`` (without the built-in
+  registry's ``max_result_size_chars``), and one entry point per ``GROUP`` modules, whose
+  module's ``register(ctx)`` calls theirs (hermes-lint follows at most 64 functions from one
+  plugin's ``register``: ``plugin_register.MAX_FUNCTIONS``).
+
+For each, whole processes in rotating order, CPU time, medians of ``--rounds``:
+``hermes-lint check --no-cache -j 1`` (cold), ``hermes-lint check`` (warm, nothing changed), and
+the parsing floor of the same files (``bench_real.py``'s). The target: the plugin package costs
+no more than the tools tree (within 5%: the noise of a shared machine), cold and warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_check import executable, measure, snapshot_toolkit  # noqa: E402
+from bench_real import FLOOR_SCRIPT  # noqa: E402
+from gen_corpus import generate  # noqa: E402
+
+PACKAGE = "bench_plugin"
+PLUGIN_ONLY = {"max_result_size_chars"}  # the built-in registry's, not PluginContext.register_tool's
+GROUP = 50  # modules per entry point
+PYPROJECT = """[project]
+name = "bench-plugin"
+version = "0.1.0"
+
+[project.entry-points."hermes_agent.plugins"]
+"""
+
+
+def as_plugin_module(text: str) -> str:
+    """The tool module's text with its top-level ``registry.register(...)`` statements moved into
+    ``register_tools(ctx)`` as ``ctx.register_tool(...)`` calls."""
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    calls = []
+    dropped = set()
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+            and ast.unparse(statement.value.func) == "registry.register"
+        ):
+            call = statement.value
+            call.func = ast.Attribute(ast.Name("ctx", ast.Load()), "register_tool", ast.Load())
+            call.keywords = [k for k in call.keywords if k.arg not in PLUGIN_ONLY]
+            calls.append(ast.unparse(call))
+            dropped.update(range(statement.lineno - 1, statement.end_lineno))
+        elif isinstance(statement, ast.ImportFrom) and statement.module == "tools.registry":
+            dropped.update(range(statement.lineno - 1, statement.end_lineno))
+    kept = "".join(line for number, line in enumerate(lines) if number not in dropped)
+    body = "".join(f"    {call}\n" for call in calls) or "    pass\n"
+    return f"{kept.rstrip()}\n\n\ndef register_tools(ctx):\n{body}"
+
+
+def make_projects(count: int, workdir: Path, seed: int, real_sized: bool) -> Dict[str, Path]:
+    tools_root = workdir / "tools_tree"
+    written = generate(count, tools_root, seed, real_sized=real_sized)
+    plugin_root = workdir / "plugin_package"
+    package = plugin_root / PACKAGE
+    package.mkdir(parents=True)
+    names = []
+    for path in sorted(written):
+        (package / path.name).write_text(as_plugin_module(path.read_text(encoding="utf-8")), encoding="utf-8")
+        names.append(path.stem)
+    (package / "__init__.py").write_text('"""Generated tools as Hermes plugins."""\n', encoding="utf-8")
+    entry_points = []
+    for number, start in enumerate(range(0, len(names), GROUP)):
+        group = names[start : start + GROUP]
+        text = "".join(f"from . import {name}\n" for name in group)
+        text += "\n\ndef register(ctx):\n" + "".join(f"    {name}.register_tools(ctx)\n" for name in group)
+        (package / f"group_{number}.py").write_text(text, encoding="utf-8")
+        entry_points.append(f'bench_{number} = "{PACKAGE}.group_{number}"\n')
+    (plugin_root / "pyproject.toml").write_text(PYPROJECT + "".join(entry_points), encoding="utf-8")
+    return {"tools/ tree": tools_root, "plugin package": plugin_root}
+
+
+def python_files(root: Path) -> List[str]:
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*.py") if ".hermes_lint_cache" not in path.parts)
+
+
+def main(argv: List[str] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--real-sized", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args(argv)
+    hermes = executable("hermes-lint")
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="hermes-bench-plugins-") as temporary:
+        workdir = Path(temporary)
+        env = snapshot_toolkit(workdir, compiled=True)
+        projects = make_projects(options.tools, workdir, options.seed, options.real_sized)
+        cases = {}
+        for label, root in projects.items():
+            files = python_files(root)
+            lines = sum(len((root / name).read_bytes().splitlines()) for name in files)
+            first = measure([hermes, "check", "--no-cache", "-j", "1"], root, env, keep_output=True)
+            if first.status not in (0, 1):
+                sys.exit(f"bench_plugins: check failed on the {label}:\n{first.output.decode()[:2000]}")
+            summary = measure([hermes, "check"], root, env, keep_output=True)  # the warm cache
+            findings = len(summary.output.splitlines())
+            print(f"  {label}: {len(files)} files, {lines:,} lines; {findings} findings")
+            cases[f"{label}: cold -j 1"] = ([hermes, "check", "--no-cache", "-j", "1"], root)
+            cases[f"{label}: warm"] = ([hermes, "check"], root)
+            cases[f"{label}: parsing floor"] = ([sys.executable, "-c", FLOOR_SCRIPT, *files], root)
+        cpu: Dict[str, List[float]] = {name: [] for name in cases}
+        names = list(cases)
+        for round_number in range(options.rounds):
+            shift = round_number % len(names)
+            for name in names[shift:] + names[:shift]:
+                argv, root = cases[name]
+                cpu[name].append(measure(argv, root, env).cpu)
+        median = {name: statistics.median(values) for name, values in cpu.items()}
+        print(f"  {'command':<34} {'cpu s':>8}")
+        for name in names:
+            print(f"  {name:<34} {median[name]:8.3f}")
+        for kind in ("cold -j 1", "warm"):
+            tools, plugin = median[f"tools/ tree: {kind}"], median[f"plugin package: {kind}"]
+            print(f"  {'MET    ' if plugin <= 1.05 * tools else 'NOT MET'} plugins cost what tools cost ({kind}): "
+                  f"{plugin:.3f} s vs {tools:.3f} s ({plugin / tools:.2f}x)")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
