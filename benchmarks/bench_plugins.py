@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -109,7 +111,11 @@ def main(argv: List[str] = None) -> None:
         env = snapshot_toolkit(workdir, compiled=True)
         projects = make_projects(options.tools, workdir, options.seed, options.real_sized)
         cases = {}
+        counted = set()
         for label, root in projects.items():
+            run = subprocess.run([hermes, "check", "--no-cache", "-j", "1"], cwd=root, env=env, capture_output=True, text=True)
+            found = re.search(r"\b(\d+) tools? in ", run.stderr)
+            counted.add(int(found.group(1)) if found else None)
             files = python_files(root)
             lines = sum(len((root / name).read_bytes().splitlines()) for name in files)
             first = measure([hermes, "check", "--no-cache", "-j", "1"], root, env, keep_output=True)
@@ -121,6 +127,9 @@ def main(argv: List[str] = None) -> None:
             cases[f"{label}: cold -j 1"] = ([hermes, "check", "--no-cache", "-j", "1"], root)
             cases[f"{label}: warm"] = ([hermes, "check"], root)
             cases[f"{label}: parsing floor"] = ([sys.executable, "-c", FLOOR_SCRIPT, *files], root)
+        if counted != {options.tools}:
+            sys.exit(f"bench_plugins: the two projects do not check the same {options.tools} tools: {counted}")
+        print(f"  both check {options.tools} tools")
         cpu: Dict[str, List[float]] = {name: [] for name in cases}
         names = list(cases)
         for round_number in range(options.rounds):

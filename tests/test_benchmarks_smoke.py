@@ -119,8 +119,20 @@ def test_precommit_benchmark_runs_the_published_hook_entry(tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "the hook on a commit of 1-3 tool files <= 0.3 s" in completed.stdout
+    assert "both hooks on a commit of 1-3 tool files <= 0.3 s" in completed.stdout
     assert [line.split()[0] for line in completed.stdout.splitlines()[2:5]] == ["1", "2", "3"]
+
+
+def test_plugin_benchmark_checks_the_same_tools_both_ways():
+    completed = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_plugins.py"), "--tools", "3", "--rounds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "plugins cost what tools cost (cold -j 1)" in completed.stdout
+    assert "plugins cost what tools cost (warm)" in completed.stdout
+    assert "plugin package: 5 files" in completed.stdout  # 3 modules, __init__.py and the entry point's module
+    assert "both check 3 tools" in completed.stdout
 
 
 def test_noqa_benchmark_finds_the_same_comments_both_ways():
