@@ -1,6 +1,6 @@
 """A plugin package of N tools against a ``tools/`` tree of the same N tools, in one run.
 
-    python benchmarks/bench_plugins.py [--tools 100] [--real-sized] [--rounds 5]
+    python benchmarks/bench_plugins.py [--tools 100] [--real-sized] [--rounds 5] [--baseline DIR]
 
 Generates N tool modules (``gen_corpus.py``) and makes two projects of them:
 
@@ -14,7 +14,8 @@ Generates N tool modules (``gen_corpus.py``) and makes two projects of them:
 
 For each, whole processes in rotating order, CPU time, medians of ``--rounds``:
 ``hermes-lint check --no-cache -j 1`` (cold), ``hermes-lint check`` (warm, nothing changed), and
-the parsing floor of the same files (``bench_real.py``'s). The target: the plugin package costs
+the parsing floor of the same files (``bench_real.py``'s); with ``--baseline DIR`` (a
+``hermes_lint`` package directory), the cold and warm runs of that toolkit too. The target: the plugin package costs
 no more than the tools tree (within 5%: the noise of a shared machine), cold and warm.
 """
 
@@ -24,6 +25,7 @@ import argparse
 import ast
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -103,12 +105,21 @@ def main(argv: List[str] = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--real-sized", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", type=Path, metavar="DIR", help="a hermes_lint package directory to time beside")
     options = parser.parse_args(argv)
     hermes = executable("hermes-lint")
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="hermes-bench-plugins-") as temporary:
         workdir = Path(temporary)
         env = snapshot_toolkit(workdir, compiled=True)
+        baseline_env = None
+        if options.baseline is not None:
+            import compileall
+
+            target = workdir / "baseline_toolkit"
+            shutil.copytree(options.baseline, target / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
+            compileall.compile_dir(str(target), quiet=1)
+            baseline_env = dict(env, PYTHONPATH=str(target))
         projects = make_projects(options.tools, workdir, options.seed, options.real_sized)
         cases = {}
         counted = set()
@@ -124,9 +135,17 @@ def main(argv: List[str] = None) -> None:
             summary = measure([hermes, "check"], root, env, keep_output=True)  # the warm cache
             findings = len(summary.output.splitlines())
             print(f"  {label}: {len(files)} files, {lines:,} lines; {findings} findings")
-            cases[f"{label}: cold -j 1"] = ([hermes, "check", "--no-cache", "-j", "1"], root)
-            cases[f"{label}: warm"] = ([hermes, "check"], root)
-            cases[f"{label}: parsing floor"] = ([sys.executable, "-c", FLOOR_SCRIPT, *files], root)
+            cases[f"{label}: cold -j 1"] = ([hermes, "check", "--no-cache", "-j", "1"], root, env)
+            cases[f"{label}: warm"] = ([hermes, "check"], root, env)
+            cases[f"{label}: parsing floor"] = ([sys.executable, "-c", FLOOR_SCRIPT, *files], root, env)
+            if baseline_env is not None:
+                # a copy of the project: its warm cache is the baseline's own (one cache directory
+                # per project, keyed on the toolkit, would be rewritten by each in turn)
+                copy = root.with_name(root.name + "_baseline")
+                shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".hermes_lint_cache"))
+                measure([hermes, "check"], copy, baseline_env)
+                cases[f"{label}: cold -j 1 (baseline)"] = ([hermes, "check", "--no-cache", "-j", "1"], copy, baseline_env)
+                cases[f"{label}: warm (baseline)"] = ([hermes, "check"], copy, baseline_env)
         if counted != {options.tools}:
             sys.exit(f"bench_plugins: the two projects do not check the same {options.tools} tools: {counted}")
         print(f"  both check {options.tools} tools")
@@ -135,12 +154,12 @@ def main(argv: List[str] = None) -> None:
         for round_number in range(options.rounds):
             shift = round_number % len(names)
             for name in names[shift:] + names[:shift]:
-                argv, root = cases[name]
-                cpu[name].append(measure(argv, root, env).cpu)
+                argv, root, toolkit = cases[name]
+                cpu[name].append(measure(argv, root, toolkit).cpu)
         median = {name: statistics.median(values) for name, values in cpu.items()}
-        print(f"  {'command':<34} {'cpu s':>8}")
+        print(f"  {'command':<40} {'cpu s':>8}")
         for name in names:
-            print(f"  {name:<34} {median[name]:8.3f}")
+            print(f"  {name:<40} {median[name]:8.3f}")
         for kind in ("cold -j 1", "warm"):
             tools, plugin = median[f"tools/ tree: {kind}"], median[f"plugin package: {kind}"]
             print(f"  {'MET    ' if plugin <= 1.05 * tools else 'NOT MET'} plugins cost what tools cost ({kind}): "

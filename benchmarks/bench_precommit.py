@@ -1,6 +1,6 @@
 """The `hermes-lint` pre-commit hooks on a commit touching 1-3 tool files, with a warm cache.
 
-    python benchmarks/bench_precommit.py [--tools 100] [--rounds 7] [--real-sized]
+    python benchmarks/bench_precommit.py [--tools 100] [--rounds 7] [--real-sized] [--baseline DIR]
 
 Writes a project of ``--tools`` tool modules (``gen_corpus.py``; ``--real-sized``: modules of
 500-3,000 lines) with its frozen manifest (``hermes-lint manifest``), commits it to a git
@@ -17,6 +17,10 @@ processes, medians of ``--rounds``:
   ``.pre-commit-hooks.yaml``, ``language: system``: no environment to build), and with two hooks
   that do nothing (``true``): their difference is what the hooks add to a commit.
 
+With ``--baseline DIR`` (a ``hermes_lint`` package directory, e.g. an earlier commit's from
+``git archive``), the same two hooks of that toolkit are timed in the same rounds, after the same
+edit and regeneration (the regeneration by the toolkit being timed: what it records is its own).
+
 The target: the hooks <= 0.3 s. Whole-process times on a shared machine vary; the "nothing
 changed" row (both commands, warm) is the floor of the same run.
 """
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,13 +84,25 @@ def main(argv: List[str] = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--real-sized", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="a hermes_lint package directory whose hooks are timed beside the installed one's")
     options = parser.parse_args(argv)
+    if options.baseline is not None and not (options.baseline / "__init__.py").is_file():
+        parser.error(f"--baseline {options.baseline}: not a package directory (no __init__.py)")
     hermes = executable("hermes-lint")
     with tempfile.TemporaryDirectory(prefix="hermes-bench-precommit-") as temporary:
         # A snapshot of the toolkit with its .pyc files, as pip leaves an installed package.
         env = snapshot_toolkit(Path(temporary), compiled=True)
         env.update(PATH=os.pathsep.join([str(Path(hermes).parent), os.environ.get("PATH", "")]),
                    PRE_COMMIT_COLOR="never")
+        baseline_env = None
+        if options.baseline is not None:
+            import compileall
+
+            target = Path(temporary) / "baseline_toolkit"
+            shutil.copytree(options.baseline, target / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
+            compileall.compile_dir(str(target), quiet=1)
+            baseline_env = dict(env, PYTHONPATH=str(target))
         root = Path(temporary) / "project"
         written = generate(options.tools, root, options.seed, real_sized=options.real_sized)
         configs = {}
@@ -103,27 +120,35 @@ def main(argv: List[str] = None) -> None:
         if first.status != 0:
             sys.exit(f"bench_precommit: the project is not clean:\n{first.output.decode()[:2000]}")
         measure_hooks(hermes, [], root, env)  # the manifest check's warm record
+        baseline_root = root.with_name("project_baseline")
+        if baseline_env is not None:  # a copy: its caches are the baseline toolkit's own
+            shutil.copytree(root, baseline_root, ignore=shutil.ignore_patterns(".hermes_lint_cache"), symlinks=True)
+            measure([hermes, "check"], baseline_root, baseline_env)
+            measure_hooks(hermes, [], baseline_root, baseline_env)
         lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in written)
         print(f"{options.tools} tool modules, {lines:,} lines{' (real-sized)' if options.real_sized else ''}; "
               f"medians of {options.rounds} rounds; load average {os.getloadavg()[0]:.2f}")
         originals = {path: path.read_text(encoding="utf-8") for path in written}
         step = max(1, len(written) // 4)
         print(f"  {'files in the commit':<22} {'hooks s':>8} {'hooks cpu s':>12} {'pre-commit run s':>17} "
-              f"{'no-op hooks s':>14} {'hooks add s':>12}")
+              f"{'no-op hooks s':>14} {'hooks add s':>12}" + ("  baseline hooks cpu s" if baseline_env else ""))
         verdicts = []
         for count in (1, 2, 3):
             edited = written[step : step * (count + 1) : step][:count]
             relative = [str(path.relative_to(root)) for path in edited]
-            times: Dict[str, List[float]] = {"hook": [], "run": [], "noop": [], "cpu": []}
+            times: Dict[str, List[float]] = {"hook": [], "run": [], "noop": [], "cpu": [], "baseline": []}
+            names = ("hook", "run", "noop") + (("baseline",) if baseline_env else ())
             for round_number in range(options.rounds + 1):  # round 0: warm-up, untimed
-                for name in ("hook", "run", "noop"):
+                for name in names:
+                    toolkit, where = (baseline_env, baseline_root) if name == "baseline" else (env, root)
                     for path in edited:  # what the caches hold differs from the file again
-                        path.write_text(originals[path] + f"# round {round_number} {name}\n", encoding="utf-8")
+                        (where / path.relative_to(root)).write_text(
+                            originals[path] + f"# round {round_number} {name}\n", encoding="utf-8")
                     # the developer regenerates the manifest the edit made stale, and stages both
-                    measure([hermes, "manifest"], root, env)
-                    git(root, "add", *relative, "tools/manifest.json")
-                    if name == "hook":
-                        wall, cpu = measure_hooks(hermes, relative, root, env)
+                    measure([hermes, "manifest"], where, toolkit)
+                    git(where, "add", *relative, "tools/manifest.json")
+                    if name in ("hook", "baseline"):
+                        wall, cpu = measure_hooks(hermes, relative, where, toolkit)
                     else:
                         config = configs[name == "noop"]
                         run = measure([sys.executable, "-m", "pre_commit", "run", "--config", str(config)], root, env,
@@ -132,11 +157,12 @@ def main(argv: List[str] = None) -> None:
                             sys.exit(f"bench_precommit: {name} failed:\n{run.output.decode()[:2000]}")
                         wall, cpu = run.wall, run.cpu
                     if round_number:
-                        times[name].append(wall)
+                        times[name].append(cpu if name == "baseline" else wall)
                         if name == "hook":
                             times["cpu"].append(cpu)
             hook, run, noop, cpu = (statistics.median(times[name]) for name in ("hook", "run", "noop", "cpu"))
-            print(f"  {count:<22} {hook:8.3f} {cpu:12.3f} {run:17.3f} {noop:14.3f} {run - noop:12.3f}")
+            before = f"  {statistics.median(times['baseline']):20.3f}" if baseline_env else ""
+            print(f"  {count:<22} {hook:8.3f} {cpu:12.3f} {run:17.3f} {noop:14.3f} {run - noop:12.3f}{before}")
             verdicts.append((max(hook, run - noop), cpu))
         for path, text in originals.items():
             path.write_text(text, encoding="utf-8")
