@@ -487,7 +487,9 @@ class RequiresEnvMismatch(Rule):
         if missing.why == "check":
             who = f"check_fn `{check.name}`" if not isinstance(check, ast.Lambda) else "the check_fn"
             return f"`{missing.name}` is required by {who} but not listed in `requires_env` of {TOOLS}"
-        if missing.why == "environ":
+        if missing.why == "environ" and missing.reader is not None:
+            because = f"`{missing.reader}(...)` raises an exception when it is unset"
+        elif missing.why == "environ":
             because = "`os.environ[...]` raises KeyError when it is unset"
         else:
             because = "it returns an error on every path where it is unset"
