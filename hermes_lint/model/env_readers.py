@@ -254,7 +254,7 @@ class _Reader:
         return isinstance(node, ast.Name) and node.id == self.first
 
     def _reads_first(self, value: ast.expr) -> bool:
-        stack: List[ast.AST] = [value]
+        stack: List[ast.AST] = [] if isinstance(value, ast.Lambda) else [value]
         while stack:  # the returned expression, not a lambda in it (that reads later, when called)
             node = stack.pop()
             found = self.spellings.access(node)
