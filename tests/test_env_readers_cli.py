@@ -133,6 +133,29 @@ def test_a_caller_default_is_what_the_call_passes(tmp_path):
     assert check(tmp_path, {"tools/lights_tool.py": tool, "agent/secrets.py": reader}) == [CHECK_FINDING]
 
 
+def test_a_str_method_of_the_read_applies_to_the_default(tmp_path):
+    reader = """
+        import os
+
+        def get_secret(name, default=""):
+            return os.environ.get(name, default).strip()
+    """
+    assert both_tools(tmp_path, reader) == [CHECK_FINDING]
+    tool = CHECK_TOOL.replace('get_secret("HASS_TOKEN")', 'get_secret("HASS_TOKEN", " guest ")')
+    assert check(tmp_path, {"tools/lights_tool.py": tool, "agent/secrets.py": reader}) == []
+
+
+def test_a_value_another_function_computes_from_the_read_is_not_known(tmp_path):
+    reader = """
+        import os
+        from agent.truth import is_truthy
+
+        def get_secret(name, default=""):
+            return is_truthy(os.getenv(name, default))
+    """
+    assert both_tools(tmp_path, reader) == []
+
+
 def test_paths_that_raise_and_paths_that_return_none_fail_the_check_but_do_not_raise_always(tmp_path):
     reader = """
         import os

@@ -6,7 +6,7 @@ from typing import Dict, Iterator, List, Tuple
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.requires_env_listing import Mismatch, requires_env_mismatches
 from hermes_lint.model import Location, Registration
-from hermes_lint.rules import env_examples, hrm203_examples
+from hermes_lint.rules import env_examples, requires_env_examples
 from hermes_lint.rules.base import Finding, Rule
 from hermes_lint.model.tool_labels import tool_label
 
@@ -50,8 +50,8 @@ class RequiresEnvMismatch(Rule):
     fix_applicability = "unsafe"
     fix_title = "add a variable that is read but not listed to the tool's `requires_env` (unsafe: the tool is then unavailable where it is unset)"
 
-    valid = [*hrm203_examples.VALID, *env_examples.VALID]
-    invalid = [*hrm203_examples.INVALID, *env_examples.INVALID]
+    valid = [*requires_env_examples.VALID, *env_examples.VALID]
+    invalid = [*requires_env_examples.INVALID, *env_examples.INVALID]
 
     @classmethod
     def fix(cls, diagnostic, source):
