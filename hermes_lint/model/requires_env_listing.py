@@ -4,14 +4,14 @@ module reads, with the place a finding points at (the list element that names it
 
 A registration whose ``requires_env`` is computed at run time (or is not a list of strings) is
 left out: there is nothing to compare with. A plugin's tools also list what the plugin's
-``plugin.yaml`` declares in its ``requires_env``.
+``plugin.yaml`` declares in its ``requires_env``, which the caller reads (the project layer is
+above this one) and hands down as a function called on the first plugin registration.
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Callable, List, NamedTuple, Optional, Tuple
 
 from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
@@ -34,8 +34,9 @@ class Mismatch(NamedTuple):
     check: Optional[CallableNode]  # the check_fn, as the module defines it
 
 
-def requires_env_mismatches(ctx: ModuleContext) -> List[Mismatch]:
-    """Every ``Mismatch`` of the module's registrations, registration by registration."""
+def requires_env_mismatches(ctx: ModuleContext, plugin_declared: Callable[[], Tuple[str, ...]]) -> List[Mismatch]:
+    """Every ``Mismatch`` of the module's registrations, registration by registration;
+    ``plugin_declared()``: the variables the plugin.yaml of the module's plugin declares."""
     analysis = EnvAnalysis.of(ctx)
     pairs = [(reg, call) for reg, call in ctx.registration_calls() if not reg.has_star_args]
     listed_nodes: List[ast.AST] = [
@@ -53,7 +54,7 @@ def requires_env_mismatches(ctx: ModuleContext) -> List[Mismatch]:
         names = set(listed or ())
         if registration.plugin:  # a plugin's plugin.yaml declares what the whole plugin needs
             if declared_by_plugin is None:
-                declared_by_plugin = _plugin_yaml_env(ctx)
+                declared_by_plugin = plugin_declared()
             names.update(declared_by_plugin)
         check = ctx.semantic.callable_node(register_argument(call, "check_fn"))
         handler = ctx.semantic.callable_node(register_argument(call, "handler"))
@@ -87,14 +88,3 @@ def _element_location(
         return keyword.value_location
     return ctx.loc(node) if node is not None else registration.location
 
-
-def _plugin_yaml_env(ctx: ModuleContext) -> Tuple[str, ...]:
-    """``requires_env`` of the plugin.yaml of the plugin this module belongs to (recorded in
-    ``ctx.read_files``, so a cached result is dropped when the file changes)."""
-    from hermes_lint.project.plugin_yaml import manifest_of_module, required_env_names
-
-    if not ctx.config.project_root:
-        return ()
-    document, looked = manifest_of_module(Path(ctx.config.project_root), ctx.path)
-    ctx.read_files.update(looked)
-    return required_env_names(document) if document is not None else ()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 from hermes_lint.model.context import ModuleContext
@@ -66,7 +67,7 @@ class RequiresEnvMismatch(Rule):
         grouped: Dict[Tuple[Location, str], List[Registration]] = {}
         # The variable a finding's fix adds to ``requires_env`` (findings of a read not listed).
         missing: Dict[Tuple[Location, str], str] = {}
-        for mismatch in requires_env_mismatches(ctx):
+        for mismatch in requires_env_mismatches(ctx, lambda: _plugin_yaml_env(ctx)):
             key = (mismatch.where, self._message(mismatch))
             grouped.setdefault(key, []).append(mismatch.registration)
             if mismatch.unlisted is not None:
@@ -106,3 +107,15 @@ class RequiresEnvMismatch(Rule):
         unchecked = {"error, no check": " and no check_fn tests it",
                      "error, check does not test": " and the check_fn does not test it"}.get(missing.why, "")
         return f"handler of {TOOLS} needs `{missing.name}` ({because}) but `requires_env` does not list it{unchecked}"
+
+
+def _plugin_yaml_env(ctx: ModuleContext) -> Tuple[str, ...]:
+    """``requires_env`` of the plugin.yaml of the plugin this module belongs to (recorded in
+    ``ctx.read_files``, so a cached result is dropped when the file changes)."""
+    from hermes_lint.project.plugin_yaml import manifest_of_module, required_env_names
+
+    if not ctx.config.project_root:
+        return ()
+    document, looked = manifest_of_module(Path(ctx.config.project_root), ctx.path)
+    ctx.read_files.update(looked)
+    return required_env_names(document) if document is not None else ()
