@@ -496,7 +496,8 @@ def test_existing_manifest_is_regenerated_with_the_new_tool_and_is_fresh(tmp_pat
     assert "wrote tools/manifest.json (2 tools: 2 frozen, 0 resolved at import)" in result.stdout
     manifest = json.loads((root / "tools" / "manifest.json").read_text())
     assert sorted(manifest["tools"]) == ["echo", "weather"]
-    assert manifest["tools"]["weather"]["check"] == {"kind": "env", "all": ["WEATHER_API_KEY"]}
+    assert manifest["tools"]["weather"]["check"] == {"kind": "template", "template": {"env": "WEATHER_API_KEY"},
+                                                     "function": "check_weather_requirements"}
     check = hermes_lint_cli(root, "manifest", "--check")
     assert check.exit_code == 0, check.output
     assert "is up to date" in check.output

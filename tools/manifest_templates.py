@@ -1,5 +1,9 @@
-"""Template holes of a manifest tool's schema: small JSON expressions the loader evaluates to
-fill a schema leaf that depends on the environment, without importing the tool's module.
+"""The runtime's one language for what it evaluates without importing a tool module: small JSON
+expressions, filling a schema leaf that depends on the environment (a template hole,
+``tools.manifest_holes``) or stating a ``check_fn`` (a check of kind ``template``).
+
+A start from a manifest whose tools have checks compiles this module and nothing else of the
+language's: the holes are ``tools.manifest_holes``.
 
 A template is one of (``T`` another template)::
 
@@ -27,8 +31,10 @@ and the queries of the machine a check makes, each exact and without side effect
     {"path_exists": T, "expanduser": b}
                                        pathlib.Path(value)[.expanduser()].exists()
 
-A ``check_fn`` whose every path these can state is recorded as ``{"kind": "template",
-"template": T}``: the check is ``bool`` of its value.
+A ``check_fn`` is recorded as ``{"kind": "template", "template": T}`` whenever these can state
+every path of it (the simple forms ``os.getenv("X")``, ``"X" in os.environ`` and ``find_spec("pkg")
+is not None`` too: ``{"env": "X"}``, ``{"not": {"is_none": ...}}``): the check is ``bool`` of its
+value.
 
 An exception escaping a template (``int("abc")`` without a ``try``) is ``TemplateFailed``: the
 module's own code raises there too, so the loader imports it instead. ``check_template`` tells
@@ -44,7 +50,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["TemplateFailed", "check_template", "evaluate", "hole_target_problem", "put", "resolve_holes"]
+__all__ = ["TemplateFailed", "check_template", "evaluate"]
 
 _CALLS = {"int": int, "float": float, "str": str, "bool": bool}
 _CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
@@ -251,58 +257,3 @@ def _value(t: dict[str, Any]) -> object:
         return _value(t["try"])
     except caught:
         return _value(t["fallback"])
-
-
-def hole_target_problem(schema: dict[str, Any], path: list[object],
-                        template: bool = True) -> str | None:
-    """None when ``path`` leads to an existing place in ``schema`` (the placeholder). An empty
-    path (the whole schema unknown, frozen as ``{}``) is for a hole only the module can fill."""
-    if not path:
-        return "path is empty" if template or schema != {} else None
-    node: object = schema
-    for key in path:
-        if isinstance(node, dict) and isinstance(key, str) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and type(key) is int and 0 <= key < len(node):
-            node = node[key]
-        else:
-            return f"path {path!r} does not lead into the frozen schema"
-    return None
-
-
-def put(schema: dict[str, Any], path: list[Any], value: object) -> dict[str, Any]:
-    """``schema`` with ``value`` at ``path``, copying only the containers on the path."""
-    root = dict(schema)
-    # Any: a dict or a list along the path, each indexed by its key (hole_target_problem
-    # checked that the path leads into the schema).
-    node: Any = root
-    for key in path[:-1]:
-        child = node[key]
-        child = dict(child) if isinstance(child, dict) else list(child)
-        node[key] = child
-        node = child
-    node[path[-1]] = value
-    return root
-
-
-def resolve_holes(tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bool]]:
-    """The schemas of one module's manifest tools with their template holes filled from the
-    environment, and per tool whether its definition needs the module imported: a hole with a
-    ``reason``, or any template of the module that raises (the module's own code raises on
-    import there, and then none of its tools exists)."""
-    schemas: list[dict[str, Any]] = []
-    for tool in tools:
-        holes = [hole for hole in tool.get("holes", ()) if "template" in hole]
-        schema = tool["schema"]
-        try:
-            values = [evaluate(hole["template"]) for hole in holes]
-        except TemplateFailed as exc:
-            from tools.registry import _logger
-
-            _logger().debug("Template of tool '%s' raised %s; its module is imported for "
-                            "definitions", tool["name"], exc)
-            return [tool["schema"] for tool in tools], [True] * len(tools)
-        for hole, value in zip(holes, values):
-            schema = put(schema, hole["path"], value)
-        schemas.append(schema)
-    return schemas, [any("reason" in hole for hole in tool.get("holes", ())) for tool in tools]

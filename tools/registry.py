@@ -93,7 +93,7 @@ MANIFEST_ENV_VAR = "HERMES_TOOLS_MANIFEST"
 _PACKAGE = __name__.rpartition(".")[0] or "tools"
 RUNTIME_MODULES = frozenset(
     f"{_PACKAGE}.{stem}" for stem in ("registry", "manifest_loader", "manifest_schema",
-                                      "manifest_templates", "import_discovery", "plugin_policy",
+                                      "manifest_templates", "manifest_holes", "import_discovery", "plugin_policy",
                                       "toolset_queries", "dispatch_results", "manifest_imports",
                                       "manifest_checks", "check_cache",
                                       "tool_definitions", "tool_entry", "tool_results",

@@ -28,7 +28,9 @@ The first key is ``digest``: the sha256 of the file without that line (``sed 2d 
 sha256sum``). A runtime that finds it matching knows the file is exactly what this generator
 wrote, which the manifest's schema and cross-references always accept, and skips validating
 it; a manifest edited by hand no longer matches and is validated in full. That is format
-version 3 (version 2 added holes); runtimes that read only versions 1 and 2 refuse it as newer.
+version 4 (version 2 added holes, 3 the digest, 4 made every check evaluated without importing a
+template: ``none``, ``template`` or ``import``); runtimes that read only versions 1 to 3 refuse it
+as newer, and ``discover_builtin_tools`` there falls back to import discovery with a warning.
 
 Errors that would make the manifest wrong refuse generation, as hassfest's generate mode refuses
 while validation errors remain — and as there, the generator runs the validator: ``check``'s own
@@ -57,7 +59,7 @@ from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unres
 from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 
 FORMAT = "hermes-tool-manifest"
-FORMAT_VERSION = 3  # 2 added holes, 3 the digest
+FORMAT_VERSION = 4  # 2 added holes, 3 the digest, 4 checks as templates only
 # The first key of every manifest: the sha256 of the rest of the file (see ``render``).
 DIGEST_KEY = "digest"
 # The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
