@@ -60,13 +60,14 @@ def check_format(plan: ManifestPlan, data: JSONObject, version: object) -> None:
         plan._corrupt("format version 1 has no holes")
     if version not in (3, 4) and "digest" in data:
         plan._corrupt(f"format version {version} has no digest")
-    kinds = CHECK_KINDS if version == 4 else (*_OLD_CHECKS, "template", "import")
+    old = version != 4  # the schema allows versions 1 to 4 only
+    kinds = (*_OLD_CHECKS, "template", "import") if old else CHECK_KINDS
     for name, tool in data["tools"].items():
         kind = tool["check"]["kind"]
         if kind not in kinds:
             plan._corrupt(f"tools[{name!r}].check has the kind {kind!r}, which format version "
                           f"{version} does not have")
-    if version < 4:
+    if old:
         translate_checks(data["tools"])
 
 

@@ -45,6 +45,7 @@ import difflib
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -365,8 +366,15 @@ def _frozen_schema(schema: Any) -> Tuple[Any, List[dict]]:
 
 
 def _hole_reason(hole: Unresolved) -> str:
-    where = f" (line {hole.location.line})" if hole.location is not None else ""
-    return f"{hole.reason}{where}"
+    """The hole's reason and its line, said once: a reason that already names the line in this
+    module ("RATIOS is mutated at line 5") gets no second "(line 5)"; a line of another module
+    ("... at line 5 (in module tools.shared)": all the reason says is about that module) is not
+    this one."""
+    if hole.location is None:
+        return hole.reason
+    if " (in module " not in hole.reason and re.search(rf"\bline {hole.location.line}\b", hole.reason):
+        return hole.reason
+    return f"{hole.reason} (line {hole.location.line})"
 
 
 def _known_part(value: Any) -> Any:
