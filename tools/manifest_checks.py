@@ -135,6 +135,13 @@ def _check_tool(plan: ManifestPlan, name: str, tool: JSONObject) -> None:
         plan._corrupt(f"tools[{name!r}] is not a tool of that name")
     if tool["module"] not in plan.modules:
         plan._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
+    check = tool["check"]
+    if check["kind"] == "template":
+        from tools.manifest_template_checks import check_template
+
+        problem = check_template(check["template"])
+        if problem is not None:
+            plan._corrupt(f"tools[{name!r}].check {problem}")
     handler = tool["handler"]
     # A plain name of the tool's own module only: a dotted path could reach another
     # module through the tool module's imports (`os.system`).
@@ -152,7 +159,7 @@ def check_holes(plan: ManifestPlan, name: str, tool: JSONObject) -> None:
                       "import_for_definitions")
     if holes:
         from tools.manifest_holes import hole_target_problem
-        from tools.manifest_templates import check_template
+        from tools.manifest_template_checks import check_template
 
         for index, hole in enumerate(holes):
             if ("template" in hole) == ("reason" in hole):

@@ -37,8 +37,11 @@ is not None`` too: ``{"env": "X"}``, ``{"not": {"is_none": ...}}``): the check i
 value.
 
 An exception escaping a template (``int("abc")`` without a ``try``) is ``TemplateFailed``: the
-module's own code raises there too, so the loader imports it instead. ``check_template`` tells
-the loader, before anything is registered, whether a template is well formed.
+module's own code raises there too, so the loader imports it instead. Whether a template is well
+formed is ``tools.manifest_template_checks.check_template``, which validation runs before
+anything is registered; a manifest exactly as generated is, and a start does not compile it.
+Evaluation itself never probes more than a top-level name (``find_spec`` of ``"a.b"`` would
+import ``a``): a template that asks is ``TemplateFailed``, whatever the file says.
 """
 
 from __future__ import annotations
@@ -50,113 +53,14 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["TemplateFailed", "check_template", "evaluate"]
+__all__ = ["TemplateFailed", "evaluate"]
 
 _CALLS = {"int": int, "float": float, "str": str, "bool": bool}
 _CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
-# Operator → (required keys, optional keys); each template is exactly one operator.
-_FORMS = {
-    "const": ({"const"}, set()),
-    "env": ({"env"}, set()),
-    "concat": ({"concat"}, set()),
-    "format": ({"format"}, {"spec", "conversion"}),
-    "call": ({"call", "args"}, set()),
-    "if": ({"if", "then", "else"}, set()),
-    "is_none": ({"is_none"}, set()),
-    "eq": ({"eq"}, set()),
-    "not": ({"not"}, set()),
-    "or": ({"or"}, set()),
-    "and": ({"and"}, set()),
-    "try": ({"try", "except", "fallback"}, set()),
-    "method": ({"method", "of"}, set()),
-    "in": ({"in", "values"}, set()),
-    "isinstance": ({"isinstance", "type"}, set()),
-    "which": ({"which"}, set()),
-    "find_spec": ({"find_spec"}, set()),
-    "platform": ({"platform"}, set()),
-    "path_exists": ({"path_exists", "expanduser"}, set()),
-}
 _METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper"})
 _TYPES = {"str": str, "bool": bool, "int": int, "float": float}
-_SCALARS = (str, int, float, bool, type(None))
-# Nesting bound: templates come from a file, and evaluation recurses.
-MAX_DEPTH = 64
-
-
 class TemplateFailed(Exception):
     """An exception escaped a template (its text says which)."""
-
-
-def check_template(template: object, depth: int = 0) -> str | None:
-    """None for a well-formed template, else what is wrong with it."""
-    if depth > MAX_DEPTH:
-        return "template is nested too deeply"
-    if not isinstance(template, dict) or not template:
-        return f"template {template!r} is not an object with one operator"
-    operator = next((key for key in template if key in _FORMS), None)
-    if operator is None:
-        return f"template has the unknown operator {sorted(template)[0]!r}"
-    required, optional = _FORMS[operator]
-    keys = set(template)
-    if not required <= keys or keys - required - optional:
-        return f"template {operator!r} has the keys {sorted(keys)}, expected {sorted(required | optional)}"
-    value = template[operator]
-    children: list[object] = []
-    if operator == "env":
-        if not isinstance(value, str):
-            return "template 'env' needs a variable name"
-    elif operator == "const":
-        pass
-    elif operator in ("concat", "or", "and", "eq"):
-        if not isinstance(value, list) or (operator == "eq" and len(value) != 2) or not value:
-            return f"template {operator!r} needs a list of templates"
-        children = value
-    elif operator == "format":
-        spec, conversion = template.get("spec", ""), template.get("conversion", "")
-        if not isinstance(spec, str) or conversion not in _CONVERSIONS:
-            return "template 'format' has a bad spec or conversion"
-        children = [value]
-    elif operator == "call":
-        if value not in _CALLS or not isinstance(template["args"], list):
-            return f"template 'call' of {value!r} is not a call of int, float, str or bool"
-        children = template["args"]
-    elif operator == "if":
-        children = [value, template["then"], template["else"]]
-    elif operator == "try":
-        names = template["except"]
-        if not isinstance(names, list) or not names or not all(_exception_class(n) for n in names):
-            return "template 'try' must name built-in exception classes"
-        children = [value, template["fallback"]]
-    elif operator == "method":
-        if value not in _METHODS:
-            return f"template 'method' of {value!r} is not a str method the runtime knows"
-        children = [template["of"]]
-    elif operator == "in":
-        values = template["values"]
-        if not isinstance(values, list) or not all(isinstance(v, _SCALARS) for v in values):
-            return "template 'in' needs a list of constants"
-        children = [value]
-    elif operator == "isinstance":
-        if template["type"] not in _TYPES:
-            return "template 'isinstance' names a type other than str, bool, int or float"
-        children = [value]
-    elif operator == "find_spec":
-        if not isinstance(value, str) or not value.isidentifier():
-            return "template 'find_spec' needs a top-level module name"
-    elif operator == "platform":
-        if value is not None:
-            return "template 'platform' takes null"
-    elif operator == "path_exists":
-        if not isinstance(template["expanduser"], bool):
-            return "template 'path_exists' needs expanduser true or false"
-        children = [value]
-    else:  # is_none, not, which
-        children = [value]
-    for child in children:
-        problem = check_template(child, depth + 1)
-        if problem is not None:
-            return problem
-    return None
 
 
 def _exception_class(name: object) -> type[BaseException] | None:
@@ -223,6 +127,8 @@ def _value(t: dict[str, Any]) -> object:
         return result
     if "method" in t:
         text = _value(t["of"])
+        if t["method"] not in _METHODS:  # only a forged file names another
+            raise ValueError(f"{t['method']!r} is not a str method the runtime knows")
         if not isinstance(text, str):
             raise AttributeError(f"'{type(text).__name__}' object has no attribute '{t['method']}'")
         return getattr(text, t["method"])()
@@ -238,7 +144,10 @@ def _value(t: dict[str, Any]) -> object:
     if "find_spec" in t:
         import importlib.util
 
-        return importlib.util.find_spec(t["find_spec"])
+        name = t["find_spec"]
+        if not (isinstance(name, str) and name.isidentifier()):
+            raise ValueError(f"find_spec of {name!r}, not a top-level module name")
+        return importlib.util.find_spec(name)
     if "platform" in t:
         import sys
 

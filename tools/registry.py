@@ -78,8 +78,8 @@ RUNTIME_MODULES = frozenset(
     f"{_PACKAGE}.{stem}" for stem in (
         "registry", "registry_names", "tool_entry", "check_cache", "tool_definitions",
         "manifest_loader", "manifest_plan", "lazy_tools", "manifest_templates", "manifest_holes",
-        "manifest_checks", "manifest_schema", "manifest_imports", "import_discovery",
-        "plugin_policy", "toolset_queries", "dispatch_results", "tool_results",
+        "manifest_template_checks", "manifest_checks", "manifest_schema", "manifest_imports",
+        "import_discovery", "plugin_policy", "toolset_queries", "dispatch_results", "tool_results",
     )
 )
 

@@ -381,7 +381,8 @@ def test_a_template_check_has_the_imported_checks_ttl_and_grace(project):
 
 
 def test_the_runtime_evaluates_each_operator_as_python(monkeypatch, tmp_path):
-    from tools.manifest_templates import TemplateFailed, check_template, evaluate
+    from tools.manifest_template_checks import check_template
+    from tools.manifest_templates import TemplateFailed, evaluate
 
     monkeypatch.setenv("PROBE_VALUE", "  Yes ")
     value = {"env": "PROBE_VALUE"}
@@ -413,6 +414,21 @@ def test_the_runtime_evaluates_each_operator_as_python(monkeypatch, tmp_path):
         evaluate({"which": value})
 
 
+def test_evaluation_never_probes_a_dotted_name_nor_calls_another_method(monkeypatch):
+    """What a forged manifest with a recomputed digest (not validated) could ask: refused where it
+    is evaluated, so the check imports the tool's module instead, never `a` of `a.b`."""
+    from tools.manifest_templates import TemplateFailed, evaluate
+
+    found = []
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: found.append(name))
+    with pytest.raises(TemplateFailed, match="ValueError: find_spec of 'json.decoder', not a top-level module name"):
+        evaluate({"find_spec": "json.decoder"})
+    with pytest.raises(TemplateFailed, match="ValueError: 'split' is not a str method the runtime knows"):
+        evaluate({"method": "split", "of": {"const": "a b"}})
+    evaluate({"find_spec": "json"})
+    assert found == ["json"]
+
+
 @pytest.mark.parametrize("template, problem", [
     ({"method": "split", "of": {"const": "a"}}, "template 'method' of 'split' is not a str method the runtime knows"),
     ({"find_spec": "a.b"}, "template 'find_spec' needs a top-level module name"),
@@ -422,7 +438,7 @@ def test_the_runtime_evaluates_each_operator_as_python(monkeypatch, tmp_path):
     ({"path_exists": {"const": "/"}, "expanduser": "yes"}, "template 'path_exists' needs expanduser true or false"),
 ])
 def test_malformed_check_templates_are_refused(template, problem):
-    from tools.manifest_templates import check_template
+    from tools.manifest_template_checks import check_template
 
     assert check_template(template) == problem
 

@@ -20,7 +20,7 @@ import pytest
 
 import tools
 import tools.registry as registry_module
-from tools import manifest_templates
+from tools import manifest_template_checks
 from hermes_lint.config import Config
 from hermes_lint.manifest.generate import generate_for_root
 from tools.registry import ManifestError, ToolRegistry, discover_builtin_tools
@@ -164,7 +164,7 @@ def operators(template):
     return found
 
 
-TEMPLATE_OPERATORS = set(manifest_templates._FORMS)
+TEMPLATE_OPERATORS = set(manifest_template_checks._FORMS)
 # What the simple environment checks compile to: a variable's value, whether it is set, `and`.
 ENVIRONMENT_OPERATORS = {"env", "not", "is_none", "and"}
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tools.manifest_holes import put
-from tools.manifest_templates import TemplateFailed, check_template, evaluate
+from tools.manifest_template_checks import check_template
+from tools.manifest_templates import TemplateFailed, evaluate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
