@@ -59,7 +59,7 @@ class _Module:
     name: str
 
 
-_Form = Union[_Env, _Module]  # an _Env with no names is "always"
+_Form = Union[_Env, _Module]  # an _Env with no names is true: {"const": True}
 
 
 class _NotDeclarative(Exception):
