@@ -66,10 +66,11 @@ VARIANTS = {
 
 
 # The runtime a project without a manifest runs on: the registry and the modules it imports
-# for import discovery, dispatch and the plugin and toolset rules.
+# for import discovery, dispatch, the plugin and toolset rules, and the names importable from
+# tools.registry that live elsewhere (``from tools.registry import tool_error``).
 RUNTIME_FILES = ("registry.py", "tool_entry.py", "import_discovery.py", "dispatch_results.py",
                  "plugin_policy.py", "toolset_queries.py", "tool_definitions.py", "check_cache.py",
-                 "tool_results.py")
+                 "tool_results.py", "registry_names.py")
 
 
 def make_project(root: Path, toolsets: str = MINIMAL_TOOLSETS) -> Path:
