@@ -14,10 +14,9 @@ import re
 from typing import Any, List, Optional, Tuple
 
 from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unresolved, holes_in
-from hermes_lint.model.callables import register_argument
+from hermes_lint.model.callables import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, register_argument
 from hermes_lint.model.check_forms import classify_check
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.model.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS
 
 # ToolEntry fields and register()'s defaults for the keywords the manifest records.
 _DEFAULTS = {

@@ -50,7 +50,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from hermes_lint import __version__
 from hermes_lint.config import Config
 from hermes_lint.manifest.freeze import freeze_module
-from hermes_lint.model.extract import parse_module
+from hermes_lint.model.parsing import parse_module
 from hermes_lint.model import Diagnostic
 from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 
@@ -121,7 +121,8 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
     are frozen instead of tool modules' (``plugin_manifest``)."""
     from dataclasses import replace
 
-    from hermes_lint.check.engine import build_module_context, check_module, finish, module_result
+    from hermes_lint.check.engine import check_module, finish, module_result
+    from hermes_lint.extract.module_context import build_module_context
     from hermes_lint.evaluate.project import ProjectModules
 
     # The generator runs the validator: check's own rules under BLOCKING_CODES, on the contexts
