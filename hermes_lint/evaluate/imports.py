@@ -49,6 +49,13 @@ class _Imports(_EvaluatorState):
         function computes at run time, given a name of its own where a registration uses it."""
         self._kinds[name] = ("refused", reason, None)
 
+    def add_value(self, name: str, value: Any) -> None:
+        """Evaluate ``name`` (one no code of the module binds) as ``value``, a value this
+        evaluator computed: a row of a table a plugin loops over, given a name of its own where
+        a registration uses it. The value is shared: evaluating code never changes it."""
+        self._kinds[name] = ("value", value)
+        self._bound_values[name] = value
+
     def imported_function(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str]]]:
         """``(def node, imports of its module)`` when module-level ``name`` is imported from a
         function of another project module, else None."""

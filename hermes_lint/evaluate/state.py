@@ -60,6 +60,7 @@ class _EvaluatorState:
     _constants: Dict[str, CachedValue]
     _defaults: Dict[tuple, CachedValue]
     _in_progress: Set[str]
+    _bound_values: Dict[str, Any]
     _infos: Dict[ast.AST, _FunctionInfo]
     _meta: Dict[int, tuple]
     _plain_checked: Dict[int, Tuple[Any, Optional[Hole]]]
@@ -217,9 +218,26 @@ class _EvaluatorState:
         @abstractmethod
         def _call_function(self, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
 
+        @abstractmethod
+        def _arguments(self, node: ast.Call) -> _Arguments: ...
+        @abstractmethod
+        def _call_method(self, receiver: Any, name: str, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
+
         # statements
         @abstractmethod
         def _execute(self, statements: List[ast.stmt]) -> Any: ...
+        @abstractmethod
+        def _in_place(self, op: ast.operator, current: Any, operand: Any, operand_node: Optional[ast.AST]) -> Any: ...
+        @abstractmethod
+        def _set_item(self, container: Any, key: Any, value: Any, key_node: Any, value_node: Any) -> None: ...
+        @abstractmethod
+        def _ensure_mutable(self, obj: Any) -> None: ...
+
+        # built values
+        @abstractmethod
+        def _compute_built(
+            self, name: str, assigned: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...]
+        ) -> CachedValue: ...
 
         # text
         @abstractmethod

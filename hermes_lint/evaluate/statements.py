@@ -189,13 +189,14 @@ class _Statements(_EvaluatorState):
             raise _Refusal(f"mutates the value of {owner}")
 
     def _shared_ids(self) -> Dict[int, str]:
-        version = (len(self._constants), len(self._defaults))
+        version = (len(self._constants), len(self._defaults), len(self._bound_values))
         cached_version, shared = self._shared
         if cached_version == version:
             return shared
         shared = {}
         sources = [(f"module constant {name}", entry[1]) for name, entry in self._constants.items() if entry[0]]
         sources += [(f"a default value of {key[0].name}", entry[1]) for key, entry in self._defaults.items() if entry[0]]
+        sources += [("a row of a table", value) for value in self._bound_values.values()]
         for owner, value in sources:
             stack = [value]
             while stack:

@@ -148,6 +148,14 @@ class _Arguments:
         self.keyword_nodes = keyword_nodes
 
 
+def _is_immutable(value: Any) -> bool:
+    if value.__class__ in _SCALAR_TYPES:
+        return True
+    if value.__class__ in (tuple, frozenset):
+        return all(_is_immutable(item) for item in value)
+    return False
+
+
 def _type_name(value: Any) -> str:
     if isinstance(value, _FunctionRef):
         return f"function {value.name}"
