@@ -722,7 +722,7 @@ def test_a_helper_called_before_it_is_defined_is_refused():
         ("", "MISSING", "undefined name MISSING", (2, 10)),
         ("", "__name__", "module attribute __name__", (2, 10)),
         ("", "id", "builtin id is not supported", (2, 10)),
-        ("class Schema: pass", "Schema()", "call to class Schema", (2, 10)),
+        ("class Schema: pass", "Schema()", "class Schema has no __init__", (2, 10)),
         ("async def f(): pass", "f()", "call to async function f", (2, 10)),
         ("def f(): pass", "f", "function f used as a value", (2, 10)),
         ("", "lambda: 1", "unsupported expression: lambda", (2, 10)),

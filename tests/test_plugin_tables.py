@@ -113,3 +113,51 @@ def test_a_table_of_this_module_changed_by_a_function_the_import_runs_is_not_rea
         1, unread("timer_plugin/__init__.py:32:9", "_TOOLS"),
         "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n",
     )
+
+
+def test_a_table_of_named_tuples_dataclasses_and_plain_objects_gives_every_tool(tmp_path):
+    root = fixture(tmp_path, "object_table")
+    assert check(root) == (
+        1,
+        "parcel_plugin/schemas.py:2:40: HRM306 parameter `carrier` has an empty description (tool `parcel_quote`)\n",
+        "Found 1 diagnostic in 1 file (3 tools in 1 plugin)\n",
+    )
+
+
+def test_the_manifest_of_an_object_table_freezes_schemas_built_from_the_objects(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    root = fixture(tmp_path, "object_table")
+    completed = subprocess.run([sys.executable, "-m", "hermes_lint", "manifest"], cwd=root, capture_output=True,
+                               text=True, timeout=120)
+    assert (completed.returncode, completed.stderr) == (
+        0, "wrote parcel_plugin/hermes-tools.json (3 tools: 3 frozen, 0 resolved at import)\n"
+    )
+    tools = json.loads((root / "parcel_plugin" / "hermes-tools.json").read_text())["tools"]
+    assert sorted(tools) == ["parcel_label_post", "parcel_quote", "parcel_track"]
+    assert tools["parcel_label_post"]["schema"] == {
+        "name": "parcel_label_post",
+        "description": "Print a standard label.",
+        "parameters": {
+            "type": "object",
+            "properties": {"tracking_id": {"type": "string", "description": "The parcel's tracking number."}},
+            "required": ["tracking_id"],
+        },
+    }
+
+
+def test_an_object_table_whose_class_does_more_than_store_is_not_read(tmp_path):
+    for module, old, new in [
+        ("specs.py", "    tags: list = field(default_factory=list)\n",
+         "    tags: list = field(default_factory=list)\n\n    def __post_init__(self):\n        pass\n"),
+        ("specs.py", "        self.code = code\n", "        self.code = code.lower()\n"),
+        ("specs.py", "class Param(NamedTuple):", "class Param(NamedTuple, Base):"),
+    ]:
+        root = fixture(tmp_path / module / str(len(new)), "object_table")
+        rewrite(root / "parcel_plugin" / module, old, new)
+        assert check(root) == (
+            1, unread("parcel_plugin/__init__.py:8:9", "specs.all_specs()"),
+            "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n",
+        ), new

@@ -22,13 +22,14 @@ from .values import (
     _SCALAR_TYPES,
     _budget,
     _FunctionRef,
+    _Instance,
     _Refusal,
     _type_name,
 )
 
 
 # What a value may hold besides plain data when its caller asks for objects.
-_OBJECTS = (_FunctionRef,)
+_OBJECTS = (_FunctionRef, _Instance)
 
 
 class _Bounds(_EvaluatorState):

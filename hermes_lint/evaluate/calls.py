@@ -19,8 +19,10 @@ from .values import (
     _SCALAR_TYPES,
     _Arguments,
     _BuiltinRef,
+    _ClassRef,
     _Frame,
     _FunctionRef,
+    _Instance,
     _is_immutable,
     _positional,
     _Refusal,
@@ -50,6 +52,8 @@ class _Calls(_EvaluatorState):
         arguments = self._arguments(node)
         if isinstance(callee, _FunctionRef):
             return self._call_function(callee, arguments, node)
+        if callee.__class__ is _ClassRef:
+            return self._construct(callee, arguments, node)
         if isinstance(callee, _BuiltinRef):
             if first_hole_argument(arguments) is not None:
                 return self._template_call(callee.name, arguments, node)
@@ -69,7 +73,8 @@ class _Calls(_EvaluatorState):
                 raise _Refusal("environment read", func)
             return self._imported(name, kind[1].origin, func, f"call to imported function {name}")
         if tag == "class":
-            raise _Refusal(f"call to class {name}", func)
+            self._check_time(name, kind[1], func, used="called")
+            return _ClassRef(name, kind[1].node)
         if tag == "async function":
             raise _Refusal(f"call to async function {name}", func)
         if tag == "undefined":
@@ -131,6 +136,8 @@ class _Calls(_EvaluatorState):
             if written is None:
                 raise _Refusal(f"call on a value of another module ({_root_name(func)})", node)
             callee = self._imported_attribute(reached, func, f"call to imported function {written}")
+            if callee.__class__ is _ClassRef:
+                return self._construct(callee, self._arguments(node), node)
             if not isinstance(callee, _FunctionRef):
                 raise _Refusal(f"call of a {_type_name(callee)}", node)
             return self._call_function(callee, self._arguments(node), node)
@@ -161,6 +168,8 @@ class _Calls(_EvaluatorState):
                 raise _Refusal(mutation[0], mutation[1])
             return value
         value = self._eval(node.value)
+        if value.__class__ is _Instance:
+            return self._instance_attribute(value, node.attr, node)
         raise _Refusal(f"attribute {node.attr} of a {_type_name(value)}", node)
 
     def _arguments(self, node: ast.Call) -> _Arguments:

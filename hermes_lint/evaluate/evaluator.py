@@ -11,6 +11,7 @@ from .bounds import _Bounds
 from .built_values import _BuiltValues
 from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .calls import _Calls
+from .classes import _Classes
 from .expressions import _Expressions
 from .holes import _Branches, _Holes
 from .imports import _Imports
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .project import ParsedProjectModule, ProjectModules
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _BuiltValues, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _BuiltValues, _Classes, _Text):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
@@ -94,6 +95,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._defaults = self._caches[False][1]  # (function node, slot) -> same
         self._in_progress = set()
         self._bound_values = {}  # name -> value given by add_value
+        self._classes = {}  # class node -> what calling it does (see classes)
         self._infos = {}
         self._meta = {}  # id(container) -> (container, key/item locations)
         self._plain_checked = {}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
 from .project import MAX_IMPORT_DEPTH, ProjectModules, absolute_module
 from .state import _EvaluatorState
-from .values import _Arguments, _FunctionRef, _Refusal
+from .values import _Arguments, _ClassRef, _FunctionRef, _Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluator import ModuleEvaluator
@@ -140,6 +140,8 @@ class _Imports(_EvaluatorState):
             kind = self._classify(attr)
             if kind[0] == "function":
                 return _FunctionRef(attr, kind[1].node, self)
+            if kind[0] == "class":
+                return _ClassRef(attr, kind[1].node, self)
             if kind[0] == "undefined":
                 raise _Refusal(f"{attr} is not defined at module level")
             return self._global(attr, None)

@@ -13,6 +13,7 @@ from .values import (
     _CONTINUE,
     _PLAIN_CONTAINERS,
     _SCALAR_TYPES,
+    _Instance,
     _Refusal,
     _Returned,
     _type_name,
@@ -210,6 +211,8 @@ class _Statements(_EvaluatorState):
                 elif cls in _PLAIN_CONTAINERS:
                     shared[id(obj)] = owner
                     stack.extend(obj)
+                elif cls is _Instance:  # what its attributes hold is shared with it
+                    stack.extend(obj.attrs.values())
         self._shared = (version, shared)
         return shared
 
