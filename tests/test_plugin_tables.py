@@ -161,3 +161,24 @@ def test_an_object_table_whose_class_does_more_than_store_is_not_read(tmp_path):
             1, unread("parcel_plugin/__init__.py:8:9", "specs.all_specs()"),
             "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n",
         ), new
+
+
+def test_a_helper_that_completes_each_computed_row_sees_its_own_copy(tmp_path):
+    root = fixture(tmp_path, "extended_list")
+    rewrite(root / "recipes_plugin" / "__init__.py", "schema=schema,", "schema=_strict(schema),")
+    rewrite(root / "recipes_plugin" / "__init__.py", "\n\ndef register(ctx):", '''
+
+
+def _strict(schema):
+    schema["parameters"]["additionalProperties"] = False
+    schema["parameters"].setdefault("required", []).append("locale")
+    schema["parameters"]["properties"]["locale"] = {"type": "string", "description": "Language of the answer."}
+    return schema
+
+
+def register(ctx):''')
+    assert check(root) == (
+        1,
+        "recipes_plugin/schemas.py:19:57: HRM306 parameter `recipe_id` has no description (tool `recipe_show`)\n",
+        "Found 1 diagnostic in 1 file (3 tools in 1 plugin)\n",
+    )

@@ -313,8 +313,9 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return _FunctionRef(name, kind[1].node)
         if tag == "builtin":
             return _BuiltinRef(name)
-        if tag == "value":
-            return kind[1]
+        if tag == "value":  # each read a copy, as a literal row would be: a helper may change it
+            value = kind[1]
+            return self._copy(value, deep=True) if value.__class__ is dict or value.__class__ is list else value
         if tag == "refused":
             raise _Refusal(kind[1], kind[2] if kind[2] is not None else node)
         if tag == "import":

@@ -52,7 +52,8 @@ class _Imports(_EvaluatorState):
     def add_value(self, name: str, value: Any) -> None:
         """Evaluate ``name`` (one no code of the module binds) as ``value``, a value this
         evaluator computed: a row of a table a plugin loops over, given a name of its own where
-        a registration uses it. The value is shared: evaluating code never changes it."""
+        a registration uses it. Each read of a dict or list gets a copy (with the locations of
+        its keys), so that code changing it changes neither the value nor the next read."""
         self._kinds[name] = ("value", value)
         self._bound_values[name] = value
 

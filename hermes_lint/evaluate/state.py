@@ -236,6 +236,9 @@ class _EvaluatorState:
         @abstractmethod
         def _call_method(self, receiver: Any, name: str, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
 
+        @abstractmethod
+        def _copy(self, value: Any, deep: bool) -> Any: ...
+
         # statements
         @abstractmethod
         def _execute(self, statements: List[ast.stmt]) -> Any: ...
