@@ -46,7 +46,9 @@ def freeze_module(ctx: ModuleContext, facts: ModuleFacts, module: str):
                 raise _ImportOnly("the register call could not be located")
             tool = _freeze(ctx, facts, module, registration, call, problems)
         except _ImportOnly as exc:
-            reasons.append(f"line {registration.location.line}: {exc}")
+            reason = f"line {registration.location.line}: {exc}"
+            if reason not in reasons:  # a loop's registrations share one call and its reason
+                reasons.append(reason)
             continue
         if tool is not None:
             frozen.append((tool, registration))
