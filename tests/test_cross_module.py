@@ -310,7 +310,7 @@ from tools.registry import registry
 
 RATIOS = ["16:9"]
 def handle(args, **kw): return "{}"
-RATIOS.append("1:1")
+if handle: RATIOS.append("1:1")
 registry.register(name="t1", toolset="t", handler=handle, schema={"name": "t1", "description": "d",
     "parameters": {"type": "object", "properties": {"r": {"type": "string", "enum": RATIOS}}}})
 """
@@ -335,9 +335,9 @@ def test_a_line_of_another_module_in_a_hole_reason_keeps_the_line_of_this_one(tm
     write(tmp_path, {
         "toolsets.py": 'TOOLSETS = {"t": {"tools": ["t1"], "includes": []}}',
         "tools/__init__.py": "",
-        "tools/shared.py": 'RATIOS = ["16:9"]\n\n\n\n\nRATIOS.append("1:1")',
+        "tools/shared.py": 'RATIOS = ["16:9"]\n\n\n\n\nif len: RATIOS.append("1:1")',
         "tools/t_tool.py": MUTATED_HERE.replace('RATIOS = ["16:9"]\n', "from tools.shared import RATIOS\n")
-                                       .replace('RATIOS.append("1:1")\n', ""),
+                                       .replace('if handle: RATIOS.append("1:1")\n', ""),
     })
     assert hole_lines(tmp_path) == [
         "tools.t_tool: tool `t1` is resolved at import: RATIOS is mutated at line 6 (in module tools.shared) (line 6)"
