@@ -9,7 +9,10 @@ the project that receive the context (``_register.register_plugin(ctx)``, ``self
 or its ``register_tool`` (``_add_tools(ctx.register_tool)``, an alias ``rt = getattr(ctx,
 "register_tool", None)`` passed on). Each function reached is a ``RegisterFunction``: its
 ``ctx.register_tool(...)`` calls are read by ``plugin_tools``. What cannot be followed is an
-``Unfollowed``, reported as "cannot verify" (HRM003), never dropped.
+``Unfollowed``, reported as "cannot verify" (HRM003), never dropped; what cannot register a
+tool is silent: a context kept in an attribute that only other context methods use
+(``stored_context``), a class chosen by a condition (``(A if x else B)(ctx)``, both followed)
+whose ``__init__`` (or its bases') only keeps it. Names are resolved by ``plugin_names``.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from hermes_lint.project.plugins import SOURCE_ROOTS, PluginSpec, module_file
+from hermes_lint.project.plugin_names import MAX_DEPTH, ModuleSyntax, ProjectNames, Target
+from hermes_lint.project.plugins import PluginSpec
+from hermes_lint.project.stored_context import first_escape
 
 PLUGIN_METHOD = "register_tool"
 HOOK = "register"
 MAX_FUNCTIONS = 64  # functions followed per plugin
-MAX_DEPTH = 8  # calls deep from register, and re-exports followed per name
 
 # Calls that take the context without registering anything with it.
 _INERT_CALLEES = frozenset({
@@ -71,148 +75,12 @@ class FollowedPlugin:
     read: Tuple[str, ...] = ()  # every module file read to follow ``register``
 
 
-@dataclass
-class _Module:
-    path: str
-    tree: ast.Module
-    name: str  # dotted import name ("" for a directory plugin's own __init__.py at the root)
-    is_package: bool
-
-
-@dataclass
-class _Target:
-    kind: str  # "function", "class", "instance", "module", "unknown"
-    module: Optional[_Module] = None
-    qualname: str = ""
-    node: Optional[ast.AST] = None
-    reason: str = ""
-
-
-def dotted_name(path: str) -> str:
-    """``src/pkg/mod.py`` -> ``pkg.mod``; ``pkg/__init__.py`` -> ``pkg``; ``__init__.py`` -> ``""``."""
-    stem = path[:-3] if path.endswith(".py") else path
-    parts = stem.split("/")
-    if len(parts) > 1 and parts[0] in SOURCE_ROOTS and parts[0]:
-        parts = parts[1:]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-class _Follower:
+class _Follower(ProjectNames):
     def __init__(self, root: Path, spec: PluginSpec, project):
-        self.root = root
-        self.spec = spec
-        self.project = project
+        super().__init__(root, spec, project)
         self.functions: List[RegisterFunction] = []
         self.unfollowed: List[Unfollowed] = []
-        self.modules: Dict[str, Optional[_Module]] = {}
-
-    # --- modules and names -----------------------------------------------------------------
-
-    def module(self, path: Optional[str]) -> Optional[_Module]:
-        if path is None:
-            return None
-        if path not in self.modules:
-            parsed = self.project.parsed(path)
-            self.modules[path] = None if parsed is None else _Module(
-                path, parsed[2], dotted_name(path), path.endswith("__init__.py")
-            )
-        return self.modules[path]
-
-    def absolute(self, module: _Module, origin: Optional[str], level: int) -> Optional[str]:
-        if level == 0:
-            return origin
-        package = module.name.split(".") if module.name else []
-        if not module.is_package:
-            package = package[:-1]
-        if level - 1 > len(package):
-            return None
-        base = package[: len(package) - (level - 1)]
-        return ".".join(base + ([origin] if origin else []))
-
-    def module_path(self, dotted: Optional[str]) -> Optional[str]:
-        if dotted is None:
-            return None
-        if dotted == "" and self.spec.register_module == "__init__.py":
-            return "__init__.py"
-        return module_file(self.root, dotted)
-
-    def resolve(self, module: _Module, name: str, depth: int = 0) -> _Target:
-        """What the top-level name ``name`` of ``module`` is bound to (its last binding)."""
-        if depth > MAX_DEPTH:
-            return _Target("unknown", reason=f"`{name}` is re-exported too many times to follow")
-        binding: Optional[ast.stmt] = None
-        stars: List[ast.ImportFrom] = []
-        for stmt in module.tree.body:
-            if _binds(stmt, name):
-                binding = stmt
-            elif isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                stars.append(stmt)
-        if binding is None:
-            for star in reversed(stars):
-                found = self.module(self.module_path(self.absolute(module, star.module, star.level)))
-                if found is not None:
-                    target = self.resolve(found, name, depth + 1)
-                    if target.kind != "unknown":
-                        return target
-            return _Target("unknown", reason=f"{module.path} binds no `{name}`")
-        if isinstance(binding, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return _Target("function", module, name, binding)
-        if isinstance(binding, ast.ClassDef):
-            return _Target("class", module, name, binding)
-        if isinstance(binding, ast.ImportFrom):
-            return self.imported(module, binding, name, depth)
-        if isinstance(binding, ast.Import):
-            alias = next(a for a in binding.names if (a.asname or a.name.split(".")[0]) == name)
-            dotted = alias.name if alias.asname else alias.name.split(".")[0]
-            found = self.module(self.module_path(dotted))
-            if found is None:
-                return _Target("unknown", reason=f"`{dotted}` is not a module of the project")
-            return _Target("module", found)
-        value = binding.value if isinstance(binding, (ast.Assign, ast.AnnAssign)) else None
-        if value is not None:
-            return self.expression(module, value, depth + 1)
-        return _Target("unknown", reason=f"`{name}` in {module.path} is not a function the loader can be shown to call")
-
-    def imported(self, module: _Module, binding: ast.ImportFrom, name: str, depth: int) -> _Target:
-        """What ``name``, bound by ``from ... import`` in ``module`` (at its top or in a
-        function), is."""
-        alias = next(a for a in binding.names if (a.asname or a.name) == name)
-        origin = self.absolute(module, binding.module, binding.level)
-        if origin is None:
-            return _Target("unknown", reason=f"`{name}` is imported from outside the package")
-        submodule = self.module(self.module_path(f"{origin}.{alias.name}" if origin else alias.name))
-        if submodule is not None:
-            return _Target("module", submodule)
-        source = self.module(self.module_path(origin))
-        if source is None:
-            return _Target("unknown", reason=f"`{name}` comes from `{origin}`, which is not a module of the project")
-        return self.resolve(source, alias.name, depth + 1)
-
-    def expression(self, module: _Module, node: ast.expr, depth: int) -> _Target:
-        if isinstance(node, ast.Name):
-            return self.resolve(module, node.id, depth)
-        if isinstance(node, ast.Attribute):
-            owner = self.expression(module, node.value, depth)
-            return self.member(owner, node.attr, depth)
-        if isinstance(node, ast.Call):
-            made = self.expression(module, node.func, depth)
-            if made.kind == "class":
-                return _Target("instance", made.module, made.qualname, made.node)
-        return _Target("unknown", reason=f"`{ast.unparse(node)}` is computed at run time")
-
-    def member(self, owner: _Target, attr: str, depth: int) -> _Target:
-        if owner.kind == "module" and owner.module is not None:
-            return self.resolve(owner.module, attr, depth + 1)
-        if owner.kind in ("class", "instance") and isinstance(owner.node, ast.ClassDef):
-            for stmt in owner.node.body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                    return _Target("method-of-" + owner.kind, owner.module, f"{owner.qualname}.{attr}", stmt)
-            return _Target("unknown", reason=f"class `{owner.qualname}` defines no method `{attr}` (a base class may)")
-        if owner.kind == "unknown":
-            return owner
-        return _Target("unknown", reason=f"`{attr}` of a {owner.kind} is not followed")
+        self._naming: Optional[Tuple[str, ...]] = None
 
     # --- the loader --------------------------------------------------------------------------
 
@@ -226,7 +94,7 @@ class _Follower:
         module = self.module(spec.register_module)
         if module is None:
             return FollowedPlugin(spec, (), ())
-        loaded = _Target("module", module)
+        loaded = Target("module", module)
         entry = spec.entry_point
         if entry is not None and entry.attribute:
             for part in entry.attribute.split("."):
@@ -263,7 +131,8 @@ class _Follower:
 
     # --- inside a function ---------------------------------------------------------------------
 
-    def function(self, module: _Module, qualname: str, node: FunctionNode, parameter: str, receives: str, depth: int) -> None:
+    def function(self, module: ModuleSyntax, qualname: str, node: FunctionNode, parameter: str, receives: str, depth: int,
+                 proxy: Optional[Tuple[str, str]] = None) -> None:
         key = (module.path, qualname, parameter, receives)
         if any((f.path, f.function, f.parameter, f.receives) == key for f in self.functions):
             return
@@ -283,11 +152,15 @@ class _Follower:
         for stored in ast.walk(node):
             # ``self.ctx = ctx``: registrations made later through the attribute are not followed
             if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
-                    and not all(isinstance(t, ast.Name) for t in stored.targets) and _mentions_register_tool(module)):
-                self.unfollowed.append(Unfollowed(
-                    self.spec.name, module.path, stored.lineno, stored.col_offset + 1,
-                    f"the plugin context is stored in `{ast.unparse(stored.targets[0])}`, which is not followed",
-                ))
+                    and not all(isinstance(t, ast.Name) for t in stored.targets)):
+                reason = self.stored(module, stored, proxy)
+                if reason is not None:
+                    self.unfollowed.append(Unfollowed(self.spec.name, module.path, stored.lineno, stored.col_offset + 1, reason))
+        # ``ctx = Proxy(ctx)``: the proxy is the context from here on
+        rebinding = {
+            id(s.value) for s in ast.walk(node) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+            and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in contexts
+        }
         for call in ast.walk(node):
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
                 continue
@@ -296,11 +169,16 @@ class _Follower:
                 what = _what_is_passed(argument, contexts, callables)
                 if what is None:
                     continue
-                self.passed(module, owner, call, position, keyword, what, depth, local_imports)
+                self.passed(module, owner, call, position, keyword, what, depth, local_imports, id(call) in rebinding)
 
-    def passed(self, module: _Module, owner: Optional[str], call: ast.Call, position: Optional[int],
-               keyword: Optional[str], what: str, depth: int, local_imports: Dict[str, ast.ImportFrom]) -> None:
-        func = call.func
+    def passed(self, module: ModuleSyntax, owner: Optional[str], call: ast.Call, position: Optional[int],
+               keyword: Optional[str], what: str, depth: int, local_imports: Dict[str, ast.ImportFrom],
+               replaces_context: bool = False, func: Optional[ast.expr] = None) -> None:
+        func = call.func if func is None else func
+        if isinstance(func, ast.IfExp):  # `(A if managed else B)(ctx)`: either may be called
+            for branch in (func.body, func.orelse):
+                self.passed(module, owner, call, position, keyword, what, depth, local_imports, replaces_context, branch)
+            return
         if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and func.id not in local_imports:
             return  # builtins never register a tool
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and what == "ctx":
@@ -314,9 +192,14 @@ class _Follower:
             target = base if root is func else self._members(base, func, depth)
         else:
             target = self.callee(module, owner, func, depth)
+        proxy = None
         if target.kind == "class" and isinstance(target.node, ast.ClassDef):
             # a constructor: the context goes to its __init__ (after self)
-            target = self.member(_Target("instance", target.module, target.qualname, target.node), "__init__", depth)
+            if replaces_context and target.module is not None:
+                proxy = (target.module.path, target.node.name)
+            target = self.member(Target("instance", target.module, target.qualname, target.node), "__init__", depth)
+            if target.kind == "absent":
+                return  # object's __init__: the context goes nowhere
         text = ast.unparse(func)
         if target.kind not in ("function", "method-of-class", "method-of-instance") or target.module is None:
             if target.kind == "unknown" and target.reason.startswith("`self`"):
@@ -344,9 +227,29 @@ class _Follower:
             self.unfollowed.append(Unfollowed(self.spec.name, module.path, call.lineno, call.col_offset + 1,
                                               f"`{text}` takes the plugin context in no parameter hermes-lint can name"))
             return
-        self.function(target.module, target.qualname, node, parameter, what, depth + 1)
+        self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy)
 
-    def _members(self, base: _Target, func: ast.expr, depth: int) -> _Target:
+    def stored(self, module: ModuleSyntax, stored: ast.Assign, proxy: Optional[Tuple[str, str]]) -> Optional[str]:
+        """Why a context stored by ``stored`` may register a tool that is not read; None when no
+        use of where it is kept can (``stored_context``)."""
+        target = next(t for t in stored.targets if not isinstance(t, ast.Name))
+        where = ast.unparse(target)
+        if not isinstance(target, ast.Attribute):
+            if not _mentions_register_tool(module):
+                return None
+            return f"the plugin context is stored in `{where}`, which is not followed"
+        trees = [(m.path, m.tree) for m in (self.module(p) for p in self.naming_register_tool()) if m is not None]
+        escape = first_escape(trees, target.attr, proxy)
+        if escape is None:
+            return None
+        return f"the plugin context is stored in `{where}`, which is not followed ({escape})"
+
+    def naming_register_tool(self) -> Tuple[str, ...]:
+        if self._naming is None:
+            self._naming = files_naming_register_tool(self.root, self.spec)
+        return self._naming
+
+    def _members(self, base: Target, func: ast.expr, depth: int) -> Target:
         """``base`` (what the root name of ``func`` is) followed through ``func``'s attributes."""
         chain = []
         while isinstance(func, ast.Attribute):
@@ -356,39 +259,25 @@ class _Follower:
             base = self.member(base, attr, depth)
         return base
 
-    def callee(self, module: _Module, owner: Optional[str], func: ast.expr, depth: int) -> _Target:
+    def callee(self, module: ModuleSyntax, owner: Optional[str], func: ast.expr, depth: int) -> Target:
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id in ("self", "cls") and owner is not None):
             cls = self.resolve(module, owner.split(".")[0])
             if cls.kind == "class":
-                return self.member(_Target("instance", cls.module, cls.qualname, cls.node), func.attr, depth)
-            return _Target("unknown", reason="`self` of a nested class")
+                return self.member(Target("instance", cls.module, cls.qualname, cls.node), func.attr, depth)
+            return Target("unknown", reason="`self` of a nested class")
         if isinstance(func, ast.Name):
             return self.resolve(module, func.id, depth)
         return self.expression(module, func, depth)
 
 
-def _mentions_register_tool(module: _Module) -> bool:
+def _mentions_register_tool(module: ModuleSyntax) -> bool:
     """``register_tool`` appears in the module (an attribute or a string): a context it stores
     may register tools later; one that never names it only keeps the context."""
     return any(
         (isinstance(n, ast.Attribute) and n.attr == PLUGIN_METHOD) or (isinstance(n, ast.Constant) and n.value == PLUGIN_METHOD)
         for n in ast.walk(module.tree)
     )
-
-
-def _binds(stmt: ast.stmt, name: str) -> bool:
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return stmt.name == name
-    if isinstance(stmt, ast.ImportFrom):
-        return any((a.asname or a.name) == name for a in stmt.names if a.name != "*")
-    if isinstance(stmt, ast.Import):
-        return any((a.asname or a.name.split(".")[0]) == name for a in stmt.names)
-    if isinstance(stmt, ast.Assign):
-        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
-    if isinstance(stmt, ast.AnnAssign):
-        return isinstance(stmt.target, ast.Name) and stmt.target.id == name and stmt.value is not None
-    return False
 
 
 def _decorated(node: Optional[ast.AST], name: str) -> bool:
@@ -460,26 +349,34 @@ MAX_SCANNED_FILES = 2_000
 
 
 def _package_mentions_register_tool(root: Path, spec: PluginSpec) -> bool:
-    """Whether a ``.py`` file of the plugin's directory (its register module's, when that is
-    elsewhere) contains the word: a cheap byte search, bounded."""
+    return bool(files_naming_register_tool(root, spec, first_only=True))
+
+
+def files_naming_register_tool(root: Path, spec: PluginSpec, first_only: bool = False) -> Tuple[str, ...]:
+    """The ``.py`` files of the plugin's directory (its register module's, when that is
+    elsewhere) that contain the word, relative to ``root``: a cheap byte search of at most
+    ``MAX_SCANNED_FILES`` files (the one past the bound, or an unreadable one, counts as naming it)."""
     import os
 
     directory = root / spec.directory
     if spec.register_module is not None and not (root / spec.register_module).is_relative_to(directory):
         directory = (root / spec.register_module).parent
+    found: List[str] = []
     scanned = 0
     for base, subdirectories, files in os.walk(directory):
-        subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
-        for name in files:
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+        for name in sorted(files):
             if not name.endswith(".py"):
                 continue
             scanned += 1
-            if scanned > MAX_SCANNED_FILES:
-                return True  # too many to tell: follow register
+            path = os.path.join(base, name)
             try:
-                with open(os.path.join(base, name), "rb") as handle:
-                    if PLUGIN_METHOD.encode() in handle.read(4_000_000):
-                        return True
+                with open(path, "rb") as handle:
+                    naming = scanned > MAX_SCANNED_FILES or PLUGIN_METHOD.encode() in handle.read(4_000_000)
             except OSError:
-                return True  # unreadable: followed, and reported as such
-    return False
+                naming = True  # unreadable: followed, and reported as such
+            if naming:
+                found.append(Path(os.path.relpath(path, root)).as_posix())
+                if first_only or scanned > MAX_SCANNED_FILES:
+                    return tuple(found)
+    return tuple(found)

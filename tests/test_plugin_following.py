@@ -1,0 +1,38 @@
+"""How far ``register(ctx)`` is followed, through the real CLI: a context kept in an attribute, a
+class chosen by a condition, a table handed to a helper, a helper handed as a value; what
+cannot be followed is "cannot verify" (HRM003) and what cannot register a tool is silent."""
+
+from __future__ import annotations
+
+from tests.test_plugin_projects import check, layout
+
+
+def test_a_kept_context_that_only_serves_other_methods_is_silent(tmp_path):
+    root = layout(tmp_path, "kept_context")
+    # a proxy replacing ctx whose register_tool forwards its arguments (both tools are read
+    # through it), a class keeping ctx for inject_message and tests, `(A if x else B)(ctx)`
+    # with B inheriting A's __init__: nothing registers a tool that is not read
+    assert check(root) == (0, "", "All checks passed (2 tools in 1 plugin)\n")
+
+
+def test_a_kept_context_that_can_register_or_escape_is_cannot_verify(tmp_path):
+    root = layout(tmp_path, "kept_context_escapes")
+    unchecked = ": the tools registered there are not checked\n"
+    assert check(root) == (
+        1,
+        # the proxy does not replace ctx: its own register_tool calls are not read
+        "echo_plugin/__init__.py:9:9: HRM003 cannot verify: the plugin context is stored in `self._real`, which is "
+        "not followed (`self._real.register_tool` is called at echo_plugin/__init__.py:12)" + unchecked
+        + "echo_plugin/__init__.py:22:5: HRM003 cannot verify: the plugin context is passed to `vendor_kit.Panel`, "
+        "which cannot be followed (`vendor_kit` is not a module of the project)" + unchecked
+        + "echo_plugin/keepers.py:16:9: HRM003 cannot verify: the plugin context is stored in `self.ctx`, which is "
+        "not followed (`self.ctx.register_tool` is called at echo_plugin/keepers.py:19)" + unchecked
+        + "echo_plugin/keepers.py:24:9: HRM003 cannot verify: the plugin context is stored in `self.host`, which is "
+        "not followed (`self.host` is passed to `kit.install` at echo_plugin/keepers.py:27)" + unchecked
+        # forwarding a changed name is a registration of its own
+        + "echo_plugin/keepers.py:32:9: HRM003 cannot verify: the plugin context is stored in `self._ctx`, which is "
+        "not followed (`self._ctx.register_tool` is called at echo_plugin/keepers.py:35)" + unchecked
+        + "echo_plugin/keepers.py:40:9: HRM003 cannot verify: the plugin context is stored in `self.sniffed`, which "
+        "is not followed (`getattr(self.sniffed, 'register_tool')` is called at echo_plugin/keepers.py:41)" + unchecked,
+        "Found 6 diagnostics in 2 files (0 tools in 1 plugin, 6 unread)\n",
+    )
