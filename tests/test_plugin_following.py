@@ -36,3 +36,17 @@ def test_a_kept_context_that_can_register_or_escape_is_cannot_verify(tmp_path):
         "is not followed (`getattr(self.sniffed, 'register_tool')` is called at echo_plugin/keepers.py:41)" + unchecked,
         "Found 6 diagnostics in 2 files (0 tools in 1 plugin, 6 unread)\n",
     )
+
+
+def test_a_helper_is_read_once_per_call_site_with_the_table_it_is_handed(tmp_path):
+    root = layout(tmp_path, "table_helpers")
+    # `_add_all(ctx, MAP_SCHEMAS, ...)` and `_add_all(ctx, ROUTE_SCHEMAS, ...)`: three tools, the
+    # first's property located at the table handed in; the third call hands it a comprehension
+    assert check(root) == (
+        1,
+        "atlas_plugin/__init__.py:17:19: HRM306 parameter `region` has no description\n"
+        "atlas_plugin/__init__.py:24:9: HRM003 cannot verify: this register_tool call cannot be read (where "
+        "`_add_all` is called at line 19, the loop over `schemas.items()` cannot be unrolled statically): its "
+        "tool is not checked\n",
+        "Found 2 diagnostics in 1 file (3 tools in 1 plugin, 1 unread)\n",
+    )

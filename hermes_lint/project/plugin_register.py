@@ -18,7 +18,7 @@ whose ``__init__`` (or its bases') only keeps it. Names are resolved by ``plugin
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
@@ -51,6 +51,9 @@ class RegisterFunction:
     parameter: str
     receives: str
     line: int  # of its ``def``
+    # (line, col) of each call that hands it the context, when all are calls of the function by
+    # name in its own module (``plugin_tools`` reads their other arguments); else None
+    call_sites: Optional[Tuple[Tuple[int, int], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -81,13 +84,20 @@ class _Follower(ProjectNames):
         self.functions: List[RegisterFunction] = []
         self.unfollowed: List[Unfollowed] = []
         self._naming: Optional[Tuple[str, ...]] = None
+        self.call_sites: Dict[Tuple[str, str, str, str], List[Optional[Tuple[int, int]]]] = {}
 
     # --- the loader --------------------------------------------------------------------------
 
     def follow(self) -> FollowedPlugin:
         followed = self._follow()
         read = tuple(sorted(path for path, module in self.modules.items() if module is not None))
-        return FollowedPlugin(followed.spec, followed.functions, followed.unfollowed, followed.problem, read)
+        functions = []
+        for function in followed.functions:
+            sites = self.call_sites.get((function.path, function.function, function.parameter, function.receives))
+            if sites and all(site is not None for site in sites):
+                function = replace(function, call_sites=tuple(sorted(set(sites))))  # type: ignore[arg-type]
+            functions.append(function)
+        return FollowedPlugin(followed.spec, tuple(functions), followed.unfollowed, followed.problem, read)
 
     def _follow(self) -> FollowedPlugin:
         spec = self.spec
@@ -227,6 +237,9 @@ class _Follower(ProjectNames):
             self.unfollowed.append(Unfollowed(self.spec.name, module.path, call.lineno, call.col_offset + 1,
                                               f"`{text}` takes the plugin context in no parameter hermes-lint can name"))
             return
+        by_name = target.kind == "function" and target.module.path == module.path and func is call.func
+        self.call_sites.setdefault((target.module.path, target.qualname, parameter, what), []).append(
+            (call.lineno, call.col_offset) if by_name else None)
         self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy)
 
     def stored(self, module: ModuleSyntax, stored: ast.Assign, proxy: Optional[Tuple[str, str]]) -> Optional[str]:
