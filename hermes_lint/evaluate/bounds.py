@@ -119,6 +119,7 @@ class _Bounds(_EvaluatorState):
         if checked is not None and checked[0] is value:
             return checked[1]
         first_hole = None
+        with_functions = False
         items = chars = 0
         stack = [value]
         while stack:
@@ -139,11 +140,14 @@ class _Bounds(_EvaluatorState):
                 if first_hole is None:
                     first_hole = obj
             elif isinstance(obj, _FunctionRef):
-                raise _Refusal(f"function {obj.name} used as a value")
+                if not self._functions_allowed:
+                    raise _Refusal(f"function {obj.name} used as a value")
+                with_functions = True
             else:
                 raise _Refusal(f"{_type_name(obj)} is not a plain value")
             if items > MAX_RESULT_ITEMS or chars > MAX_RESULT_CHARS:
                 raise _budget()
-        self._plain_checked[id(value)] = (value, first_hole)
+        if not with_functions:  # a value with functions is plain only where they are allowed
+            self._plain_checked[id(value)] = (value, first_hole)
         return first_hole
 

@@ -94,6 +94,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._infos = {}
         self._meta = {}  # id(container) -> (container, key/item locations)
         self._plain_checked = {}
+        self._functions_allowed = False  # ``evaluate(functions=True)``: functions may be parts of the value
         self._shared = (None, {})
         self._encoded_lines = {}
         self._nested = {}  # statement -> its nested statements, sorted
@@ -121,16 +122,22 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         foreign._source = (relative, sha256)
         return foreign
 
-    def evaluate(self, node: ast.expr, *, partial: bool = False) -> Any:
+    def evaluate(self, node: ast.expr, *, partial: bool = False, functions: bool = False) -> Any:
         """The value of ``node`` (an expression of this module), or an ``Unresolved``.
 
         With ``partial``, a value whose parts are unknown comes back with ``Hole``s in those
-        parts (see ``holes``); without, any hole makes the whole value ``Unresolved``.
+        parts (see ``holes``); without, any hole makes the whole value ``Unresolved``. With
+        ``functions``, module functions may be parts of the value (``_FunctionRef``): a table
+        of rows naming their handlers.
         """
         if node.__class__ is ast.Constant and node.value.__class__ in _SCALAR_TYPES:
             return node.value
         now, frame = self._context_of(node)
-        return self._run(lambda: self._eval(node), node, now, frame, partial)
+        former, self._functions_allowed = self._functions_allowed, functions
+        try:
+            return self._run(lambda: self._eval(node), node, now, frame, partial)
+        finally:
+            self._functions_allowed = former
 
     def call_after_import(self, function: ast.expr) -> Any:
         """The value ``function()`` returns once the module is imported (``function`` an

@@ -259,17 +259,68 @@ class _Reader:
         if self.evaluator is None or any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node)):
             return None
         try:
-            value = self.evaluator.evaluate(node)
+            value = self.evaluator.evaluate(node, functions=True)
         except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
             return None
+        # where a part that is no literal (a handler) is found again: ``TABLE[i][j]``, ``TABLE[key]``
         if isinstance(value, dict):
-            value = list(value.items()) if isinstance(node, ast.Call) or items else list(value)
-        elif items:
+            receiver = node if items else node.func.value if _is_items_call(node) else None  # type: ignore[attr-defined]
+            if isinstance(node, ast.Call) or items:
+                rows = [_pair(key, item, node, None if receiver is None else _index(receiver, key))
+                        for key, item in value.items()]
+            else:
+                rows = [_literal(key, node) for key in value]
+        elif items or not isinstance(value, (list, tuple)):
             return None
-        if not isinstance(value, (list, tuple)):
-            return None
-        rows = [_literal(item, node) for item in value]
+        else:
+            rows = [_row(item, node, _index(node, position)) for position, item in enumerate(value)]
         return None if any(row is None for row in rows) else rows  # type: ignore[return-value]
+
+
+def _is_items_call(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
+            and not node.args and not node.keywords)
+
+
+def _index(table: ast.expr, key) -> ast.expr:
+    """``table[key]``, located at ``table``."""
+    found = ast.Subscript(value=copy.deepcopy(table), slice=ast.Constant(key), ctx=ast.Load())
+    for child in ast.walk(found):
+        if isinstance(child, ast.expr):
+            ast.copy_location(child, table)
+            child.end_lineno, child.end_col_offset = table.end_lineno, table.end_col_offset
+    return found
+
+
+def _function_name(value, at: ast.expr) -> Optional[ast.expr]:
+    """A function of this module found in a table, as its name (so handler rules read it)."""
+    if value.__class__.__name__ == "_FunctionRef" and value.owner is None:
+        return ast.copy_location(ast.Name(id=value.name, ctx=ast.Load()), at)
+    return None
+
+
+def _pair(key, item, at: ast.expr, path: Optional[ast.expr]) -> Optional[ast.expr]:
+    """A ``(key, value)`` row of ``TABLE.items()``: the value is found again as ``TABLE[key]``
+    when it is no literal."""
+    shown_key = _literal(key, at)
+    shown = _literal(item, at) or _function_name(item, at) or path
+    if shown_key is None or shown is None:
+        return None
+    return ast.copy_location(ast.Tuple(elts=[shown_key, shown], ctx=ast.Load()), at)
+
+
+def _row(item, at: ast.expr, path: ast.expr) -> Optional[ast.expr]:
+    """A row of an evaluated sequence as a node: a literal, except that an element that is no
+    literal (a function) is the expression that finds it in the table (``TABLE[i][j]``)."""
+    found = _literal(item, at)
+    if found is not None:
+        return found
+    if isinstance(item, (list, tuple)):
+        elements = [_literal(part, at) or _function_name(part, at) or _index(path, position)
+                    for position, part in enumerate(item)]
+        shaped = ast.Tuple if isinstance(item, tuple) else ast.List
+        return ast.copy_location(shaped(elts=elements, ctx=ast.Load()), at)
+    return path
 
 
 def _literal(value, at: ast.expr) -> Optional[ast.expr]:
