@@ -82,6 +82,9 @@ class _Imports(_EvaluatorState):
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
         module, _, attr = origin.rpartition(".")
+        if origin.startswith(".") and "." not in origin.lstrip("."):  # `from . import NAME`: the package's NAME
+            attr = origin.lstrip(".")
+            module = origin[: len(origin) - len(attr)]
         foreign = self._foreign_module(module, node) if module else None
         if foreign is None:
             raise _Refusal(refusal, node)

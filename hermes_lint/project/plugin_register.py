@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from hermes_lint.project.plugin_names import MAX_DEPTH, ModuleSyntax, ProjectNames, Target
 from hermes_lint.project.plugins import PluginSpec
@@ -84,6 +84,7 @@ class _Follower(ProjectNames):
         self.functions: List[RegisterFunction] = []
         self.unfollowed: List[Unfollowed] = []
         self._naming: Optional[Tuple[str, ...]] = None
+        self.visits: set = set()
         self.call_sites: Dict[Tuple[str, str, str, str], List[Optional[Tuple[int, int]]]] = {}
 
     # --- the loader --------------------------------------------------------------------------
@@ -142,30 +143,41 @@ class _Follower(ProjectNames):
     # --- inside a function ---------------------------------------------------------------------
 
     def function(self, module: ModuleSyntax, qualname: str, node: FunctionNode, parameter: str, receives: str, depth: int,
-                 proxy: Optional[Tuple[str, str]] = None) -> None:
+                 proxy: Optional[Tuple[str, str]] = None, callees: Tuple["_Callee", ...] = (),
+                 carried: Optional[int] = None) -> None:
+        """Follow ``node``, which receives the context (or its register_tool) in ``parameter``
+        (at ``carried`` in it when that is its ``*args``); ``callees``: its parameters bound to
+        the functions its caller hands it."""
         key = (module.path, qualname, parameter, receives)
-        if any((f.path, f.function, f.parameter, f.receives) == key for f in self.functions):
+        visit = key + (carried, tuple((c.parameter, c.module.path, ast.unparse(c.value)) for c in callees))
+        if visit in self.visits:
             return
-        if len(self.functions) >= MAX_FUNCTIONS or depth > MAX_DEPTH:
-            self.unfollowed.append(Unfollowed(self.spec.name, module.path, node.lineno, node.col_offset + 1,
-                                              f"`{qualname}` is more calls deep than hermes-lint follows"))
+        known = any((f.path, f.function, f.parameter, f.receives) == key for f in self.functions)
+        if (not known and len(self.functions) >= MAX_FUNCTIONS) or len(self.visits) >= 4 * MAX_FUNCTIONS or depth > MAX_DEPTH:
+            self.report(module, node, f"`{qualname}` is more calls deep than hermes-lint follows")
             return
-        self.functions.append(RegisterFunction(self.spec.name, module.path, qualname, parameter, receives, node.lineno))
-        contexts = {parameter} if receives == "ctx" else set()
+        self.visits.add(visit)
+        if not known:
+            self.functions.append(RegisterFunction(self.spec.name, module.path, qualname, parameter, receives, node.lineno))
+        contexts = {parameter} if receives == "ctx" and carried is None else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
-        owner = qualname.rsplit(".", 1)[0] if "." in qualname else None
-        # `from .tools import register_tools` inside the function binds a name there
-        local_imports = {
-            (a.asname or a.name): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.ImportFrom)
-            for a in stmt.names if a.name != "*"
-        }
+        scope = _Scope(
+            module, qualname.rsplit(".", 1)[0] if "." in qualname else None, depth,
+            # `from .tools import register_tools` inside the function binds a name there
+            {(a.asname or a.name): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.ImportFrom)
+             for a in stmt.names if a.name != "*"},
+            {c.parameter: c for c in callees},
+            _literal_loops(node),
+            {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)},
+            qualname,
+        )
         for stored in ast.walk(node):
             # ``self.ctx = ctx``: registrations made later through the attribute are not followed
             if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
                     and not all(isinstance(t, ast.Name) for t in stored.targets)):
                 reason = self.stored(module, stored, proxy)
                 if reason is not None:
-                    self.unfollowed.append(Unfollowed(self.spec.name, module.path, stored.lineno, stored.col_offset + 1, reason))
+                    self.report(module, stored, reason)
         # ``ctx = Proxy(ctx)``: the proxy is the context from here on
         rebinding = {
             id(s.value) for s in ast.walk(node) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
@@ -177,31 +189,46 @@ class _Follower(ProjectNames):
             passed = [(i, None, a) for i, a in enumerate(call.args)] + [(None, k.arg, k.value) for k in call.keywords]
             for position, keyword, argument in passed:
                 what = _what_is_passed(argument, contexts, callables)
+                if (what is None and carried is not None and isinstance(argument, ast.Starred) and position is not None
+                        and isinstance(argument.value, ast.Name) and argument.value.id == parameter
+                        and not any(isinstance(a, ast.Starred) for a in call.args[:position])):
+                    what, position = receives, position + carried  # `fn(*args)`: the context is args[carried]
                 if what is None:
                     continue
-                self.passed(module, owner, call, position, keyword, what, depth, local_imports, id(call) in rebinding)
+                self.passed(scope, call, position, keyword, what, id(call) in rebinding)
 
-    def passed(self, module: ModuleSyntax, owner: Optional[str], call: ast.Call, position: Optional[int],
-               keyword: Optional[str], what: str, depth: int, local_imports: Dict[str, ast.ImportFrom],
+    def report(self, module: ModuleSyntax, node: ast.AST, reason: str) -> None:
+        found = Unfollowed(self.spec.name, module.path, node.lineno, node.col_offset + 1, reason)  # type: ignore[attr-defined]
+        if found not in self.unfollowed:
+            self.unfollowed.append(found)
+
+    def passed(self, scope: "_Scope", call: ast.Call, position: Optional[int], keyword: Optional[str], what: str,
                replaces_context: bool = False, func: Optional[ast.expr] = None) -> None:
+        module, depth = scope.module, scope.depth
         func = call.func if func is None else func
         if isinstance(func, ast.IfExp):  # `(A if managed else B)(ctx)`: either may be called
             for branch in (func.body, func.orelse):
-                self.passed(module, owner, call, position, keyword, what, depth, local_imports, replaces_context, branch)
+                self.passed(scope, call, position, keyword, what, replaces_context, branch)
             return
-        if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and func.id not in local_imports:
-            return  # builtins never register a tool
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and what == "ctx":
-            if func.value.id in _INERT_RECEIVERS:
-                return
+        target: Optional[Target]
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
-        if isinstance(root, ast.Name) and root.id in local_imports:
-            base = self.imported(module, local_imports[root.id], root.id, depth)
-            target = base if root is func else self._members(base, func, depth)
+        if isinstance(root, ast.Name) and root.id in scope.loops:  # `for part in (a, b): part.register(ctx)`
+            for element in scope.loops[root.id]:
+                self.passed(scope, call, position, keyword, what, replaces_context, _replace_root(func, element))
+            return
+        if isinstance(func, ast.Name) and func.id in scope.callees:  # a function its caller handed it
+            bound_callee = scope.callees[func.id]
+            target = self.callee(bound_callee.module, bound_callee.owner, bound_callee.value, depth)
+            text = ast.unparse(bound_callee.value)
+        elif isinstance(func, ast.Name) and func.id in scope.parameters:
+            target, text = Target("unknown", reason=f"a parameter of `{scope.function}` whose argument is not a "
+                                                    "function of the project named where it is called"), func.id
         else:
-            target = self.callee(module, owner, func, depth)
+            target, text = self.called(scope, func), ast.unparse(func)
+        if target is None:
+            return  # a builtin or a logger: it registers no tool
         proxy = None
         if target.kind == "class" and isinstance(target.node, ast.ClassDef):
             # a constructor: the context goes to its __init__ (after self)
@@ -210,14 +237,12 @@ class _Follower(ProjectNames):
             target = self.member(Target("instance", target.module, target.qualname, target.node), "__init__", depth)
             if target.kind == "absent":
                 return  # object's __init__: the context goes nowhere
-        text = ast.unparse(func)
         if target.kind not in ("function", "method-of-class", "method-of-instance") or target.module is None:
             if target.kind == "unknown" and target.reason.startswith("`self`"):
                 return
-            self.unfollowed.append(Unfollowed(
-                self.spec.name, module.path, call.lineno, call.col_offset + 1,
+            self.report(module, call, (
                 f"the plugin context{'' if what == 'ctx' else chr(39) + 's register_tool'} is passed to `{text}`, "
-                f"which cannot be followed ({target.reason or 'not a function of the project'})",
+                f"which cannot be followed ({target.reason or 'not a function of the project'})"
             ))
             return
         node = target.node
@@ -225,22 +250,40 @@ class _Follower(ProjectNames):
         positional = [a.arg for a in node.args.posonlyargs + node.args.args]
         bound = 1 if target.kind == "method-of-instance" and not _is_static(node) else 0
         bound = 1 if target.kind == "method-of-class" and _is_classmethod(node) else bound
+        carried = None
         if keyword is not None:
             names = positional + [a.arg for a in node.args.kwonlyargs]
             parameter = keyword if keyword in names else None
         else:
             assert position is not None
             index = position + bound
-            parameter = positional[index] if index < len(positional) and not any(
-                isinstance(a, ast.Starred) for a in call.args[:position]) else None
+            starred = any(isinstance(a, ast.Starred) for a in call.args[:min(position, len(call.args))])
+            parameter = positional[index] if index < len(positional) and not starred else None
+            if parameter is None and not starred and node.args.vararg is not None and index >= len(positional):
+                parameter, carried = node.args.vararg.arg, index - len(positional)  # `def _safe(label, fn, *args)`
         if parameter is None:
-            self.unfollowed.append(Unfollowed(self.spec.name, module.path, call.lineno, call.col_offset + 1,
-                                              f"`{text}` takes the plugin context in no parameter hermes-lint can name"))
+            self.report(module, call, f"`{text}` takes the plugin context in no parameter hermes-lint can name")
             return
         by_name = target.kind == "function" and target.module.path == module.path and func is call.func
         self.call_sites.setdefault((target.module.path, target.qualname, parameter, what), []).append(
-            (call.lineno, call.col_offset) if by_name else None)
-        self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy)
+            (call.lineno, call.col_offset) if by_name and carried is None else None)
+        self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy,
+                      _handed_functions(scope, call, node, positional, bound), carried)
+
+    def called(self, scope: "_Scope", func: ast.expr) -> Optional[Target]:
+        """What ``func`` (called with the context) is; None for a call that registers nothing."""
+        module, depth = scope.module, scope.depth
+        if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and func.id not in scope.local_imports:
+            return None  # builtins never register a tool
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in _INERT_RECEIVERS:
+            return None
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in scope.local_imports:
+            base = self.imported(module, scope.local_imports[root.id], root.id, depth)
+            return base if root is func else self._members(base, func, depth)
+        return self.callee(module, scope.owner, func, depth)
 
     def stored(self, module: ModuleSyntax, stored: ast.Assign, proxy: Optional[Tuple[str, str]]) -> Optional[str]:
         """Why a context stored by ``stored`` may register a tool that is not read; None when no
@@ -282,6 +325,70 @@ class _Follower(ProjectNames):
         if isinstance(func, ast.Name):
             return self.resolve(module, func.id, depth)
         return self.expression(module, func, depth)
+
+
+@dataclass(frozen=True)
+class _Callee:
+    """A function handed to a parameter of the function followed (``_try(ctx, "tools", _add)``)."""
+
+    parameter: str
+    module: ModuleSyntax
+    owner: Optional[str]  # the class of the calling method, for ``self.x``
+    value: ast.expr  # as the caller wrote it
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a call inside the function followed is resolved against."""
+
+    module: ModuleSyntax
+    owner: Optional[str]
+    depth: int
+    local_imports: Dict[str, ast.ImportFrom]
+    callees: Dict[str, _Callee]
+    loops: Dict[str, List[ast.expr]]  # `for part in (berths, cranes):` -> part is each of them
+    parameters: Set[str]
+    function: str
+
+
+def _replace_root(func: ast.expr, root: ast.expr) -> ast.expr:
+    """``func`` (``part.register``) with its root name replaced by ``root``, located at ``root``."""
+    if isinstance(func, ast.Attribute):
+        return ast.copy_location(ast.Attribute(value=_replace_root(func.value, root), attr=func.attr, ctx=ast.Load()), root)
+    return root
+
+
+def _literal_loops(node: FunctionNode) -> Dict[str, List[ast.expr]]:
+    """Loop variables bound nowhere else that run over a display of names (``(a, b.c)``)."""
+    stores: Dict[str, int] = {}
+    for name in ast.walk(node):
+        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load):
+            stores[name.id] = stores.get(name.id, 0) + 1
+    return {
+        loop.target.id: list(loop.iter.elts) for loop in ast.walk(node)
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and stores.get(loop.target.id) == 1
+        and isinstance(loop.iter, (ast.Tuple, ast.List))
+        and all(isinstance(e, (ast.Name, ast.Attribute)) for e in loop.iter.elts)
+    }
+
+
+def _handed_functions(scope: _Scope, call: ast.Call, node: FunctionNode, positional: List[str], bound: int) -> Tuple[_Callee, ...]:
+    """The parameters of ``node`` that its body calls, bound to the names or attributes ``call``
+    passes them (a parameter the caller was itself handed stays bound to what it was handed)."""
+    called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    handed: List[_Callee] = []
+    arguments = [(positional[i + bound], a) for i, a in enumerate(call.args)
+                 if i + bound < len(positional) and not any(isinstance(b, ast.Starred) for b in call.args[:i + 1])]
+    arguments += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+    for parameter, value in arguments:
+        if parameter not in called:
+            continue
+        if isinstance(value, ast.Name) and value.id in scope.callees:
+            forwarded = scope.callees[value.id]
+            handed.append(_Callee(parameter, forwarded.module, forwarded.owner, forwarded.value))
+        elif isinstance(value, (ast.Name, ast.Attribute)):
+            handed.append(_Callee(parameter, scope.module, scope.owner, value))
+    return tuple(handed)
 
 
 def _mentions_register_tool(module: ModuleSyntax) -> bool:
