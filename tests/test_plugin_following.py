@@ -54,12 +54,13 @@ def test_a_helper_is_read_once_per_call_site_with_the_table_it_is_handed(tmp_pat
 
 def test_tables_imported_in_a_branch_or_built_by_a_helper_are_unrolled(tmp_path):
     root = layout(tmp_path, "imported_tables")
-    # `from .actions import ROWS` inside `if callable(add):` (rows naming functions), and a loop over
-    # `_desk_table()`, which imports `specs` and `actions` itself and returns a list display
+    # `from .actions import ROWS` inside `if callable(add):` (rows naming a def and an async def), and
+    # a loop over `_desk_table()`, which imports `specs` and `actions` itself and returns a list
+    # display; its `actions.take_back` is not this module's `take_back` (which returns a dict)
     assert check(root) == (
         1,
         "catalog_plugin/__init__.py:18:38: HRM306 parameter `shelf` has no description\n",
-        "Found 1 diagnostic in 1 file (3 tools in 1 plugin)\n",
+        "Found 1 diagnostic in 1 file (4 tools in 1 plugin)\n",
     )
 
 

@@ -17,6 +17,7 @@ from .limits import (
 )
 from .state import _EvaluatorState
 from .values import (
+    _AsyncFunctionRef,
     _NUMBER_TYPES,
     _PLAIN_CONTAINERS,
     _SCALAR_TYPES,
@@ -139,7 +140,7 @@ class _Bounds(_EvaluatorState):
             elif cls is Hole:
                 if first_hole is None:
                     first_hole = obj
-            elif isinstance(obj, _FunctionRef):
+            elif isinstance(obj, (_FunctionRef, _AsyncFunctionRef)):
                 if not self._functions_allowed:
                     raise _Refusal(f"function {obj.name} used as a value")
                 with_functions = True

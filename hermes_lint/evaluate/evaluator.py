@@ -31,6 +31,7 @@ from .syntax import (
 )
 from .text import _Text
 from .values import (
+    _AsyncFunctionRef,
     _ITERATOR_TYPES,
     _SCALAR_TYPES,
     _budget,
@@ -95,6 +96,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._meta = {}  # id(container) -> (container, key/item locations)
         self._plain_checked = {}
         self._functions_allowed = False  # ``evaluate(functions=True)``: functions may be parts of the value
+        self._function_constants: Dict[bool, Dict[str, Any]] = {}  # the constants evaluated so, per mode
         self._shared = (None, {})
         self._encoded_lines = {}
         self._nested = {}  # statement -> its nested statements, sorted
@@ -307,13 +309,18 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             if name in _PYTHON_BUILTIN_NAMES:
                 raise _Refusal(f"builtin {name} is not supported", node)
             raise _Refusal(f"undefined name {name}", node)
+        if tag == "async function" and self._functions_allowed:
+            self._check_time(name, kind[1], node)
+            return _AsyncFunctionRef(name, kind[1].node)
         raise _Refusal(f"{tag} {name} used as a value", node)
 
     def _constant_value(self, name: str, binding: _Binding, node) -> Any:
-        cached = self._constants.get(name)
+        # what a constant is depends on whether functions may be parts of it
+        constants = self._function_constants.setdefault(self._partial_mode, {}) if self._functions_allowed else self._constants
+        cached = constants.get(name)
         if cached is None:
             assert binding.value is not None  # a constant is bound by an assignment (see _classify)
-            cached = self._constants[name] = self._compute_cached(name, binding.value, binding.node)
+            cached = constants[name] = self._compute_cached(name, binding.value, binding.node)
         if cached[0]:
             return cached[1]
         raise _copy_of(cached[1])

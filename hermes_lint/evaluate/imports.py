@@ -149,8 +149,9 @@ class _Imports(_EvaluatorState):
     def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
-        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth)
+        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed)
         foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
+        foreign._functions_allowed = self._functions_allowed
         former_mode = foreign._set_mode(self._partial_mode)
         try:
             yield
@@ -159,7 +160,7 @@ class _Imports(_EvaluatorState):
         finally:
             self._steps += foreign._steps
             foreign._total += foreign._steps
-            foreign._frame, foreign._now, foreign._steps, foreign._depth = saved
+            foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed = saved
             foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:

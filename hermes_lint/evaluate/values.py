@@ -84,6 +84,17 @@ class _FunctionRef:
         self.owner = owner
 
 
+class _AsyncFunctionRef:
+    """A module-level ``async def`` used as a value where functions may be parts of a value
+    (``evaluate(functions=True)``: a table naming its handlers); never called."""
+
+    __slots__ = ("name", "node")
+
+    def __init__(self, name: str, node: FunctionNode):
+        self.name = name
+        self.node = node
+
+
 class _BuiltinRef:
     """A supported builtin used as a value (callable; never a result)."""
 

@@ -266,14 +266,14 @@ class _Reader:
         if isinstance(value, dict):
             receiver = node if items else node.func.value if _is_items_call(node) else None  # type: ignore[attr-defined]
             if isinstance(node, ast.Call) or items:
-                rows = [_pair(key, item, node, None if receiver is None else _index(receiver, key))
+                rows = [_pair(key, item, node, None if receiver is None else _index(receiver, key), self.index.functions)
                         for key, item in value.items()]
             else:
                 rows = [_literal(key, node) for key in value]
         elif items or not isinstance(value, (list, tuple)):
             return None
         else:
-            rows = [_row(item, node, _index(node, position)) for position, item in enumerate(value)]
+            rows = [_row(item, node, _index(node, position), self.index.functions) for position, item in enumerate(value)]
         return None if any(row is None for row in rows) else rows  # type: ignore[return-value]
 
 
@@ -292,31 +292,31 @@ def _index(table: ast.expr, key) -> ast.expr:
     return found
 
 
-def _function_name(value, at: ast.expr) -> Optional[ast.expr]:
+def _function_name(value, at: ast.expr, functions: Dict[str, ast.AST]) -> Optional[ast.expr]:
     """A function of this module found in a table, as its name (so handler rules read it)."""
-    if value.__class__.__name__ == "_FunctionRef" and value.owner is None:
+    if functions.get(getattr(value, "name", None)) is getattr(value, "node", ()):  # type: ignore[arg-type]
         return ast.copy_location(ast.Name(id=value.name, ctx=ast.Load()), at)
     return None
 
 
-def _pair(key, item, at: ast.expr, path: Optional[ast.expr]) -> Optional[ast.expr]:
+def _pair(key, item, at: ast.expr, path: Optional[ast.expr], functions: Dict[str, ast.AST]) -> Optional[ast.expr]:
     """A ``(key, value)`` row of ``TABLE.items()``: the value is found again as ``TABLE[key]``
     when it is no literal."""
     shown_key = _literal(key, at)
-    shown = _literal(item, at) or _function_name(item, at) or path
+    shown = _literal(item, at) or _function_name(item, at, functions) or path
     if shown_key is None or shown is None:
         return None
     return ast.copy_location(ast.Tuple(elts=[shown_key, shown], ctx=ast.Load()), at)
 
 
-def _row(item, at: ast.expr, path: ast.expr) -> Optional[ast.expr]:
+def _row(item, at: ast.expr, path: ast.expr, functions: Dict[str, ast.AST]) -> Optional[ast.expr]:
     """A row of an evaluated sequence as a node: a literal, except that an element that is no
     literal (a function) is the expression that finds it in the table (``TABLE[i][j]``)."""
     found = _literal(item, at)
     if found is not None:
         return found
     if isinstance(item, (list, tuple)):
-        elements = [_literal(part, at) or _function_name(part, at) or _index(path, position)
+        elements = [_literal(part, at) or _function_name(part, at, functions) or _index(path, position)
                     for position, part in enumerate(item)]
         shaped = ast.Tuple if isinstance(item, tuple) else ast.List
         return ast.copy_location(shaped(elts=elements, ctx=ast.Load()), at)
