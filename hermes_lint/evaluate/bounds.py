@@ -17,6 +17,7 @@ from .limits import (
 )
 from .state import _EvaluatorState
 from .values import (
+    _AsyncFunctionRef,
     _NUMBER_TYPES,
     _PLAIN_CONTAINERS,
     _SCALAR_TYPES,
@@ -29,7 +30,7 @@ from .values import (
 
 
 # What a value may hold besides plain data when its caller asks for objects.
-_OBJECTS = (_FunctionRef, _Instance)
+_OBJECTS = (_FunctionRef, _AsyncFunctionRef, _Instance)
 
 
 class _Bounds(_EvaluatorState):
@@ -125,6 +126,7 @@ class _Bounds(_EvaluatorState):
         if checked is not None and checked[0] is value and not objects:
             return checked[1]
         first_hole = None
+        with_functions = False
         items = chars = 0
         stack = [value]
         while stack:
@@ -146,13 +148,15 @@ class _Bounds(_EvaluatorState):
                     first_hole = obj
             elif objects and obj.__class__ in _OBJECTS:
                 pass
-            elif isinstance(obj, _FunctionRef):
-                raise _Refusal(f"function {obj.name} used as a value")
+            elif isinstance(obj, (_FunctionRef, _AsyncFunctionRef)):
+                if not self._functions_allowed:
+                    raise _Refusal(f"function {obj.name} used as a value")
+                with_functions = True
             else:
                 raise _Refusal(f"{_type_name(obj)} is not a plain value")
             if items > MAX_RESULT_ITEMS or chars > MAX_RESULT_CHARS:
                 raise _budget()
-        if not objects:
+        if not objects and not with_functions:  # a value with functions is plain only where they are allowed
             self._plain_checked[id(value)] = (value, first_hole)
         return first_hole
 

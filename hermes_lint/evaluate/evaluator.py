@@ -33,6 +33,7 @@ from .syntax import (
 )
 from .text import _Text
 from .values import (
+    _AsyncFunctionRef,
     _ITERATOR_TYPES,
     _SCALAR_TYPES,
     _budget,
@@ -99,6 +100,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._infos = {}
         self._meta = {}  # id(container) -> (container, key/item locations)
         self._plain_checked = {}
+        self._functions_allowed = False  # ``evaluate(objects=True)``: async functions may be parts of the value too
+        self._function_constants: Dict[bool, Dict[str, Any]] = {}  # the constants evaluated so, per mode
         self._shared = (None, {})
         self._encoded_lines = {}
         self._nested = {}  # statement -> its nested statements, sorted
@@ -137,11 +140,19 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         if node.__class__ is ast.Constant and node.value.__class__ in _SCALAR_TYPES:
             return node.value
         now, frame = self._context_of(node)
-        return self._run(lambda: self._eval(node), node, now, frame, partial, objects=objects)
+        # with ``objects``, a module's async functions are values too (rows naming handlers)
+        former, self._functions_allowed = self._functions_allowed, objects
+        try:
+            return self._run(lambda: self._eval(node), node, now, frame, partial, objects=objects)
+        finally:
+            self._functions_allowed = former
 
     def own_function(self, value: Any) -> Optional[str]:
         """The module-level name of this module's function ``value`` is (a value that
         ``evaluate(..., objects=True)`` gave), or None."""
+        if value.__class__ is _AsyncFunctionRef:
+            kind = self._classify(value.name)
+            return value.name if kind[0] == "async function" and kind[1].node is value.node else None
         if value.__class__ is not _FunctionRef or value.owner is not None:
             return None
         kind = self._classify(value.name)
@@ -333,6 +344,9 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             if name in _PYTHON_BUILTIN_NAMES:
                 raise _Refusal(f"builtin {name} is not supported", node)
             raise _Refusal(f"undefined name {name}", node)
+        if tag == "async function" and self._functions_allowed:
+            self._check_time(name, kind[1], node)
+            return _AsyncFunctionRef(name, kind[1].node)
         raise _Refusal(f"{tag} {name} used as a value", node)
 
     def _check_steps_done(self, name: str, steps: Tuple[ast.stmt, ...], node) -> None:
@@ -342,14 +356,16 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             raise _Refusal(f"{name} is used before it is changed at line {pending.lineno}", node)
 
     def _constant_value(self, name: str, binding: _Binding, node, steps: Tuple[ast.stmt, ...] = ()) -> Any:
-        cached = self._constants.get(name)
+        # what a constant is depends on whether functions may be parts of it
+        constants = self._function_constants.setdefault(self._partial_mode, {}) if self._functions_allowed else self._constants
+        cached = constants.get(name)
         if cached is None:
             assert binding.value is not None  # a constant is bound by an assignment (see _classify)
             if steps:
                 cached = self._compute_built(name, binding.value, binding.node, steps)
             else:
                 cached = self._compute_cached(name, binding.value, binding.node)
-            self._constants[name] = cached
+            constants[name] = cached
         if cached[0]:
             return cached[1]
         raise _copy_of(cached[1])

@@ -90,6 +90,9 @@ class _Imports(_EvaluatorState):
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
         module, _, attr = origin.rpartition(".")
+        if origin.startswith(".") and "." not in origin.lstrip("."):  # `from . import NAME`: the package's NAME
+            attr = origin.lstrip(".")
+            module = origin[: len(origin) - len(attr)]
         foreign = self._foreign_module(module, node) if module else None
         if foreign is None:
             raise _Refusal(refusal, node)
@@ -156,8 +159,9 @@ class _Imports(_EvaluatorState):
     def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
-        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth)
+        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed)
         foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
+        foreign._functions_allowed = self._functions_allowed
         former_mode = foreign._set_mode(self._partial_mode)
         try:
             yield
@@ -166,7 +170,7 @@ class _Imports(_EvaluatorState):
         finally:
             self._steps += foreign._steps
             foreign._total += foreign._steps
-            foreign._frame, foreign._now, foreign._steps, foreign._depth = saved
+            foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed = saved
             foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:

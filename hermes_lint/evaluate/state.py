@@ -65,6 +65,7 @@ class _EvaluatorState:
     _infos: Dict[ast.AST, _FunctionInfo]
     _meta: Dict[int, tuple]
     _plain_checked: Dict[int, Tuple[Any, Optional[Hole]]]
+    _functions_allowed: bool
     _shared: Tuple[Any, Dict[int, str]]
     _encoded_lines: Dict[int, bytes]
     _nested: Dict[ast.AST, Tuple[List[ast.stmt], List[Tuple[int, int]]]]
@@ -194,6 +195,8 @@ class _EvaluatorState:
         def _imported(self, name: str, origin: str, node: Optional[ast.AST], refusal: str) -> Any: ...
         @abstractmethod
         def _imported_attribute(self, dotted: str, node: Optional[ast.AST], refusal: str) -> Any: ...
+        @abstractmethod
+        def _foreign_module(self, module: str, node: Optional[ast.AST], record: bool = True) -> Any: ...
         @abstractmethod
         def _call_foreign(
             self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]

@@ -120,6 +120,17 @@ class _Instance:
         return bool(self.attrs) if self.is_tuple else True
 
 
+class _AsyncFunctionRef:
+    """A module-level ``async def`` used as a value where functions may be parts of a value
+    (``evaluate(objects=True)``: a table naming its handlers); never called."""
+
+    __slots__ = ("name", "node")
+
+    def __init__(self, name: str, node: FunctionNode):
+        self.name = name
+        self.node = node
+
+
 class _BuiltinRef:
     """A supported builtin used as a value (callable; never a result)."""
 

@@ -28,6 +28,7 @@ import copy
 import itertools
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 
@@ -36,8 +37,9 @@ PLUGIN_HOOK = "register"
 MAX_UNROLLED = 1_000  # register calls produced from one module's loops
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 # (qualified name of a function of the module, its parameter holding the context, "ctx" or
-# "register_tool", the plugin's name): ``registration_sites.RegisterFunction`` without its path.
-Entry = Tuple[str, str, str, Optional[str]]
+# "register_tool", the plugin's name, its call sites or None): ``registration_sites.RegisterFunction``
+# without its path.
+Entry = Tuple[str, str, str, Optional[str], Optional[Tuple[Tuple[int, int], ...]]]
 
 
 class PluginCalls(NamedTuple):
@@ -56,7 +58,7 @@ def own_hook(tree: ast.Module, plugin: Optional[str]) -> Tuple[Entry, ...]:
     """The module's own top-level ``register(ctx)``: the shape of the hook the loader calls."""
     hook = _function(tree, PLUGIN_HOOK)
     positional = (hook.args.posonlyargs + hook.args.args) if hook is not None else []
-    return ((PLUGIN_HOOK, positional[0].arg, "ctx", plugin),) if positional else ()
+    return ((PLUGIN_HOOK, positional[0].arg, "ctx", plugin, None),) if positional else ()
 
 
 def _function(tree: ast.Module, qualname: str) -> Optional[FunctionNode]:
@@ -84,7 +86,7 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
     read: List[Tuple[ast.Call, Optional[str]]] = []
     unread: List[Tuple[ast.Call, str]] = []
     done = set()
-    for qualname, parameter, receives, name in entries + own_hook(tree, plugin):
+    for qualname, parameter, receives, name, call_sites in entries + own_hook(tree, plugin):
         function = _function(tree, qualname)
         if function is None or (qualname, parameter, receives) in done:
             continue
@@ -94,13 +96,19 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         every = [n for n in ast.walk(function) if isinstance(n, ast.Call) and is_register_call(n, contexts, callables)]
         if not every:
             continue
-        reader = _Reader(function, contexts, callables, index, evaluator)
-        reader.statements(function.body, {})
-        handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
-        read.extend((call, name) for call in reader.read)
-        for call in every:
-            if id(call) not in handled:
-                unread.append((call, reader.reasons.get(id(call), _NOT_READ)))
+        # once per call site when the callers hand it readable arguments (``plugin_arguments``);
+        # a call is read when every reading read it
+        unread_ids: Dict[int, str] = {}
+        for line, arguments in call_site_bindings(tree, function, parameter, call_sites):
+            reader = _Reader(function, contexts, callables, index, evaluator)
+            reader.statements(function.body, arguments)
+            handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
+            read.extend((call, name) for call in reader.read)
+            where = "" if line is None else f"where `{function.name}` is called at line {line}, "
+            for call in every:
+                if id(call) not in handled:
+                    unread_ids.setdefault(id(call), where + reader.reasons.get(id(call), _NOT_READ))
+        unread.extend((call, unread_ids[id(call)]) for call in every if id(call) in unread_ids)
     return PluginCalls(tuple(read), tuple(unread))
 
 
@@ -109,7 +117,7 @@ _NOT_READ = "it is not a statement hermes-lint reads (inside a `while` loop, a n
 
 def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
     """Whether a function ``entries`` names (or the module's own ``register``) calls register_tool."""
-    for qualname, parameter, receives, _ in entries + own_hook(tree, None):
+    for qualname, parameter, receives, _, _ in entries + own_hook(tree, None):
         function = _function(tree, qualname)
         if function is None:
             continue
@@ -261,6 +269,7 @@ class _Reader:
             value = self.evaluator.evaluate(node, objects=True) if rows_of_objects else self.evaluator.evaluate(node)
         except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
             return None
+        # where a part that is no literal (a handler) is found again: ``TABLE[i][j]``, ``TABLE[key]``
         if isinstance(value, dict):
             value = list(value.items()) if items else list(value)
         elif items:
