@@ -4,11 +4,17 @@ from typing import Iterator
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import Unresolved
+from hermes_lint.model.envelope import is_openai_envelope
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.model.schema_walk import json_text, locate, overrides_may_change
 
 _MISSING = object()
 _SHAPE = '{"type": "object", "properties": {...}}'
+_ENVELOPE = (
+    'schema is a whole OpenAI tool definition ({"type": "function", "function": {...}}), which Hermes '
+    'builds itself from `schema` ({"type": "function", "function": {**schema, "name": ...}}): the model '
+    "would get a function with no description and no parameters; pass the inner `function` dict as `schema=`"
+)
 
 
 class ParametersShape(Rule):
@@ -19,6 +25,12 @@ class ParametersShape(Rule):
     strict modes require ``properties`` (``{}`` for a tool without arguments). The runtime raises
     ``TypeError`` at import when ``parameters`` (or the schema) is not a dict — discovery then
     logs a warning and the tool silently disappears.
+
+    A schema that is a whole OpenAI tool definition (``{"type": "function", "function": {...}}``,
+    another framework's habit) is reported once, as such: Hermes wraps ``schema`` in that envelope
+    itself (``ToolRegistry.get_definitions``), so the function the model gets has neither the
+    description nor the parameters written inside. The tool's missing description (HRM306) is not
+    reported for such a schema: this finding says what to change.
 
     Not reported: a schema that cannot be evaluated (HRM301); a missing ``parameters`` when the
     call passes ``dynamic_schema_overrides=`` (it may supply it at run time); what is inside
@@ -67,6 +79,15 @@ class ParametersShape(Rule):
         registry.register(name="b", toolset="s", schema={"name": "b", "description": "B."},
                           handler=lambda args, **kw: "", check_fn=lambda: True,
                           dynamic_schema_overrides=_overrides)
+        """,
+        # an envelope's keys beside real parameters are another problem (not this shape)
+        """
+        from tools.registry import registry
+
+        SCHEMA = {"name": "clock", "description": "Current time.", "type": "function",
+                  "function": {}, "parameters": {"type": "object", "properties": {}}}
+        registry.register(name="clock", toolset="util", schema=SCHEMA,
+                          handler=lambda args, **kw: "", check_fn=lambda: True)
         """,
     ]
     invalid = [
@@ -120,6 +141,29 @@ class ParametersShape(Rule):
             message='`parameters` has no "type": "object"',
             also=((6, 20),),
         ),
+        # a plugin passing the whole OpenAI tool definition: one finding, at the schema
+        Invalid(
+            """
+            def register(ctx):
+                ctx.register_tool(
+                    name="clock",
+                    toolset="util",
+                    schema={
+                        "type": "function",
+                        "function": {
+                            "name": "clock",
+                            "description": "Current time.",
+                            "parameters": {"type": "object", "properties": {}},
+                        },
+                    },
+                    handler=lambda args, **kw: "",
+                    check_fn=lambda: True,
+                )
+            """,
+            line=5,
+            col=16,
+            message=_ENVELOPE,
+        ),
     ]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
@@ -132,6 +176,9 @@ class ParametersShape(Rule):
                     locate(registration, (), ctx),
                     f"schema must be a dict with `parameters` {_SHAPE}, not {json_text(schema)}",
                 )
+                continue
+            if is_openai_envelope(schema):
+                yield Finding(locate(registration, (), ctx), _ENVELOPE)
                 continue
             parameters = schema.get("parameters", _MISSING)
             if parameters is _MISSING:
