@@ -178,7 +178,7 @@ def test_an_openai_envelope_is_one_finding_that_names_it(tmp_path):
     root = plugin(tmp_path, {"__init__.py": ENVELOPE}, manifest=MANIFEST + "provides_tools: [notes_status]\n")
     code, out, err = check(root)
     assert (code, out) == (1, [
-        'notes_plugin/__init__.py:9:16: HRM304 schema is a whole OpenAI tool definition ({"type": "function", '
+        'notes_plugin/__init__.py:9:16: HRM304 [*] schema is a whole OpenAI tool definition ({"type": "function", '
         '"function": {...}}), which Hermes builds itself from `schema` ({"type": "function", "function": '
         '{**schema, "name": ...}}): the model would get a function with no description and no parameters; pass '
         'the inner `function` dict as `schema=`',
@@ -277,3 +277,18 @@ def test_a_wheel_s_misnamed_group_is_reported_in_its_entry_points_txt(tmp_path):
     assert check(root, "--select", "HRM812")[:2] == (1, [
         "notes_plugin-1.0.0.dist-info/entry_points.txt:1:1: " + HRM812.format(group="hermes.plugins"),
     ])
+
+
+def test_the_envelope_fix_unwraps_it_in_place_and_keeps_the_layout(tmp_path):
+    root = plugin(tmp_path, {"__init__.py": ENVELOPE}, manifest=MANIFEST + "provides_tools: [notes_status]\n")
+    assert check(root, "--select", "HRM304", "--fix") == (0, [], "Fixed 1 (0 remaining).\n")
+    assert (root / "notes_plugin" / "__init__.py").read_text() == ENVELOPE.replace(
+        '            "type": "function",\n            "function": {\n', ""
+    ).replace('                "', '            "').replace("            },\n        },\n", "        },\n")
+    # an envelope bound to a constant may serve another API as well: reported, not rewritten
+    constant = 'SCHEMA = {"type": "function", "function": {"name": "notes_status", "description": "S."}}\n\n' + \
+        ENVELOPE.replace(ENVELOPE[ENVELOPE.index("schema={"):ENVELOPE.index("handler=")], "schema=SCHEMA,\n        ")
+    (root / "notes_plugin" / "__init__.py").write_text(constant)
+    code, out, err = check(root, "--select", "HRM304", "--fix")
+    assert (code, [line.split(" ")[1:3] for line in out], err) == (1, [["HRM304", "schema"]], "Fixed 0 (1 remaining).\n")
+    assert (root / "notes_plugin" / "__init__.py").read_text() == constant

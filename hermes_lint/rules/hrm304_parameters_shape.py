@@ -39,6 +39,11 @@ class ParametersShape(Rule):
 
     code = "HRM304"
     summary = 'parameters missing, or not {"type": "object", "properties": {...}}'
+    fix_applicability = "safe"
+    fix_title = (
+        'an OpenAI envelope written in place as `schema=` (`{"type": "function", "function": {...}}`, '
+        "nothing else in it, no comment outside the inner dict) is replaced by its inner dict, re-indented"
+    )
 
     valid = [
         # a tool without arguments, from constants
@@ -163,8 +168,54 @@ class ParametersShape(Rule):
             line=5,
             col=16,
             message=_ENVELOPE,
+            autofixed="""
+            def register(ctx):
+                ctx.register_tool(
+                    name="clock",
+                    toolset="util",
+                    schema={
+                        "name": "clock",
+                        "description": "Current time.",
+                        "parameters": {"type": "object", "properties": {}},
+                    },
+                    handler=lambda args, **kw: "",
+                    check_fn=lambda: True,
+                )
+            """,
         ),
     ]
+
+    @classmethod
+    def fix(cls, diagnostic, source):
+        """Unwrap an envelope written in place as the ``schema=`` argument: its inner dict's text,
+        each line after the first moved left by the difference between the two dicts' key
+        indentation. Nothing when the envelope is a constant (it may serve another API too),
+        holds more than its two keys or a comment outside the inner dict, a multi-line string
+        (whose text re-indenting would change), or a layout that re-indenting cannot keep."""
+        import libcst as cst
+
+        path = diagnostic.path
+        outer = source.node_at(path, diagnostic.line, diagnostic.col, cst.Dict)
+        arg = source.parent(path, outer) if outer is not None else None
+        if not isinstance(arg, cst.Arg) or arg.keyword is None or arg.keyword.value != "schema":
+            return None
+        inner = _envelope_function(outer)
+        if inner is None:
+            return None
+        text, around = _text_of(source, path, inner), _text_of(source, path, outer)
+        if "#" in around.replace(text, "") or '"""' in text or "'''" in text or "\\\n" in text:
+            return None
+        lines = text.split("\n")
+        if len(lines) > 1:
+            outer_key = source.position(path, outer.elements[0]).start
+            inner_key = source.position(path, inner.elements[0]).start if inner.elements else None
+            if inner_key is None or outer_key.line == source.position(path, outer).start.line:
+                return None
+            shift = inner_key.column - outer_key.column
+            if shift <= 0 or any(line.strip() and not line.startswith(" " * shift) for line in lines[1:]):
+                return None
+            text = "\n".join([lines[0]] + [line[shift:] for line in lines[1:]])
+        return [source.replace(path, outer, text)]
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration in ctx.facts.registrations:
@@ -218,3 +269,35 @@ class ParametersShape(Rule):
                 locate(registration, ("parameters", "properties"), ctx),
                 f"`parameters.properties` must be a dict of name -> schema, not {json_text(properties)}",
             )
+
+
+def _text_of(source, path, node) -> str:
+    """``node``'s text as written in the file (libcst's own rendering of a node drops the
+    indentation of the block it is in)."""
+    where = source.position(path, node)
+    lines = (source.text(path) or "").split("\n")[where.start.line - 1 : where.end.line]
+    if len(lines) == 1:
+        return lines[0][where.start.column : where.end.column]
+    return "\n".join([lines[0][where.start.column :]] + lines[1:-1] + [lines[-1][: where.end.column]])
+
+
+def _envelope_function(node):
+    """The inner ``function`` dict of a dict display that is exactly ``{"type": "function",
+    "function": {...}}`` (libcst), else None."""
+    import libcst as cst
+
+    keys = {}
+    for element in node.elements:
+        if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+            return None
+        keys[element.key.evaluated_value] = element.value
+    kind, function = keys.get("type"), keys.get("function")
+    if (
+        len(node.elements) != 2
+        or set(keys) != {"type", "function"}
+        or not isinstance(kind, cst.SimpleString)
+        or kind.evaluated_value != "function"
+        or not isinstance(function, cst.Dict)
+    ):
+        return None
+    return function
