@@ -44,6 +44,7 @@ def _where_no_loop_runs(call: ast.Call, analyzer: "ModuleFunctions", fn: "Functi
             statement = fn.parents.get(id(parent))
             if (
                 isinstance(statement, ast.Try)
+                and parent.type is not None
                 and analyzer.is_builtin(parent.type, fn, ("RuntimeError",))
                 and _probes_running_loop(statement.body, analyzer, fn)
             ):

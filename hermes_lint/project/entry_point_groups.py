@@ -19,7 +19,7 @@ import configparser
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from hermes_lint.project.plugins import ENTRY_POINT_GROUP, _metadata_files, _read
 
@@ -96,11 +96,11 @@ def _pyproject(text: str, declared_in: str) -> List[MisnamedGroup]:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
         return []
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
-    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
-    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+    project = _table(data, "project")
+    poetry = _table(_table(data, "tool"), "poetry")
     found = []
-    for groups, header in ((project.get("entry-points"), r"project\.entry-points"), (poetry.get("plugins"), r"tool\.poetry\.plugins")):
+    tables = ((project.get("entry-points"), r"project\.entry-points"), (poetry.get("plugins"), r"tool\.poetry\.plugins"))
+    for groups, header in tables:
         if not isinstance(groups, dict):
             continue
         for group, table in groups.items():
@@ -112,6 +112,11 @@ def _pyproject(text: str, declared_in: str) -> List[MisnamedGroup]:
                 line = _key_line(text, group, _header_line(text, r"\[[ \t]*" + header + r"[ \t]*\]"))
             found.append(MisnamedGroup(group, declared_in, line or 1, tuple(str(k) for k in table)))
     return found
+
+
+def _table(data: Dict[str, Any], key: str) -> Dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _ini(text: str) -> Optional[configparser.ConfigParser]:
