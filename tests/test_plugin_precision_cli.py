@@ -292,3 +292,19 @@ def test_the_envelope_fix_unwraps_it_in_place_and_keeps_the_layout(tmp_path):
     code, out, err = check(root, "--select", "HRM304", "--fix")
     assert (code, [line.split(" ")[1:3] for line in out], err) == (1, [["HRM304", "schema"]], "Fixed 0 (1 remaining).\n")
     assert (root / "notes_plugin" / "__init__.py").read_text() == constant
+
+
+def test_a_cached_run_sees_the_group_renamed(tmp_path):
+    root = plugin(tmp_path, {"__init__.py": REGISTER}, group="hermes.plugins", manifest=MANIFEST + "provides_tools: [notes_add]\n")
+
+    def cached():
+        completed = subprocess.run([sys.executable, "-m", "hermes_lint", "check", "--select", "HRM812"],
+                                   cwd=root, capture_output=True, text=True, timeout=120)
+        return completed.returncode, completed.stdout.splitlines()
+
+    assert cached() == (1, ["pyproject.toml:5:1: " + HRM812.format(group="hermes.plugins")])
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"hermes.plugins"', '"hermes-agent.plugins"'))
+    assert cached() == (1, ["pyproject.toml:5:1: " + HRM812.format(group="hermes-agent.plugins")])
+    pyproject.write_text(pyproject.read_text().replace('"hermes-agent.plugins"', '"hermes_agent.plugins"'))
+    assert cached() == (0, [])
