@@ -25,12 +25,14 @@ class HandlerRunsEventLoop(Rule):
     bridge can run the coroutine on the caller's own loop and still return its result, so none is
     exempt.
 
-    One place is certain to have no running loop: the ``except RuntimeError:`` block of a ``try``
-    whose only statement is ``asyncio.get_running_loop()`` (or ``loop = asyncio.get_running_loop()``)
-    runs only when this thread has none, and starting a loop there is what the registry itself
-    does for an ``is_async=True`` handler called from sync code. A loop started there is not
+    What is reported is the call that starts a loop. One place is certain to have no running
+    loop: the ``except RuntimeError:`` block of a ``try`` whose only statement is
+    ``asyncio.get_running_loop()`` (or ``loop = asyncio.get_running_loop()``) runs only when this
+    thread has none, where running the coroutine to completion is what Hermes's own bridge for
+    ``is_async=True`` handlers (``model_tools._run_async``) does too. A loop started there is not
     reported; one started after such a ``try``, or in a block that catches another exception or
-    follows a ``try`` doing more than the probe, still is.
+    follows a ``try`` doing more than the probe, still is. The other branch of such a bridge, a
+    callable handed to a worker thread, is not followed (below).
 
     Not reported: nested functions and callables passed by reference (``executor.submit(fn)``
     runs them in another thread, where a fresh loop is legitimate), helpers from other modules,
