@@ -22,7 +22,7 @@ import time
 import tokenize
 from pathlib import Path
 
-from hermes_lint.check import noqa
+from hermes_lint import noqa
 
 
 def whole_file(text: str):

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from hermes_lint.config import Config
-from hermes_lint.check.runner import run_project
+from hermes_lint.project_check import run_project
 
 
 def write_module(root: Path, count: int) -> None:

@@ -60,7 +60,7 @@ def copy_project(source: Path, target: Path) -> None:
 
 # The parsing floor (``--floor``): what every cold check does before any rule runs, in the
 # standard library alone: read each file, parse it, and compile a tool module's top-level
-# statements (``model.extract.parse_module``'s compile check).
+# statements (``model.parsing.parse_module``'s compile check).
 FLOOR_SCRIPT = """
 import ast, sys, warnings
 warnings.simplefilter("ignore")

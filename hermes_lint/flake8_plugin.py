@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 
 from hermes_lint import __version__, server_client
 from hermes_lint.check.affected import may_hold_schema_keys
-from hermes_lint.config import Config, ConfigError, find_root, load_config
+from hermes_lint.config import Config, ConfigError
+from hermes_lint.project_config import find_root, load_config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
 
 # flake8 imports every plugin for every file it checks, tool module or not: the engine and the
@@ -335,7 +336,7 @@ def _checked(project_root: Path, relative: str, kind: str, text: str, use_cache:
         else:
             diagnostics = project.diagnostics_with(project.results, own)
     config = project.config
-    from hermes_lint.check.noqa import HERMES_LINT, file_level_comments
+    from hermes_lint.noqa import HERMES_LINT, file_level_comments
 
     # flake8 applies `# noqa` and `# flake8: noqa` itself; `# hermes-lint: noqa` is this plugin's.
     exempt = [c for c in file_level_comments(text) if c.file_level == HERMES_LINT]
@@ -368,7 +369,7 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
     The editor's case, each save a new flake8 process: ``check``'s warm path reuses the last
     run's stored diagnostics when no input changed, without importing the checking machinery;
     else it checks what changed and stores them for the next process. Once per flake8 run."""
-    from hermes_lint.check.noqa import may_have_noqa
+    from hermes_lint.noqa import may_have_noqa
 
     if may_have_noqa(text):
         return None
@@ -377,7 +378,7 @@ def stored_diagnostics_in(root: Path, relative: str, text: str) -> Optional[List
         return None
     memo = _stored.get(str(root))
     if memo is None or memo[0] != _run:
-        from hermes_lint.check.runner import run_project
+        from hermes_lint.project_check import run_project
 
         by_path: Dict[str, List[Diagnostic]] = {}
         for diagnostic in run_project(root, project_config(root), use_cache=True):

@@ -171,7 +171,7 @@ class Server:
         """Import the checker and bring the project's cache up to date (what ``hermes-lint
         check`` does), so that the first request costs what the others do. Requests arriving
         meanwhile wait in the socket's queue."""
-        from hermes_lint.check.runner import run_project
+        from hermes_lint.project_check import run_project
 
         try:
             run_project(self.root, flake8_plugin.project_config(self.root), use_cache=True)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from hermes_lint.atomic import write_atomic
-from hermes_lint.project.builtin_tools import CATALOGUE, catalogue_text, hooks_in_plugin_loader, tools_in_directory
+from hermes_lint.extract.builtin_tools import CATALOGUE, catalogue_text, hooks_in_plugin_loader, tools_in_directory
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hermes_lint" / "data" / CATALOGUE
 

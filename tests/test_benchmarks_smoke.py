@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hermes_lint.config import Config
-from hermes_lint.check.runner import run_project
+from hermes_lint.project_check import run_project
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))

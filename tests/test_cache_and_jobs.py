@@ -14,7 +14,8 @@ import pytest
 from hermes_lint.check import engine
 
 from hermes_lint.check import runner
-from hermes_lint.check.runner import BYTES_PER_WORKER, run_project, worker_count
+from hermes_lint.check.runner import BYTES_PER_WORKER, worker_count
+from hermes_lint.project_check import run_project
 from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project, run
 
 

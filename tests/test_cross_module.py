@@ -175,7 +175,7 @@ def test_an_imported_list_the_module_changes_at_import_is_never_frozen_at_its_fi
     assert "16:9" not in json.dumps(tool)  # the list as agent/options.py writes it is not the value
 
 def test_the_manifest_records_the_files_values_were_read_from_and_the_runtime_sees_them_change(tmp_path):
-    from hermes_lint.config import load_config
+    from hermes_lint.project_config import load_config
     from hermes_lint.manifest.generate import generate_for_root
 
     root = project(tmp_path)
@@ -225,8 +225,8 @@ def test_a_cached_result_that_could_not_parse_an_imported_module_goes_stale_when
 def test_a_process_that_runs_again_finds_a_module_created_since(tmp_path):
     """A long-lived process (an editor's flake8 plugin, the server) runs once per request: a name
     it found no module for in one run is looked up again in the next."""
-    from hermes_lint.check.runner import run_project
-    from hermes_lint.config import load_config
+    from hermes_lint.project_check import run_project
+    from hermes_lint.project_config import load_config
 
     root = project(tmp_path)
     (root / "agent/options.py").unlink()
@@ -238,8 +238,8 @@ def test_a_process_that_runs_again_finds_a_module_created_since(tmp_path):
 
 
 def test_a_process_that_runs_again_reads_a_module_rewritten_with_its_old_size_and_mtime(tmp_path):
-    from hermes_lint.check.runner import run_project
-    from hermes_lint.config import load_config
+    from hermes_lint.project_check import run_project
+    from hermes_lint.project_config import load_config
 
     root = project(tmp_path, ratios='["16:9", "16:9"]')
     options = root / "agent/options.py"

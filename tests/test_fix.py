@@ -123,7 +123,7 @@ def test_no_manifest_is_created_by_fix(tmp_path):
 
 
 def test_a_file_changed_on_disk_while_fixing_is_not_overwritten(tmp_path, monkeypatch):
-    from hermes_lint.edit.fix import command
+    from hermes_lint.autofix import command
 
     make_project(tmp_path, {"echo_tool.py": TWO_STEP})
     real = command.fix_project
@@ -226,7 +226,7 @@ def test_json_marks_an_unsafe_fix(tmp_path):
 def _fix_one(code: str, source: str, *, select: str, files=None) -> str:
     from hermes_lint.config import config_from_table
     from hermes_lint.check.engine import ProjectSources, SourceFile
-    from hermes_lint.edit.fix.run import fix_sources
+    from hermes_lint.autofix.run import fix_sources
 
     sources = ProjectSources([SourceFile("tools/x_tool.py", source.encode())], None)
     outcome = fix_sources(sources, config_from_table({"select": [select]}), unsafe=True)
@@ -310,7 +310,7 @@ def test_explain_shows_what_fix_makes_of_the_examples():
 
 
 def test_a_pass_that_would_break_a_file_leaves_it_as_it_was():
-    from hermes_lint.edit.fix.run import _apply
+    from hermes_lint.autofix.run import _apply
 
     texts = {"a.py": "x = f()\n", "b.py": "y = 1\n"}
     breaking = Fix("safe", "m", (Edit("a.py", (1, 6), (1, 8), "(("),))
@@ -319,7 +319,7 @@ def test_a_pass_that_would_break_a_file_leaves_it_as_it_was():
 
 
 def test_add_noqa_leaves_lines_where_a_comment_would_change_the_code(tmp_path):
-    from hermes_lint.edit.fix.command import add_noqa
+    from hermes_lint.autofix.command import add_noqa
     from hermes_lint.model import Diagnostic
 
     source = 'TEXT = """first\nsecond"""\nVALUE = 1 + \\\n    2\nOTHER = 3\n'

@@ -14,9 +14,9 @@ from typing import Dict, Set
 
 from hermes_lint.config import Config
 from hermes_lint.check.engine import collect_sources
-from hermes_lint.edit.fix.run import fixes_for
+from hermes_lint.autofix.run import fixes_for
 from hermes_lint.edit.fix.source import FixSource, Texts
-from hermes_lint.check.runner import run_project
+from hermes_lint.project_check import run_project
 from tests.test_cli import run
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"

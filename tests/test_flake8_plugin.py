@@ -363,7 +363,7 @@ def test_an_unchanged_file_is_answered_from_what_check_stored_without_the_engine
         "import sys; from hermes_lint.flake8_plugin import check_buffer; "
         "found = check_buffer('tools/broken_tool.py', open('tools/broken_tool.py', encoding='utf-8').readlines()); "
         "print([d.as_text() for d in found if d.code == 'HRM004']); "
-        "print(sorted(set(sys.modules) & {'hermes_lint.check.engine', 'hermes_lint.rules', 'hermes_lint.model.extract'}))"
+        "print(sorted(set(sys.modules) & {'hermes_lint.check.engine', 'hermes_lint.rules', 'hermes_lint.extract.module_facts'}))"
     )
     completed = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True,
                                timeout=60, env=_env())

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from hermes_lint import __version__
 from hermes_lint.cli import main
-from hermes_lint.config import load_config
+from hermes_lint.project_config import load_config
 from hermes_lint.check.engine import check_sources, collect_sources
 from hermes_lint.report.ci_formats import SARIF_SCHEMA_URI, format_github, format_sarif
 from hermes_lint.model import Diagnostic
@@ -163,7 +163,7 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
     assert result.exit_code == 1
     from_repository = lambda path: f"tests/fixtures/formats/project/{path}"  # noqa: E731
     if name == "sarif":  # SARIF carries each finding's fix
-        from hermes_lint.edit.fix.command import fixes_on_disk
+        from hermes_lint.autofix.command import fixes_on_disk
 
         diagnostics = fixture_diagnostics()
         fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)
@@ -180,7 +180,7 @@ def test_check_command_offers_the_format(name, formatter, monkeypatch):
 
 def test_sarif_fixes_are_valid_sarif(sarif_validator):
     """Each fixable finding's result has ``fixes``: its replacement, as the schema says."""
-    from hermes_lint.edit.fix.command import fixes_on_disk
+    from hermes_lint.autofix.command import fixes_on_disk
 
     diagnostics = fixture_diagnostics()
     fixes = fixes_on_disk(PROJECT, load_config(PROJECT), diagnostics)

@@ -7,8 +7,8 @@ import inspect
 import pytest
 
 from hermes_lint.config import Config
-from hermes_lint.check.engine import build_module_context
-from hermes_lint.model.extract import parse_module
+from hermes_lint.extract.module_context import build_module_context
+from hermes_lint.model.parsing import parse_module
 from hermes_lint.model.semantic import CALL_DEPTH
 from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses
 

@@ -17,7 +17,7 @@ from hermes_lint.cli import main
 from hermes_lint.config import Config
 from hermes_lint.flake8_plugin import check_buffer, clear_caches
 from hermes_lint.regular_files import FileTooLarge, NotRegularFile, read_regular_file
-from hermes_lint.check.runner import run_project
+from hermes_lint.project_check import run_project
 from tests.test_cli import GOOD_TOOL, TOOLSETS, make_project
 
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and device symlinks are POSIX")
@@ -414,7 +414,8 @@ def test_flake8_reports_a_deep_schema_without_a_traceback(tmp_path):
 BROKEN_CONFIG = '[tool.hermes-lint]\ningore = ["HRM1"]\n'
 def config_message(root: Path) -> str:
     """The one line flake8 must show: the configuration error ``check`` gives, and what it means."""
-    from hermes_lint.config import ConfigError, load_config
+    from hermes_lint.config import ConfigError
+    from hermes_lint.project_config import load_config
 
     with pytest.raises(ConfigError) as raised:
         load_config(root)
@@ -587,7 +588,7 @@ def test_new_tool_refuses_a_deeply_nested_toolsets_file_with_the_by_hand_message
 
 
 def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypatch):
-    from hermes_lint.edit import scaffold
+    from hermes_lint.scaffold import tool as scaffold
 
     root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
 
@@ -611,7 +612,7 @@ def test_a_rerun_of_an_interrupted_new_tool_finishes_the_job(tmp_path, monkeypat
 
 
 def test_new_tool_does_not_resume_over_a_file_the_user_edited(tmp_path, monkeypatch):
-    from hermes_lint.edit import scaffold
+    from hermes_lint.scaffold import tool as scaffold
 
     root = make_project(tmp_path, {}, toolsets='TOOLSETS = {"demo": {"description": "D", "tools": [], "includes": []}}\n')
     monkeypatch.setattr(scaffold, "write_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt))

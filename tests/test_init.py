@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from hermes_lint.cli import main
 from hermes_lint.cli.init import CONFIG_TABLE, TOOLSETS_TEMPLATE
-from hermes_lint.edit.reference_runtime import runtime_file_names
+from hermes_lint.scaffold.reference_runtime import runtime_file_names
 
 REPO_TOOLS = Path(__file__).resolve().parents[1] / "tools"
 

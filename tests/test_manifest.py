@@ -15,9 +15,11 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from hermes_lint.config import Config, load_config
+from hermes_lint.config import Config
+from hermes_lint.project_config import load_config
 from hermes_lint.manifest.generate import check_manifest, generate_for_root, import_lines, render, resolve_toolset, summary
 from hermes_lint.cli.manifest import manifest as manifest_command
+from hermes_lint.rule_examples import run_example
 from hermes_lint.rules import rule_by_code
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -753,7 +755,7 @@ def hrm501_cases():
 
 @pytest.mark.parametrize("rule, example, expected", list(hrm501_cases()))
 def test_hrm501_examples_through_manifest_check(rule, example, expected):
-    found = rule.run_example(example)
+    found = run_example(rule, example)
     assert [(d.path, d.line, d.col) for d in found] == expected
     if found and example.message:
         assert found[0].message == example.message

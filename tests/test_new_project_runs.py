@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_lint.edit.reference_runtime import runtime_file_names
+from hermes_lint.scaffold.reference_runtime import runtime_file_names
 
 REPO_TOOLS = Path(__file__).resolve().parents[1] / "tools"
 

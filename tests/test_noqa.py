@@ -10,8 +10,8 @@ import tokenize
 
 import pytest
 
-from hermes_lint.check import noqa
-from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
+from hermes_lint import noqa
+from hermes_lint.noqa import NoqaComment, find_noqa_comments
 
 
 def tokenized(text: str):

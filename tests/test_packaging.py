@@ -89,7 +89,7 @@ def test_wheel_metadata(tmp_path):
     assert "tools/registry.py" not in names  # never a top-level `tools` package
     assert not any(name.startswith("templates/") for name in names)  # installed under hermes_lint/
     # the reference runtime `init` copies: every module RUNTIME_MODULES names, under hermes_lint/
-    from hermes_lint.edit.reference_runtime import runtime_file_names
+    from hermes_lint.scaffold.reference_runtime import runtime_file_names
 
     runtime = runtime_file_names(REPO_ROOT / "tools")
     assert "registry.py" in runtime

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_lint.config import Config, find_root
+from hermes_lint.config import Config
+from hermes_lint.project_config import find_root
 from hermes_lint.evaluate.project import ProjectModules
 from hermes_lint.project.plugin_register import follow_plugin
 from hermes_lint.project.plugins import EntryPoint, PluginSpec, entry_points, project_plugins

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hermes_lint.config import Config
-from hermes_lint.check.runner import run_project
-from hermes_lint.project import builtin_tools as builtin
+from hermes_lint.project_check import run_project
+from hermes_lint.extract import builtin_tools as builtin
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RELEASE = Path("/work/ext/releases/hermes_agent-0.19.0")

@@ -108,14 +108,14 @@ def test_new_tool_in_the_plugin_edits_register_and_plugin_yaml_and_keeps_comment
     ],
 )
 def test_a_flow_list_gets_the_name_inside_it(weather, provides, expected):
-    from hermes_lint.edit.plugin_scaffold import add_provided_tool
+    from hermes_lint.scaffold.plugin import add_provided_tool
 
     text = f"name: weather\nversion: 0.1.0\ndescription: d\n{provides}requires_env: []\n"
     assert add_provided_tool(text.encode(), "forecast").decode() == text.replace(provides, expected)
 
 
 def test_a_manifest_without_provides_tools_gets_one():
-    from hermes_lint.edit.plugin_scaffold import add_provided_tool
+    from hermes_lint.scaffold.plugin import add_provided_tool
 
     assert add_provided_tool(b"name: w\nversion: 1\n", "forecast") == b"name: w\nversion: 1\nprovides_tools:\n  - forecast\n"
 

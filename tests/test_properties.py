@@ -156,7 +156,7 @@ def _write_project(root: Path, modules) -> None:
 @FEW
 @given(st.lists(_modules, min_size=1, max_size=3))
 def test_the_cache_never_changes_a_result(tmp_path_factory, runs):
-    from hermes_lint.check.runner import run_project
+    from hermes_lint.project_check import run_project
 
     root = tmp_path_factory.mktemp("project")
     for modules in runs:  # one edit after another, the cache kept between them

@@ -9,6 +9,7 @@ import inspect
 
 import pytest
 
+from hermes_lint import rule_examples
 from hermes_lint.config import config_from_table
 from hermes_lint.check.engine import ProjectSources, SourceFile, check_sources
 from hermes_lint.rules import all_rules
@@ -33,8 +34,8 @@ def example_sources(example) -> ProjectSources:
 
 
 def run_example(rule, example):
-    if hasattr(rule, "run_example"):  # findings produced by another command (HRM501: manifest --check)
-        return rule.run_example(example)
+    if rule.examples_run_by is not None:  # findings produced by a command (HRM501: manifest --check)
+        return rule_examples.run_example(rule, example)
     config = config_from_table({"select": [rule.code], **example.options})
     return [d for d in check_sources(example_sources(example), config) if d.code == rule.code]
 
@@ -92,7 +93,7 @@ def test_project_rule_reports_the_same_from_cached_facts_without_schemas(rule, e
     from hermes_lint.check import cache_codec, project_records
     from hermes_lint.check.engine import ModuleResult, check_module, finish
 
-    if hasattr(rule, "run_example"):
+    if rule.examples_run_by is not None:
         pytest.skip("reported by another command")
     sources = example_sources(example)
     config = config_from_table({"select": [rule.code], **example.options})
@@ -141,7 +142,7 @@ def test_every_rule_shows_a_fix():
 
 def _autofix_cases():
     for rule in all_rules():
-        if rule.fix_applicability is None or hasattr(rule, "run_example"):
+        if rule.fix_applicability is None or rule.examples_run_by is not None:
             continue
         for number, example in enumerate(rule.invalid):
             yield pytest.param(rule, example, id=f"{rule.code}-AUTOFIX-{number}")
@@ -153,7 +154,7 @@ def test_autofix_of_invalid_example(rule, example: Invalid):
     second run changes nothing; ``autofixed=None``: the rule offers no fix for this finding."""
     from dataclasses import replace
 
-    from hermes_lint.edit.fix.run import fix_sources
+    from hermes_lint.autofix.run import fix_sources
 
     config = config_from_table({"select": [rule.code], **example.options})
     outcome = fix_sources(example_sources(example), config, unsafe=True)
@@ -181,7 +182,7 @@ def test_an_autofix_never_reads_its_finding_s_message(rule, example: Invalid, mo
     message reworded, the fixes are the same."""
     from dataclasses import replace
 
-    from hermes_lint.edit.fix import run as fix_run
+    from hermes_lint.autofix import run as fix_run
 
     config = config_from_table({"select": [rule.code], **example.options})
     expected = fix_run.fix_sources(example_sources(example), config, unsafe=True).texts
@@ -197,5 +198,5 @@ def test_every_rule_with_an_autofix_shows_it():
     for rule in all_rules():
         if rule.fix_applicability is not None:
             assert rule.fix_applicability in ("safe", "unsafe") and rule.fix_title, rule.code
-            if not hasattr(rule, "run_example"):
+            if not rule.examples_run_by is not None:
                 assert any(ex.autofixed is not None for ex in rule.invalid), f"{rule.code} has no fixed example"

@@ -27,9 +27,9 @@ from click.testing import CliRunner
 
 from hermes_lint import atomic
 
-from hermes_lint.edit import scaffold
+from hermes_lint.scaffold import tool as scaffold
 from hermes_lint.atomic import write_atomic, write_new
-from hermes_lint.edit.scaffold import ToolSpec, available_templates, load_template, render_template, render_tool
+from hermes_lint.scaffold.tool import ToolSpec, available_templates, load_template, render_template, render_tool
 from hermes_lint.cli.new_tool import new_tool
 from hermes_lint.edit.toolsets_edit import ToolsetsEditError, add_tool
 from tests.test_packaging import build_wheel, copy_source, skip_when_the_index_is_unreachable
@@ -266,7 +266,7 @@ def test_block_placeholders_take_the_line_indentation_or_vanish():
 
 
 TEMPLATE_PROBE = (  # run in a fresh process: where hermes_lint is, its templates, one rendered
-    "import hermes_lint, hermes_lint.edit.scaffold as s; "
+    "import hermes_lint, hermes_lint.scaffold.tool as s; "
     "print(hermes_lint.__file__); print(s.available_templates()); "
     "print(len(s.render_tool(s.ToolSpec('w', 'w', 'W.', template='async'))))"
 )

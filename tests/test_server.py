@@ -469,14 +469,14 @@ def test_a_stop_signal_while_reading_the_project_or_answering_is_not_swallowed(p
     """SIGTERM raises where the server is: reading the project at start, or checking a file for
     a request, both of which catch every error of their own."""
     from hermes_lint import server as server_module
-    from hermes_lint.check import runner
+    from hermes_lint import project_check
     from hermes_lint.check.cache_identity import key_text
 
     def stopped(*args, **kwargs):
         raise server_module._Stop("SIGTERM")
 
     server = server_module.Server(project)
-    monkeypatch.setattr(runner, "run_project", stopped)
+    monkeypatch.setattr(project_check, "run_project", stopped)
     with pytest.raises(server_module._Stop):
         server.warm_up()
 
@@ -566,7 +566,7 @@ def test_a_configuration_edit_its_stat_hid_from_the_server_is_read_again_when_a_
     next edit of the file."""
     from hermes_lint import server as server_module
     from hermes_lint.check.cache_identity import key_text
-    from hermes_lint.config import load_config
+    from hermes_lint.project_config import load_config
 
     monkeypatch.setattr(flake8_plugin, "_stat_key", lambda path: (1, 2, 3))  # one tick, one size
     server = server_module.Server(project)

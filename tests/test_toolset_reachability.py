@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_lint.config import load_config
+from hermes_lint.project_config import load_config
 from hermes_lint.manifest.generate import generate_for_root
 from tests.test_cli import GOOD_TOOL, make_project, run
 

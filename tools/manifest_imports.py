@@ -70,15 +70,25 @@ def materialize(lazy: LazyTool) -> ToolEntry:
     The import runs the module's ``registry.register(...)``, which replaces the lazy entry
     (same toolset). When it registered elsewhere (this is not the module-level registry) or
     the module was imported before, the entry is adopted from the module-level registry,
-    else rebuilt from the manifest's handler reference. ``ImportError`` and friends
-    propagate: ``dispatch`` turns them into an ``{"error": ...}`` result.
+    else rebuilt from the manifest's handler reference. An import that fails after registering
+    the tool leaves it registered, as import discovery does; other failures (``ImportError``
+    and friends) propagate: ``dispatch`` turns them into an ``{"error": ...}`` result.
     """
     registry = lazy.registry
     with registry._materialize_lock:
         current = registry.get_entry(lazy.name)
         if current is not None and current.handler is not lazy.handler:
             return current
-        module = _registry_module._importlib().import_module(lazy.module)
+        try:
+            module = _registry_module._importlib().import_module(lazy.module)
+        except Exception:
+            # As under import discovery, what the module registered before its import failed
+            # stands: a refused override (``PermissionError``) stops the tools after it, not
+            # this one, registered first.
+            current = registry.get_entry(lazy.name)
+            if current is not None and current.handler is not lazy.handler:
+                return current
+            raise
         current = registry.get_entry(lazy.name)
         if current is not None and current.handler is not lazy.handler:
             return current

@@ -21,4 +21,6 @@ Modules, from the bottom up (a function's own scope, its parameters and bindings
   functions, and whether every use is visible;
 - ``handlers``: one registration's handler put together from the above;
 - ``schema_properties``: the properties a registration's schema declares, and whether fixed.
+- ``enum_dispatch``: which values of a schema ``enum`` a handler's ``if``/``elif`` dispatch
+  returns for (HRM101).
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from hermes_lint.model.extract import REGISTER_PARAMETERS
+from hermes_lint.model.callables import REGISTER_PARAMETERS
 from hermes_lint.model import Registration
 
 

@@ -6,7 +6,7 @@ that, when its content hash does; a stat taken within one timestamp tick of the 
 change is not recorded (``regular_files.settled``), since a rewrite within that tick would keep
 it. The whole cache is keyed on the toolkit version and the configuration.
 Beside it, a small file holds the last run's final diagnostics with the stat of every input
-(``runner.run_project``): when nothing changed they are reused as they are, without loading the
+(``runner.check_project``): when nothing changed they are reused as they are, without loading the
 index.
 
 An index entry holds what the project phase reads of the module (``project_view``: its

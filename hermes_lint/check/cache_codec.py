@@ -22,7 +22,7 @@ _CLASSES: Dict[str, type] = {}
 
 def allow_model_classes() -> None:
     if not _CLASSES:
-        from hermes_lint.check.noqa import NoqaComment  # not needed by a warm run: imported here
+        from hermes_lint.noqa import NoqaComment  # not needed by a warm run: imported here
 
         for cls in (
             model.Location,

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 from hermes_lint.config import Config
-from hermes_lint.model.context import ModuleContext, ModuleIndex, ProjectContext
-from hermes_lint.model.semantic import SemanticModel
-from hermes_lint.model.extract import ParsedModule, extract_facts, module_name, parse_module
+from hermes_lint.model.context import ModuleContext, ProjectContext
+from hermes_lint.extract.module_context import build_module_context
+from hermes_lint.model.parsing import ParsedModule, parse_module
 from hermes_lint.model import Diagnostic, ModuleFacts
-from hermes_lint.check.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
+from hermes_lint.noqa import HERMES_LINT, NoqaComment, find_noqa_comments
 from hermes_lint.check.tool_names import attributed, merged_across_modules, named
 from hermes_lint.rules import all_rules
 from hermes_lint.rules.base import Rule
@@ -87,48 +87,6 @@ def selected_rules(config: Config, scope: str) -> List[Type[Rule]]:
 def _selected_rules(config: Config, scope: str) -> Tuple[Type[Rule], ...]:
     # Asked once per checked file: the prefix matching of select/ignore is done once per run.
     return tuple(rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code))
-
-
-def build_module_context(
-    parsed: ParsedModule, config: Config, project: Optional[Any] = None
-) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
-    """``project``: the ``ProjectModules`` imported names are read from (default: the files
-    under ``config.project_root``)."""
-    from hermes_lint.evaluate import ModuleEvaluator
-    from hermes_lint.evaluate.project import project_modules
-    from hermes_lint.project.registry_contract import module_contract
-    from hermes_lint.project.registration_sites import entries_of, sites_for_config
-
-    if parsed.tree is None:
-        return extract_facts(parsed, None), None
-    index = ModuleIndex(parsed.tree)
-    if project is None and config.project_root:
-        project = project_modules(config.project_root, config.src)
-    from hermes_lint.project.plugin_register import dotted_name
-
-    # The name the module is imported by (``pkg`` for ``pkg/__init__.py``, ``src/`` dropped):
-    # what its relative imports are resolved against.
-    name, is_package = dotted_name(parsed.path), parsed.path.endswith("__init__.py")
-    evaluator = ModuleEvaluator(
-        parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
-    )
-    semantic = SemanticModel(parsed.tree, parsed.text, index, evaluator)
-    sites = sites_for_config(config, project)
-    entries = entries_of(sites, parsed.path)
-    unfollowed = sites.unfollowed_in(parsed.path) if sites is not None else ()
-    contract = module_contract(parsed.tree, index, parsed.path, config, project, entries)
-    facts = extract_facts(parsed, semantic, config.env_readers, contract, entries, unfollowed)
-    ctx = ModuleContext(
-        path=parsed.path,
-        text=parsed.text,
-        lines=parsed.lines,
-        tree=parsed.tree,
-        semantic=semantic,
-        facts=facts,
-        config=config,
-        contract=contract,
-    )
-    return facts, ctx
 
 
 def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
@@ -275,7 +233,7 @@ def finish(
 def _noqa_of_file(config: Config, path: str, data: Optional[bytes]) -> Dict[int, NoqaComment]:
     """The ``# noqa`` comments of a project file that tool modules read values from (``data``,
     else the file on disk: the sha256 recorded in ``read_modules`` pins it for the cache)."""
-    from hermes_lint.check.noqa import may_have_noqa
+    from hermes_lint.noqa import may_have_noqa
     from hermes_lint.regular_files import read_regular_file
 
     if data is None and config.project_root:

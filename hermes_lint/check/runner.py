@@ -394,20 +394,24 @@ def _module_results(
     return cast("List[ModuleResult]", results), toolsets
 
 
-def run_project(
+def check_project(
     root: Path,
     config: Config,
     *,
+    manifest_findings: Callable[[Path, Config], List["Diagnostic"]],
     jobs: Optional[int] = 1,
     use_cache: bool = False,
     reads: Optional[Dict[str, Tuple[str, ...]]] = None,
     checked: Optional[List[int]] = None,
 ) -> List[Diagnostic]:
-    """Every diagnostic of the project at ``root``. ``jobs``: at most that many processes for the
-    per-file phase; None: as many as the amount of work and the CPUs make worthwhile. ``reads``:
-    filled with each tool module's path -> the other project files its facts were read from
-    (``affected.module_reads``). ``checked``: a list that gets [registrations read, register
-    calls that could not be read]."""
+    """Every diagnostic of the project at ``root`` (``project_check.run_project`` is the entry).
+    ``manifest_findings``: HRM501's, what ``manifest --check`` says of the manifest on disk
+    (``manifest.inputs.stale_manifest``, which runs this package's engine: handed in, not
+    imported), asked after the project phase and cached with its diagnostics. ``jobs``: at most
+    that many processes for the per-file phase; None: as many as the amount of work and the CPUs
+    make worthwhile. ``reads``: filled with each tool module's path -> the other project files
+    its facts were read from (``affected.module_reads``). ``checked``: a list that gets
+    [registrations read, register calls that could not be read]."""
     from hermes_lint.check.affected import module_reads
 
     _start_run()
@@ -436,9 +440,7 @@ def run_project(
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched, touched = _watched(root)
         diagnostics = finish(results, ProjectSources([], toolsets, watched), config, cache)
-        from hermes_lint.manifest.inputs import stale_manifest
-
-        diagnostics = sorted(diagnostics + stale_manifest(root, config))
+        diagnostics = sorted(diagnostics + manifest_findings(root, config))
         if reads is not None:
             reads.update(module_reads(results))
         if cache is not None:

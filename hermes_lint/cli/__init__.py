@@ -9,7 +9,8 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 import click
 
 from hermes_lint import __version__
-from hermes_lint.config import KNOWN_PROVIDERS, ConfigError, find_root, load_config
+from hermes_lint.config import KNOWN_PROVIDERS, ConfigError
+from hermes_lint.project_config import find_root, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

@@ -1,7 +1,7 @@
 """``hermes-lint check``: its options, which combinations make sense, and the run.
 
 The report itself (formats, paths, statistics, the summary) is ``cli.check_report``; ``--fix``,
-``--diff`` and ``--add-noqa`` are ``edit.fix.cli_action``; ``--watch`` is ``cli.watch``.
+``--diff`` and ``--add-noqa`` are ``cli.fix``; ``--watch`` is ``cli.watch``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from hermes_lint.cli import (
     resolve_root,
     run_guarded,
 )
-from hermes_lint.config import KNOWN_PROVIDERS, load_config
+from hermes_lint.config import KNOWN_PROVIDERS
+from hermes_lint.project_config import load_config
 
 TEXT_FORMATS = ("text", "concise", "full")
 FORMATS = (*TEXT_FORMATS, "json", "sarif", "github")
@@ -160,7 +161,7 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
             if fix or fix_only or show_diff or add_noqa:
                 from hermes_lint.check import affected
                 from hermes_lint.cli.check_report import report
-                from hermes_lint.edit.fix.cli_action import run_fix_options
+                from hermes_lint.cli.fix import run_fix_options
 
                 fix_wanted = None
                 if wanted is not None:
@@ -212,7 +213,7 @@ def _diagnostics(root: Path, config, stdin: Optional[Path], wanted, changed: boo
                  paths: Sequence[str] = (), checked: Optional[List[int]] = None):
     """(the diagnostics to report, texts standing for files: the buffer read from stdin)."""
     from hermes_lint.check import affected
-    from hermes_lint.check.runner import run_project
+    from hermes_lint.project_check import run_project
 
     with _progress(root, config, quiet):
         if stdin is not None:
@@ -259,7 +260,7 @@ def _check_buffer(root: Path, config, relative: str, data: bytes, jobs, use_cach
                   checked: Optional[List[int]] = None):
     """The project's diagnostics located in ``relative``, with ``data`` as that file's text: the
     other modules from disk (and the cache), so project rules see the buffer in its place;
-    ``checked`` gets the registrations of the buffer (``runner.run_project``)."""
+    ``checked`` gets the registrations of the buffer (``project_check.run_project``)."""
     from hermes_lint.check.affected import may_hold_schema_keys, with_buffer
     from hermes_lint.check.engine import ProjectSources, SourceFile, check_module, finish
     from hermes_lint.check.runner import count_registrations, module_results

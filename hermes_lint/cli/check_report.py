@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import click
 
 from hermes_lint.cli import write_output
+from hermes_lint.config import Config
+
+if TYPE_CHECKING:
+    from hermes_lint.project.registration_sites import ProjectSites
 
 
 def fixes_of(root: Path, config, diagnostics: Sequence, sources) -> Dict:
     """Each diagnostic's fix (safe and unsafe); nothing is imported for a clean run."""
     if not diagnostics:
         return {}
-    from hermes_lint.edit.fix.command import fixes_on_disk
+    from hermes_lint.autofix.command import fixes_on_disk
 
     return fixes_on_disk(root, config, diagnostics, sources)
 
@@ -45,7 +49,7 @@ def report(diagnostics, root: Path, config, output_format: str, output_file: Opt
 def summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[str, bool]:
     """(the summary line, whether nothing was found to check). A run that read no registration
     never says "All checks passed": it says what it did not find, and why."""
-    from hermes_lint.project.registration_sites import nothing_found, project_sites, summary
+    from hermes_lint.project.registration_sites import project_sites
     from hermes_lint.report import terminal
 
     read, unread = checked
@@ -56,7 +60,54 @@ def summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[s
         else:
             why = nothing_found(sites, config)
         return f"Nothing checked: no tool registration found: {why}", True
-    return f"{terminal.summary(diagnostics)} ({summary(sites, read, unread)})", read == 0
+    return f"{terminal.summary(diagnostics)} ({checked_summary(sites, read, unread)})", read == 0
+
+
+def checked_summary(sites: Optional["ProjectSites"], registrations: int, unread: int) -> str:
+    """What was checked, for the summary line: ``7 tools in 2 plugins``, ``84 tools in tools/ and
+    87 plugins``."""
+    from hermes_lint.report.terminal import plural
+
+    tools = plural(registrations, "tool")
+    plugins = len(sites.plugins) if sites is not None else 0
+    parts = []
+    if sites is not None and sites.tool_modules:
+        parts.append(f"{Path(sites.tools_dir).as_posix()}/")
+    if plugins:
+        parts.append(plural(plugins, "plugin"))
+    where = f" in {' and '.join(parts)}" if parts else ""
+    more = f", {unread} unread" if unread else ""
+    return f"{tools}{where}{more}"
+
+
+def nothing_found(sites: Optional["ProjectSites"], config: Config) -> str:
+    """Why a run found no registration to check: one line."""
+    from hermes_lint.report.terminal import plural
+
+    if sites is None:
+        return "no project root"
+    if sites.kind == "empty":
+        return (
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level, and no plugin is "
+            "declared (no `hermes_agent.plugins` entry point in pyproject.toml, setup.cfg or setup.py; no "
+            "plugin.yaml beside an __init__.py)"
+        )
+    reasons: List[str] = []
+    if sites.kind == "tools":
+        reasons.append(
+            f"no {config.tools_dir}/*.py module calls `registry.register(...)` at top level"
+            if not sites.tool_modules else f"{plural(len(sites.tool_modules), 'tool module')} register nothing"
+        )
+    for plugin in sites.plugins:
+        spec = plugin.spec
+        if spec.register_module is None:
+            what = f"`{spec.entry_point.value}`" if spec.entry_point else spec.directory
+            reasons.append(f"plugin {spec.name}: {what} names no module of the project")
+        elif plugin.problem:
+            reasons.append(f"plugin {spec.name}: {plugin.problem}")
+        else:
+            reasons.append(f"plugin {spec.name}: its register(ctx) registers no tool")
+    return "; ".join(reasons)
 
 
 def render(diagnostics, root: Path, config, output_format: str, fixes: Dict, sources=None, *, colour: bool = True,

@@ -153,7 +153,7 @@ def _runtime_files(root: Path, tools: Path, kept: List[str]) -> List[Tuple[Path,
     write), so that a scaffolded tool's ``from tools.registry import ...`` runs. None when the
     project has a ``tools/registry.py``: it has a runtime of its own, which the reference's
     other modules must not be mixed into."""
-    from hermes_lint.edit.reference_runtime import RuntimeNotFound, runtime_directory, runtime_file_names
+    from hermes_lint.scaffold.reference_runtime import RuntimeNotFound, runtime_directory, runtime_file_names
 
     if (tools / "registry.py").exists():
         kept.append(f"{(tools / 'registry.py').relative_to(root).as_posix()} (the project's runtime: not replaced)")

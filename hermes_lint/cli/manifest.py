@@ -37,7 +37,7 @@ def manifest(root, output, check_only, show_diff, output_format, debug) -> None:
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, resolve_root, run_guarded, write_stdout
 
     def action() -> int:
-        from hermes_lint.config import load_config
+        from hermes_lint.project_config import load_config
 
         project_root = resolve_root(root)
         config = load_config(project_root)

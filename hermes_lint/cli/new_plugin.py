@@ -1,4 +1,4 @@
-"""``hermes-lint new-plugin``: the click command over ``hermes_lint.edit.plugin_scaffold``.
+"""``hermes-lint new-plugin``: the click command over ``hermes_lint.scaffold.plugin``.
 
 Loaded by the ``hermes-lint`` group only when named (see ``cli/new_tool.py``), so ``check`` does not
 import libcst for it.
@@ -28,8 +28,8 @@ def new_plugin(plugin_name: str, description: Optional[str], parent: str, debug:
     from pathlib import Path
 
     from hermes_lint.cli import UsageError, run_guarded
-    from hermes_lint.edit.plugin_scaffold import plan_new_plugin, write_plugin_plan
-    from hermes_lint.edit.scaffold import ScaffoldError, default_description
+    from hermes_lint.scaffold.plugin import plan_new_plugin, write_plugin_plan
+    from hermes_lint.scaffold.tool import ScaffoldError, default_description
 
     def action() -> int:
         directory = Path(parent)

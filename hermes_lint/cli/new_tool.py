@@ -1,7 +1,7 @@
-"""``hermes-lint new-tool``: the click command over ``hermes_lint.edit.scaffold``.
+"""``hermes-lint new-tool``: the click command over ``hermes_lint.scaffold.tool``.
 
 A command object of its own, which the ``hermes-lint`` group of ``cli.py`` loads when the command
-is named (``_LazyGroup``). Importing this module costs only click: ``hermes_lint.edit.scaffold``
+is named (``_LazyGroup``). Importing this module costs only click: ``hermes_lint.scaffold.tool``
 (which loads libcst, ~0.8 s cold) and ``hermes_lint.cli`` are imported when the command runs, so
 ``hermes-lint check`` does not pay for them.
 """
@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 import click
 
-# Kept equal to hermes_lint.edit.scaffold's (not imported from there: see the module docstring).
+# Kept equal to hermes_lint.scaffold.tool's (not imported from there: see the module docstring).
 DEFAULT_TEMPLATE, ASYNC_TEMPLATE = "basic", "async"
 TOOL_SUFFIX = "_tool"
 
@@ -56,8 +56,8 @@ def new_tool(
     exit status is 1.
     """
     from hermes_lint.cli import UsageError, resolve_root, run_guarded
-    from hermes_lint.config import load_config
-    from hermes_lint.edit.scaffold import (
+    from hermes_lint.project_config import load_config
+    from hermes_lint.scaffold.tool import (
         ScaffoldError,
         ToolSpec,
         default_description,
@@ -108,7 +108,7 @@ def new_tool(
 def _plugin_of(project_root, config):
     """The plugin to add the tool to, in a plugin project without a tools/ directory; None in a
     tools/ tree."""
-    from hermes_lint.edit.scaffold import ScaffoldError
+    from hermes_lint.scaffold.tool import ScaffoldError
     from hermes_lint.project.plugins import project_plugins
 
     if (project_root / config.tools_dir).is_dir():
@@ -122,8 +122,8 @@ def _plugin_of(project_root, config):
 
 def _new_plugin_tool(project_root, plugin, name, toolset, description, dry_run) -> int:
     """Add the tool module to the plugin, register it in register(ctx), list it in plugin.yaml."""
-    from hermes_lint.edit.plugin_scaffold import plan_plugin_tool, write_plugin_plan
-    from hermes_lint.edit.scaffold import default_description
+    from hermes_lint.scaffold.plugin import plan_plugin_tool, write_plugin_plan
+    from hermes_lint.scaffold.tool import default_description
 
     plan = plan_plugin_tool(project_root, plugin, name, description or default_description(name), toolset)
     if dry_run:
@@ -142,11 +142,11 @@ def _regenerate(project_root, config, plan) -> bool:
     """Regenerate the existing manifest; False (after saying why) when it could not be."""
     from hermes_lint.cli import UsageError
     from hermes_lint.report.output import format_text
-    from hermes_lint.edit.scaffold import regenerate_manifest
+    from hermes_lint.cli.manifest import write_manifest
 
     created = plan.relative(plan.tool_path)
     try:
-        outcome = regenerate_manifest(project_root, config)
+        outcome = write_manifest(project_root, config)  # as `hermes-lint manifest` does: one code path
     except Exception as exc:  # the tool exists now; say so rather than hide it
         raise UsageError(
             f"{created} was created, but regenerating {config.manifest} failed: "
@@ -179,7 +179,7 @@ def _without_suffix(name: str) -> str:
 
 
 def _template_name(template: Optional[str], is_async: bool) -> str:
-    from hermes_lint.edit.scaffold import ScaffoldError
+    from hermes_lint.scaffold.tool import ScaffoldError
 
     if template is None:
         return ASYNC_TEMPLATE if is_async else DEFAULT_TEMPLATE

@@ -7,7 +7,7 @@ from typing import Optional
 import click
 
 from hermes_lint.cli import EXIT_CLEAN, UsageError, resolve_root, run_guarded
-from hermes_lint.config import load_config
+from hermes_lint.project_config import load_config
 
 
 @click.command("server")

@@ -1,2 +1,4 @@
-"""Edit: the commands that write source — ``new-tool`` (scaffold, toolsets.py edit) and
-``check --fix`` (fix/) — with libcst, formatting and comments kept."""
+"""Edit: changing source with its formatting and comments kept — the edits a rule's fix is made
+of and applies (fix/: ``Edit``, ``Fix``, the libcst view of a file being fixed, the transforms
+rules compose, ``# noqa`` comment edits), string literals, and toolsets.py's list edits. The
+commands that write files with them are ``scaffold`` and ``check --fix`` (``autofix``)."""

@@ -47,6 +47,6 @@ Layout (``ModuleEvaluator`` is assembled from one mixin per concern):
 
 from .evaluator import ModuleEvaluator
 from .limits import BUDGET_EXCEEDED
-from .locations import split_source_lines
+from ..model.parsing import split_source_lines
 
 __all__ = ["ModuleEvaluator", "split_source_lines", "BUDGET_EXCEEDED"]

@@ -19,12 +19,12 @@ from .module_index import _BINDING_WORDS, _Binding, _BindingIndex, _is_environme
 from .operators import _Operators
 from .primitives import _Primitives
 from .statements import _Statements
+from ..model.context import child_statements
 from .syntax import (
     _EXPRESSION_WORDS,
     FunctionNode,
     Positioned,
     _analyse_function,
-    child_statements,
     _end,
     _FunctionInfo,
     _start,

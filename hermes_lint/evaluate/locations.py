@@ -3,24 +3,11 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..model import Location
 from .limits import MAX_RESULT_ITEMS
 from .state import _EvaluatorState
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-
-def split_source_lines(source: str) -> List[str]:
-    """Split ``source`` into lines exactly as Python's tokenizer numbers them.
-
-    ``str.splitlines`` also breaks at form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` and ``\\u2028``/
-    ``\\u2029``, which Python does not; a description containing one would shift every later line.
-    """
-    return _LINE_BREAK.split(source)
 
 
 class _Locations(_EvaluatorState):

@@ -134,7 +134,7 @@ def _read_regular(path: str, limit: Optional[int] = None) -> Optional[bytes]:
 
 
 def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
-    from hermes_lint.model.extract import parse_module  # the one way files are decoded and parsed
+    from hermes_lint.model.parsing import parse_module  # the one way files are decoded and parsed
 
     if len(data) > MAX_MODULE_BYTES:
         return None

@@ -10,9 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
-from hermes_lint.model.context import child_nodes
+from hermes_lint.model.context import STATEMENT_LISTS, child_nodes, child_statements
 
-_STATEMENT_LISTS = ("body", "orelse", "finalbody")
 # Methods that put their arguments inside the object they are called on.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
@@ -77,16 +76,6 @@ def _path_from_root(node: ast.AST) -> str:
             node = node.func
         else:
             return "".join("." + a for a in reversed(attributes))
-
-
-def child_statements(stmt: ast.AST) -> Iterator[ast.stmt]:
-    """Statements nested in a compound statement (not in def bodies: callers decide)."""
-    for field in _STATEMENT_LISTS:
-        yield from getattr(stmt, field, ())
-    for handler in getattr(stmt, "handlers", ()):
-        yield from handler.body
-    for case in getattr(stmt, "cases", ()):
-        yield from case.body
 
 
 def _is_main_name_test(node: ast.AST) -> Optional[bool]:
@@ -167,7 +156,7 @@ def _expression_roots(stmt: Any) -> List[ast.AST]:
         return [stmt.test]
     roots: List[ast.AST] = []
     for field, value in ast.iter_fields(stmt):
-        if field in _STATEMENT_LISTS:
+        if field in STATEMENT_LISTS:
             continue
         if field == "handlers":
             roots.extend(h.type for h in value if h.type is not None)

@@ -14,7 +14,7 @@ from hermes_lint.edit.fix.edits import Edit, Fix, TextIndex, edit_between
 from hermes_lint.model import Diagnostic
 
 UNUSED_NOQA = "HRM900"
-# A file-level exemption: a comment line of its own (``check.noqa``'s form).
+# A file-level exemption: a comment line of its own (``hermes_lint.noqa``'s form).
 _FILE_NOQA = re.compile(r"^[ \t\f]*#[ \t]*hermes-lint:[ \t]*noqa(?::[ \t]?(?P<codes>[A-Z]+[0-9]+(?:[, \t]+[A-Z]+[0-9]+)*))?[ \t]*$")
 # Lines a comment may not go before: a shebang, a coding cookie (PEP 263: on line 1 or 2).
 _HEADER = re.compile(r"^#!|^[ \t\f]*#.*coding[:=][ \t]*[-\w.]+")
@@ -23,7 +23,7 @@ _HEADER = re.compile(r"^#!|^[ \t\f]*#.*coding[:=][ \t]*[-\w.]+")
 def rule_fixes(root: Path, config: Config, diagnostics: Sequence[Diagnostic], buffers: Dict[str, bytes]) -> Dict[Diagnostic, Fix]:
     """Each diagnostic's fix (safe and unsafe), computed on the buffers (relative path ->
     bytes) in place of their files: ``check --format json``'s fixes."""
-    from hermes_lint.edit.fix.command import fixes_on_disk
+    from hermes_lint.autofix.command import fixes_on_disk
 
     return fixes_on_disk(root, config, diagnostics, sources=buffers)
 
@@ -34,7 +34,7 @@ def fix_all(root: Path, config: Config, relative: str, buffers: Dict[str, bytes]
     from dataclasses import replace
 
     from hermes_lint.check.engine import SourceFile, collect_sources
-    from hermes_lint.edit.fix.run import fix_sources
+    from hermes_lint.autofix.run import fix_sources
 
     sources = collect_sources(root, config)
 
@@ -65,7 +65,7 @@ def fix_all(root: Path, config: Config, relative: str, buffers: Dict[str, bytes]
 def noqa_edit(relative: str, text: str, line: int, code: str) -> Optional[Edit]:
     """``# noqa: CODE`` added to line ``line`` (merged into its noqa comment), or None where a
     comment cannot go (inside a multi-line string, after a backslash) or it is there already."""
-    from hermes_lint.edit.fix.command import _lines_without_comment_room
+    from hermes_lint.autofix.command import _lines_without_comment_room
     from hermes_lint.edit.fix.noqa_edit import add_codes
 
     if code == UNUSED_NOQA:
@@ -115,7 +115,7 @@ def file_noqa_edit(relative: str, text: str, code: str) -> Optional[Edit]:
 
 def safe_rule(code: str) -> bool:
     from hermes_lint.edit.fix.edits import SAFE
-    from hermes_lint.edit.fix.run import fixable_rules
+    from hermes_lint.autofix.run import fixable_rules
 
     rule = fixable_rules().get(code)
     return rule is not None and rule.fix_applicability == SAFE

@@ -28,7 +28,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from hermes_lint import flake8_plugin
-from hermes_lint.config import Config, find_root
+from hermes_lint.config import Config
+from hermes_lint.project_config import find_root
 from hermes_lint.discovery import text_may_register_tools
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,7 +102,7 @@ def check_documents(root: Path, texts: Dict[str, str]) -> Dict[str, List[Diagnos
     """Each open document's diagnostics (``texts``: relative path -> buffer text), as
     ``hermes-lint check`` reports them for the project with those texts saved."""
     from hermes_lint.check.engine import UNUSED_NOQA, SourceFile, apply_suppressions, check_module
-    from hermes_lint.check.noqa import NoqaComment, find_noqa_comments
+    from hermes_lint.noqa import NoqaComment, find_noqa_comments
 
     snapshot = flake8_plugin.project_snapshot(root)
     config = snapshot.config

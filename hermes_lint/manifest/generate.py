@@ -52,7 +52,8 @@ from hermes_lint.model.callables import register_argument
 from hermes_lint.model.check_forms import classify_check
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.model.extract import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, parse_module
+from hermes_lint.model.callables import REGISTER_PARAMETERS, REQUIRED_PARAMETERS
+from hermes_lint.model.parsing import parse_module
 from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unresolved, holes_in
 from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
 
@@ -138,7 +139,8 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
     are frozen instead of tool modules' (``plugin_manifest``)."""
     from dataclasses import replace
 
-    from hermes_lint.check.engine import build_module_context, check_module, finish, module_result
+    from hermes_lint.check.engine import check_module, finish, module_result
+    from hermes_lint.extract.module_context import build_module_context
     from hermes_lint.evaluate.project import ProjectModules
 
     # The generator runs the validator: check's own rules under BLOCKING_CODES, on the contexts

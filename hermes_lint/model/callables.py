@@ -10,7 +10,23 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from hermes_lint.model.extract import REGISTER_PARAMETERS
+# ToolRegistry.register's parameters, in order: positional arguments map onto these (the
+# built-in contract; a project's own registry module may say otherwise: ``project.registry_contract``).
+REGISTER_PARAMETERS = (
+    "name",
+    "toolset",
+    "schema",
+    "handler",
+    "check_fn",
+    "requires_env",
+    "is_async",
+    "description",
+    "emoji",
+    "max_result_size_chars",
+    "dynamic_schema_overrides",
+    "override",
+)
+REQUIRED_PARAMETERS = ("name", "toolset", "schema", "handler")
 
 
 def register_argument(call: ast.Call, name: str) -> Optional[ast.expr]:

@@ -43,7 +43,7 @@ from hermes_lint.model import Hole, Unresolved
 from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
-from hermes_lint.model.extract import source_segment
+from hermes_lint.model.parsing import source_segment
 from hermes_lint.model.semantic import CALL_DEPTH, CallableNode
 
 # `module` checks name a top-level package only: find_spec("a.b") imports `a` to search it,

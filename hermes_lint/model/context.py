@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
 
 from hermes_lint.config import Config
 from hermes_lint.model import Location, ModuleFacts, Registration
@@ -92,6 +92,20 @@ def walk(node: ast.AST) -> List[ast.AST]:
                     if isinstance(item, node_type):
                         append(item)
     return nodes
+
+
+# The fields of a compound statement that hold its nested statements.
+STATEMENT_LISTS = ("body", "orelse", "finalbody")
+
+
+def child_statements(stmt: ast.AST) -> Iterator[ast.stmt]:
+    """Statements nested in a compound statement (not in def bodies: callers decide)."""
+    for field in STATEMENT_LISTS:
+        yield from getattr(stmt, field, ())
+    for handler in getattr(stmt, "handlers", ()):
+        yield from handler.body
+    for case in getattr(stmt, "cases", ()):
+        yield from case.body
 
 
 class ModuleIndex:

@@ -331,7 +331,7 @@ def argument_location(ctx: Any, registration: Registration, name: str) -> Option
     keyword = registration.keyword(name)
     if keyword is not None:
         return keyword.value_location
-    from hermes_lint.model.extract import REGISTER_PARAMETERS
+    from hermes_lint.model.callables import REGISTER_PARAMETERS
 
     position = REGISTER_PARAMETERS.index(name)
     if ctx is not None and position < registration.positional_args:

@@ -1,6 +1,6 @@
 """The semantic model of one module: the answers every analysis asks of a module's names and code.
 
-Built once per module with its syntax tree (``check.engine.build_module_context``) and held by
+Built once per module with its syntax tree (``extract.module_context.build_module_context``) and held by
 ``ModuleContext.semantic``. It holds the module's evaluator (``evaluator``: the values of names,
 partial, read across project modules — which keeps its own finer, flow-sensitive index of which
 binding is live at a line). Extraction, the handler analysis (``analysis/``), the environment
@@ -34,8 +34,7 @@ import builtins
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeVar, Union, cast
 
 from hermes_lint.model import Registration
-from hermes_lint.evaluate.syntax import child_statements
-from hermes_lint.model.context import ModuleIndex
+from hermes_lint.model.context import ModuleIndex, child_statements
 from hermes_lint.model.scopes import bindings, parameter_names
 
 _Analysis = TypeVar("_Analysis")

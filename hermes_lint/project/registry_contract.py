@@ -15,22 +15,10 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
-# ToolRegistry.register's parameters, in order: positional arguments map onto these.
-BUILTIN_PARAMETERS = (
-    "name",
-    "toolset",
-    "schema",
-    "handler",
-    "check_fn",
-    "requires_env",
-    "is_async",
-    "description",
-    "emoji",
-    "max_result_size_chars",
-    "dynamic_schema_overrides",
-    "override",
-)
-BUILTIN_REQUIRED = ("name", "toolset", "schema", "handler")
+from hermes_lint.model.callables import REGISTER_PARAMETERS, REQUIRED_PARAMETERS
+
+# The built-in contract's parameters: the reference runtime's ``ToolRegistry.register``.
+BUILTIN_PARAMETERS, BUILTIN_REQUIRED = REGISTER_PARAMETERS, REQUIRED_PARAMETERS
 
 # Calls by which a registry decides for itself whether a handler is a coroutine.
 _COROUTINE_TESTS = frozenset({"isawaitable", "iscoroutine", "iscoroutinefunction", "isfuture"})
@@ -265,7 +253,7 @@ def module_contract(
 ) -> RegistryContract:
     """The contract the register calls of the module at ``path`` are judged by (``entries``: its
     plugin register functions, ``plugin_tools.Entry``)."""
-    from hermes_lint.model.extract import module_name
+    from hermes_lint.model.parsing import module_name
     from hermes_lint.project.plugin_tools import has_plugin_calls
 
     contract = contract_for(index.imports, module_name(path), path.endswith("__init__.py"), project)
@@ -280,7 +268,7 @@ def contracts_in_use(sources: Any, config: Any) -> Dict[str, int]:
     from hermes_lint.model.context import ModuleIndex
     from hermes_lint.discovery import tree_registers_tools
     from hermes_lint.evaluate.project import project_modules
-    from hermes_lint.model.extract import parse_module
+    from hermes_lint.model.parsing import parse_module
     from hermes_lint.project.plugin_tools import has_plugin_calls
     from hermes_lint.project.registration_sites import entries_of, sites_for_config
 

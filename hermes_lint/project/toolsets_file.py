@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from hermes_lint.evaluate import ModuleEvaluator, split_source_lines
-from hermes_lint.model.extract import parse_module
+from hermes_lint.model.parsing import parse_module
 from hermes_lint.model import Location, Unresolved, is_unresolved
 
 TOOLSETS_NAME = "TOOLSETS"

@@ -82,7 +82,7 @@ def render_rule_page(rule: Type[Rule]) -> str:
 def _offers_fixes(rule: Type[Rule]) -> bool:
     """Whether the rule's INVALID examples show what ``check --fix`` makes of them (HRM501's
     fix is a regeneration, shown by ``manifest``, not an edit of the example)."""
-    return rule.fix_applicability is not None and not hasattr(rule, "run_example")
+    return rule.fix_applicability is not None and rule.examples_run_by is None
 
 
 def _autofixed(example: Invalid) -> List[str]:

@@ -114,6 +114,10 @@ class Rule:
     # Where an example's ``code`` is written in its project (a plugin rule's examples are plugin
     # packages: their code is the plugin's ``__init__.py`` or its ``plugin.yaml``).
     example_path: ClassVar[str] = EXAMPLE_PATH
+    # The command whose findings a rule's examples are judged by when that is not the engine over
+    # the example's files (``hermes_lint.rule_examples``): "check" (a plugin rule's examples are
+    # plugin projects on disk), "manifest --check" (HRM501); None: the engine.
+    examples_run_by: ClassVar[Optional[str]] = None
 
     def check(self, ctx: Any) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError

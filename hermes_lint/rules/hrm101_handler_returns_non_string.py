@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.model.enum_dispatch import dispatch_coverage
+from hermes_lint.analysis.enum_dispatch import dispatch_coverage
 from hermes_lint.analysis.handlers import HandlerAnalyzer, analyses, unique_primaries
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.shared_examples import USUAL_HANDLERS

@@ -7,7 +7,7 @@ from typing import Iterator, Optional, Union
 from hermes_lint.model.callables import register_argument
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model.env_access import EnvAccessIndex
-from hermes_lint.model.extract import source_segment
+from hermes_lint.model.parsing import source_segment
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 # Builtins whose result is never callable: `check_fn=bool(...)` is a value, not a check.

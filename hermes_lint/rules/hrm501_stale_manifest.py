@@ -1,11 +1,8 @@
 from __future__ import annotations
 
-import inspect
-import tempfile
-from pathlib import Path
-from typing import Iterator, List, Union
+from typing import Iterator
 
-from hermes_lint.rules.base import EXAMPLE_PATH, Finding, Invalid, Rule, Valid
+from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 
 _WEATHER = """
 import os
@@ -49,7 +46,7 @@ class StaleManifest(Rule):
     inputs (``hermes_lint.manifest.inputs``), so that ``check``, ``check --fix`` and
     ``manifest --check`` always agree.
 
-    The examples run through ``manifest --check`` (``run_example``): the example code is the
+    The examples run through ``manifest --check`` (``rule_examples``): the example code is the
     tool module; ``options["manifest_of"]``, when given, is the tool module the manifest on disk
     was generated from (the same code: fresh; older code: stale); without it there is no
     manifest on disk.
@@ -59,9 +56,10 @@ class StaleManifest(Rule):
     summary = "the manifest is out of date"
     scope = "engine"
     # The fix is the regeneration itself, done by `check --fix` when the project has a manifest
-    # (``hermes_lint.edit.fix.command``), not an edit of a finding's text.
+    # (``hermes_lint.autofix.command``), not an edit of a finding's text.
     fix_applicability = "safe"
     fix_title = "regenerate the manifest (`check --fix` does, when the project has one; or `hermes-lint manifest`)"
+    examples_run_by = "manifest --check"
 
     valid = [
         Valid(_WEATHER, options={"manifest_of": _WEATHER}),
@@ -77,33 +75,3 @@ class StaleManifest(Rule):
 
     def check(self, ctx) -> Iterator[Finding]:  # pragma: no cover - produced by `manifest --check`
         return iter(())
-
-    @classmethod
-    def run_example(cls, example: Union[Valid, Invalid]) -> list:
-        """The HRM501 diagnostics of ``manifest --check`` on the example's project."""
-        from hermes_lint.config import config_from_table
-        from hermes_lint.manifest.generate import check_manifest, generate_for_root
-
-        options = dict(example.options)
-        manifest_of = options.pop("manifest_of", None)
-        config = config_from_table(options)
-        with tempfile.TemporaryDirectory(prefix="hrm501-example-") as directory:
-            root = Path(directory)
-            (root / "tools").mkdir()
-            files = {path: text for path, text in example.files.items()}
-            if manifest_of is not None:
-                _write_project(root, {**files, EXAMPLE_PATH: manifest_of})
-                generated = generate_for_root(root, config)
-                if generated.text is None:
-                    raise ValueError(f"example manifest cannot be generated: {generated.problems}")
-                (root / MANIFEST_PATH).write_bytes(generated.text)
-            _write_project(root, {**files, EXAMPLE_PATH: example.code})
-            found: List = check_manifest(root, config, root / config.manifest)
-        return [d for d in found if d.code == cls.code]
-
-
-def _write_project(root: Path, files: dict) -> None:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(inspect.cleandoc(text) + "\n", encoding="utf-8")

@@ -4,7 +4,7 @@ import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.project.builtin_tools import builtin_tools
+from hermes_lint.extract.builtin_tools import builtin_tools
 from hermes_lint.project.plugin_view import plugin_views
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import REGISTER, PluginRule

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.project.builtin_tools import builtin_tools
+from hermes_lint.extract.builtin_tools import builtin_tools
 from hermes_lint.project.index import registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import PLUGIN, PluginRule, manifest

@@ -1,15 +1,11 @@
-"""How the plugin rules' examples run: each example is a small plugin project written to a
-temporary directory and checked as a user would check it (``run_project``), so that the
-project's plugin recognition, ``register(ctx)`` following and plugin.yaml reading are all
-exercised. ``example_path`` (a rule's) is where the example's ``code`` goes."""
+"""What the plugin rules' examples are made of: each example is a small plugin project, written
+to a temporary directory and checked as a user would check it (``hermes_lint.rule_examples``),
+so that the project's plugin recognition, ``register(ctx)`` following and plugin.yaml reading
+are all exercised. ``example_path`` (a rule's) is where the example's ``code`` goes."""
 
 from __future__ import annotations
 
-import inspect
-import tempfile
-from dataclasses import replace
-from pathlib import Path
-from typing import Any, ClassVar, List
+from typing import ClassVar, Optional
 
 # An example plugin's register(ctx), for examples about its plugin.yaml.
 REGISTER = '''
@@ -45,29 +41,10 @@ def manifest(tool: str) -> str:
     return MANIFEST.replace("  - echo", f"  - {tool}")
 
 
-def run_plugin_example(rule: Any, example: Any) -> List[Any]:
-    """``rule``'s diagnostics on the example's project."""
-    from hermes_lint.check.runner import run_project
-    from hermes_lint.config import config_from_table
-
-    config = config_from_table({"select": [rule.code], **example.options})
-    with tempfile.TemporaryDirectory(prefix=f"{rule.code.lower()}-example-") as directory:
-        root = Path(directory)
-        files = {**example.files, rule.example_path: example.code}
-        for path, text in files.items():
-            target = root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(inspect.cleandoc(text) + "\n", encoding="utf-8")
-        found = run_project(root, replace(config, project_root=str(root)))
-    return [d for d in found if d.code == rule.code]
-
-
 class PluginRule:
     """Mixed into a plugin rule: project scope, examples that are plugin projects on disk."""
 
     scope: ClassVar[str] = "project"
     example_path: ClassVar[str] = "plugin.yaml"
+    examples_run_by: ClassVar[Optional[str]] = "check"
 
-    @classmethod
-    def run_example(cls, example: Any) -> List[Any]:
-        return run_plugin_example(cls, example)

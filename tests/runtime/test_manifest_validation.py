@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import hermes_lint.model.extract as extract
+import hermes_lint.model.callables as callables
 import hermes_lint.manifest.generate as generator
 import tools
 import tools.manifest_loader as loader
@@ -47,8 +47,8 @@ def repo_manifest() -> dict:
 
 def test_the_linters_register_parameters_are_the_runtimes():
     runtime = list(inspect.signature(ToolRegistry.register).parameters)[1:]
-    assert list(extract.REGISTER_PARAMETERS) == runtime
-    assert set(extract.REQUIRED_PARAMETERS) == {
+    assert list(callables.REGISTER_PARAMETERS) == runtime
+    assert set(callables.REQUIRED_PARAMETERS) == {
         name for name, p in inspect.signature(ToolRegistry.register).parameters.items()
         if name != "self" and p.default is inspect.Parameter.empty
     }

@@ -1,15 +1,14 @@
-"""Fixing what the rules find: ``check --fix``, ``--unsafe-fixes``, ``--diff`` and ``--add-noqa``.
-
-A rule that can fix its findings says so in its own file (``Rule.fix_applicability`` and the
-``Rule.fix`` class method, next to its examples); this package holds the machinery they share:
+"""What a fix is made of: the edits a rule that can fix its findings computes (``Rule.fix``,
+next to its examples) and the machinery they share:
 
 - ``edits``: the data (``Edit``, ``Fix``) and applying non-overlapping edits to a text;
 - ``source``: the project's files as they are being fixed, parsed with libcst on demand, with
   the positions of their nodes (a finding's location names the node a fix edits);
-- ``run``: the loop that checks, fixes and checks again until nothing changes (bounded);
-- ``noqa_add``: ``--add-noqa``;
-- ``command``: what ``hermes-lint check`` does with those options (reading and writing files).
+- ``transforms``: the edits rules compose (replace a string, remove a list element, add a
+  keyword or an import);
+- ``noqa_edit``: adding codes to, and removing them from, ``# noqa`` comments.
 
-Nothing here is imported by a plain ``check``: libcst is loaded only when fixes are asked for
-(``--fix``, ``--diff``) or shown (``--format json|sarif``).
+The commands that apply them (``check --fix``, ``--unsafe-fixes``, ``--diff``, ``--add-noqa``)
+are ``hermes_lint.autofix``. Nothing here is imported by a plain ``check``: libcst is loaded only
+when fixes are asked for (``--fix``, ``--diff``) or shown (``--format json|sarif``).
 """

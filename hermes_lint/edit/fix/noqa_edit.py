@@ -11,7 +11,7 @@ import tokenize
 from typing import Dict, Optional, Sequence, Tuple
 
 from hermes_lint.edit.fix.edits import Edit, TextIndex
-from hermes_lint.check.noqa import _FILE_NOQA, _NOQA
+from hermes_lint.noqa import _FILE_NOQA, _NOQA
 
 
 def comments(text: str) -> Dict[int, Tuple[int, str]]:

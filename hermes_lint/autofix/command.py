@@ -43,7 +43,8 @@ def fix_project(
     use_cache: bool = False,
 ) -> FixReport:
     """The project's fixed files (in memory) and what remains; nothing is written."""
-    from hermes_lint.check.runner import module_results, run_project
+    from hermes_lint.check.runner import module_results
+    from hermes_lint.project_check import run_project
 
     if use_cache:
         # The common case, a project with nothing to fix, costs a plain cached check.
@@ -51,7 +52,7 @@ def fix_project(
         if not first:
             return _with_manifest(root, config, {}, FixReport({}, {}, 0, [], []))
     from hermes_lint.check.engine import collect_sources
-    from hermes_lint.edit.fix.run import fix_sources
+    from hermes_lint.autofix.run import fix_sources
 
     # The per-file phase of the files as they are (from the cache when it is on, just filled):
     # the fix loop's first pass then only runs the project phase.
@@ -147,7 +148,7 @@ def fixes_on_disk(
     """Each diagnostic's fix (safe and unsafe), for the JSON and SARIF outputs: only the files
     with a fixable finding (and toolsets.py) are read; ``sources``: texts that stand for files
     (an editor's buffer read from stdin)."""
-    from hermes_lint.edit.fix.run import fixable_rules, fixes_for
+    from hermes_lint.autofix.run import fixable_rules, fixes_for
     from hermes_lint.edit.fix.source import FixSource, decode_fixable
 
     rules = fixable_rules()
@@ -185,7 +186,7 @@ def add_noqa(root: Path, diagnostics: Sequence[Diagnostic], config: Optional[Con
 
     removed = _remove_unused_noqa(root, [d for d in diagnostics if d.code == UNUSED_NOQA])
     if removed and config is not None:  # lines may have gone with their comment: look again
-        from hermes_lint.check.runner import run_project
+        from hermes_lint.project_check import run_project
 
         paths = {d.path for d in diagnostics}
         diagnostics = [d for d in run_project(root, config) if d.path in paths]

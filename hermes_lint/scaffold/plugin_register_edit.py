@@ -8,7 +8,7 @@ from typing import Dict, List, Sequence
 
 import libcst as cst
 
-from hermes_lint.edit.scaffold import ScaffoldError
+from hermes_lint.scaffold.tool import ScaffoldError
 
 
 def _register_function(module: cst.Module) -> cst.FunctionDef:

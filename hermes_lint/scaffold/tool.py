@@ -32,7 +32,7 @@ from hermes_lint.atomic import write_atomic, write_new
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.config import Config
 from hermes_lint.discovery import SKIPPED_FILE_NAMES, text_may_register_tools
-from hermes_lint.edit.line_wrapping import (
+from hermes_lint.scaffold.line_wrapping import (
     LINE_WIDTH,
     dedented,
     docstring_text,
@@ -458,11 +458,3 @@ def _ensure_unchanged(plan: Plan) -> None:
         raise ScaffoldError(
             f"{plan.relative(plan.toolsets_path)} changed while new-tool was running; run it again"
         )
-
-
-def regenerate_manifest(root: Path, config: Config):
-    """Regenerate the project's manifest as ``hermes-lint manifest`` does (one code path:
-    ``manifest_cli.write_manifest``); returns its ``WriteOutcome``."""
-    from hermes_lint.cli.manifest import write_manifest
-
-    return write_manifest(root, config)

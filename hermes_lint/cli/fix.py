@@ -35,7 +35,7 @@ def run_fix_options(
     ``--output-file``...), without its summary line: the fix summary takes its place.
     ``reported(diagnostic)``: False for those ``exclude`` leaves out (never fixed either)."""
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError, write_stdout
-    from hermes_lint.edit.fix import command
+    from hermes_lint.autofix import command
 
     def keep(d) -> bool:
         return reported(d) and (wanted is None or in_paths(d.path, wanted))
@@ -92,9 +92,9 @@ def _add_noqa(root: Path, config: Config, keep, *, jobs, use_cache: bool, quiet:
     """A ``# noqa: CODE`` on each line with a finding, the unused codes (HRM900) removed, then a
     check: whatever no comment can silence is listed with what to do, and the exit status is
     what ``check`` will say next."""
-    from hermes_lint.check.runner import run_project
+    from hermes_lint.project_check import run_project
     from hermes_lint.cli import EXIT_CLEAN, EXIT_FINDINGS
-    from hermes_lint.edit.fix import command
+    from hermes_lint.autofix import command
 
     diagnostics = [d for d in run_project(root, config, jobs=jobs, use_cache=use_cache) if keep(d)]
     added = command.add_noqa(root, diagnostics, config)

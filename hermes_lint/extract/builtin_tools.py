@@ -41,9 +41,10 @@ class BuiltinTools:
 def tools_in_directory(tools_dir: Path) -> Dict[str, str]:
     """Tool name -> toolset of every registration with a constant name and toolset in
     ``tools_dir/*.py``, as runtime discovery would find them; read, never imported."""
-    from hermes_lint.check.engine import SourceFile, extract_module_facts
     from hermes_lint.config import Config
     from hermes_lint.discovery import candidate_tool_paths
+    from hermes_lint.extract.module_context import build_module_context
+    from hermes_lint.model.parsing import parse_module
     from hermes_lint.regular_files import read_regular_file
 
     config = Config(project_root=str(tools_dir.parent))
@@ -53,7 +54,7 @@ def tools_in_directory(tools_dir: Path) -> Dict[str, str]:
             data = read_regular_file(path)
         except OSError:
             continue
-        facts = extract_module_facts(SourceFile(f"tools/{path.name}", data), config)
+        facts, _ = build_module_context(parse_module(f"tools/{path.name}", data), config)
         for registration in facts.registrations:
             if isinstance(registration.name, str) and isinstance(registration.toolset, str):
                 found.setdefault(registration.name, registration.toolset)

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hermes_lint.atomic import write_atomic, write_new
-from hermes_lint.edit.line_wrapping import docstring_text, wrapped_literal
-from hermes_lint.edit.scaffold import (
+from hermes_lint.scaffold.line_wrapping import docstring_text, wrapped_literal
+from hermes_lint.scaffold.tool import (
     ScaffoldError,
     _templates_dir,
     render_template,
@@ -83,7 +83,7 @@ def tool_values(name: str, toolset: str, description: str) -> Dict[str, str]:
 
 
 def _refuse_builtin(name: str) -> None:
-    from hermes_lint.project.builtin_tools import builtin_tools
+    from hermes_lint.extract.builtin_tools import builtin_tools
 
     known = builtin_tools()
     if name in known.tools:
@@ -171,7 +171,7 @@ def plan_plugin_tool(
     """The new tool module beside the plugin's ``__init__.py``, the edited ``register`` and the
     edited ``plugin.yaml`` (``plugin``: a ``project.plugins.PluginSpec``; ``toolset``: default the
     plugin's name)."""
-    from hermes_lint.edit.plugin_register_edit import add_registration
+    from hermes_lint.scaffold.plugin_register_edit import add_registration
 
     validate_name(name)
     _refuse_builtin(name)
