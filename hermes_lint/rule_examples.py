@@ -50,7 +50,6 @@ def run_manifest_example(rule: Any, example: Any) -> List[Any]:
     """The HRM501 diagnostics of ``manifest --check`` on the example's project."""
     from hermes_lint.config import config_from_table
     from hermes_lint.manifest.generate import check_manifest, generate_for_root
-    from hermes_lint.rules.hrm501_stale_manifest import MANIFEST_PATH
 
     options = dict(example.options)
     manifest_of = options.pop("manifest_of", None)
@@ -64,7 +63,7 @@ def run_manifest_example(rule: Any, example: Any) -> List[Any]:
             generated = generate_for_root(root, config)
             if generated.text is None:
                 raise ValueError(f"example manifest cannot be generated: {generated.problems}")
-            (root / MANIFEST_PATH).write_bytes(generated.text)
+            (root / config.manifest).write_bytes(generated.text)
         _write_project(root, {**files, EXAMPLE_PATH: example.code})
         found: List = check_manifest(root, config, root / config.manifest)
     return [d for d in found if d.code == rule.code]

@@ -27,7 +27,7 @@ class _Imports(_EvaluatorState):
 
     def read_modules(self, inspected: bool = False) -> Dict[str, str]:
         """``{relative path: sha256}`` of every project file a value was read from, transitively;
-        with ``inspected``, also the files only looked into (``imported_function``)."""
+        with ``inspected``, also the files only looked into (``function_definition``)."""
         found = dict(self._read_modules)
         if inspected:
             found.update(self._inspected_modules)
@@ -49,10 +49,15 @@ class _Imports(_EvaluatorState):
         function computes at run time, given a name of its own where a registration uses it."""
         self._kinds[name] = ("refused", reason, None)
 
-    def imported_function(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str]]]:
-        """``(def node, imports of its module)`` when module-level ``name`` is imported from a
-        function of another project module, else None."""
+    def function_definition(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str], ModuleEvaluator]]:
+        """``(def node, imports of its module, evaluator of its module)`` when module-level
+        ``name`` is a function of this module, or one imported from another project module,
+        following re-exports (``from .scope import get_secret`` in a package's ``__init__``) no
+        further than imports are followed (``MAX_IMPORT_DEPTH``, never through a cycle); else
+        None. The modules looked into are reported by ``read_modules(inspected=True)``."""
         kind = self._classify(name)
+        if kind[0] == "function":
+            return kind[1].node, self._get_index().imports_by_name(), self  # type: ignore[return-value]
         if kind[0] != "import":
             return None
         module, _, attr = kind[1].origin.rpartition(".")
@@ -60,12 +65,7 @@ class _Imports(_EvaluatorState):
             foreign = self._foreign_module(module, None, record=False) if module else None
         except _Refusal:
             return None
-        if foreign is None:
-            return None
-        found = foreign._classify(attr)
-        if found[0] != "function":
-            return None
-        return found[1].node, foreign._get_index().imports_by_name()
+        return foreign.function_definition(attr) if foreign is not None else None
 
     def project_module(self, module: str) -> Optional[Tuple[ast.Module, Dict[str, str], Any]]:
         """``(syntax tree, imports, evaluate)`` of project module ``module`` (dotted, relative to

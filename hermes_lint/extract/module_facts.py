@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from hermes_lint.model.context import char_col
-from hermes_lint.model.env_access import EnvSpellings, environment_readers
+from hermes_lint.model.env_readers import environment_readers
+from hermes_lint.model.env_spellings import EnvSpellings
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.model.parsing import ParsedModule, Positioned, module_name, source_segment
 from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, plugin_calls

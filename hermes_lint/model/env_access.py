@@ -9,177 +9,12 @@ which make "nothing reads this variable" unknowable.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, Optional
 
 from hermes_lint.model.context import ModuleContext
+from hermes_lint.model.env_readers import environment_readers
+from hermes_lint.model.env_spellings import ACCESS_CLASSES, ENVIRONMENT_ATTRIBUTES, EnvAccess, EnvSpellings
 from hermes_lint.model import EnvRead, Location
-
-
-@dataclass(frozen=True)
-class EnvAccess:
-    """One read: ``os.getenv(N[, d])``/``os.environ.get(N[, d])`` ("get"), ``os.environ[N]``
-    ("subscript") or ``N in os.environ`` ("contains", ``negated`` for ``not in``)."""
-
-    node: ast.AST
-    kind: str
-    name_node: ast.expr
-    default: Optional[ast.expr] = None
-    negated: bool = False
-
-
-# Tested by exact class (``ast.parse`` makes no subclasses): one set lookup per node.
-_ACCESS_CLASSES = frozenset({ast.Call, ast.Subscript, ast.Compare})
-# The attribute names ``is_environ``/``is_getenv`` can accept.
-_ENVIRONMENT_ATTRIBUTES = frozenset({"environ", "getenv", "get"})
-
-
-class EnvSpellings:
-    """How one module spells an environment read: the names it binds to ``os``, ``os.environ``,
-    ``os.getenv``/``os.environ.get``, and to *environment readers* — functions whose result is a
-    read of the variable named by their first argument (``get_secret("TOKEN")``,
-    ``env_var_enabled("DEBUG")``): see ``environment_readers``."""
-
-    def __init__(self, imports: Dict[str, str], readers: FrozenSet[str] = frozenset()):
-        self.getenv_names = {n for n, t in imports.items() if t in ("os.getenv", "os.environ.get")}
-        self.environ_names = {n for n, t in imports.items() if t == "os.environ"}
-        self.os_names = {n for n, t in imports.items() if t == "os"}
-        self.reader_names = readers
-
-    @property
-    def may_access(self) -> bool:
-        """False when the module binds no name any spelling goes through: then no node reads."""
-        return bool(self.getenv_names or self.environ_names or self.os_names or self.reader_names)
-
-    def is_environ(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):
-            return node.id in self.environ_names
-        return (
-            isinstance(node, ast.Attribute)
-            and node.attr == "environ"
-            and isinstance(node.value, ast.Name)
-            and node.value.id in self.os_names
-        )
-
-    def is_getenv(self, func: ast.AST) -> bool:
-        if isinstance(func, ast.Name):
-            return func.id in self.getenv_names or func.id in self.reader_names
-        if isinstance(func, ast.Attribute):
-            if func.attr == "getenv" and isinstance(func.value, ast.Name):
-                return func.value.id in self.os_names
-            return func.attr == "get" and self.is_environ(func.value)
-        return False
-
-    def access(self, node: ast.AST) -> Optional[EnvAccess]:
-        if isinstance(node, ast.Call) and node.args and self.is_getenv(node.func):
-            default = node.args[1] if len(node.args) > 1 else None
-            for kw in node.keywords:
-                if kw.arg in ("default", "value"):
-                    default = kw.value
-            return EnvAccess(node, "get", node.args[0], default)
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and self.is_environ(node.value):
-            return EnvAccess(node, "subscript", node.slice)
-        if (
-            isinstance(node, ast.Compare)
-            and len(node.ops) == 1
-            and isinstance(node.ops[0], (ast.In, ast.NotIn))
-            and self.is_environ(node.comparators[0])
-        ):
-            return EnvAccess(node, "contains", node.left, negated=isinstance(node.ops[0], ast.NotIn))
-        return None
-
-
-def environment_readers(index: Any, evaluator: Any, configured: Tuple[str, ...] = ()) -> FrozenSet[str]:
-    """Names of the module bound to environment readers: its own functions every return of
-    which gives ``os.getenv(first parameter)`` (or a default: see ``_reads_its_argument``), the same imported from another
-    module of the project (read from its file, never imported), and the dotted names listed in
-    the ``env-readers`` setting (third-party helpers). Cached on ``index``."""
-    cached = getattr(index, "env_readers", None)
-    if cached is not None:
-        return cached
-    found = set()
-    own = EnvSpellings(index.imports)
-    for name, function in index.functions.items():
-        if name not in index.assigned and _reads_its_argument(function, own):
-            found.add(name)
-    called = _called_with_a_name(index)
-    for name, origin in index.imports.items():
-        if name not in called:
-            continue  # only a call ``name("VARIABLE", ...)`` can be a read
-        if origin in configured:
-            found.add(name)
-            continue
-        definition = evaluator.imported_function(name) if evaluator is not None else None
-        if definition is not None:
-            function, imports = definition
-            if _reads_its_argument(function, EnvSpellings(imports)):
-                found.add(name)
-    index.env_readers = frozenset(found)
-    return index.env_readers
-
-
-def _called_with_a_name(index: Any) -> FrozenSet[str]:
-    """Names the module calls with a constant string first: ``get_secret("TOKEN")``."""
-    called = set()
-    for node in index.nodes():
-        if (
-            node.__class__ is ast.Call
-            and node.func.__class__ is ast.Name
-            and node.args
-            and node.args[0].__class__ is ast.Constant
-            and isinstance(node.args[0].value, str)
-        ):
-            called.add(node.func.id)
-    return frozenset(called)
-
-
-def _reads_its_argument(function: ast.AST, spellings: EnvSpellings) -> bool:
-    """``function`` returns the variable named by its first parameter: every ``return`` gives a
-    read of it (``os.getenv(name)``, ``os.environ.get(name, default)``, in an expression),
-    ``None``/``""`` or another parameter (a default), and at least one gives the read; a
-    ``return False`` says something other than the variable decided (a missing package). Branches
-    (a scoped lookup, a fallback, a fail-closed path) are fine so long as each ends so; a
-    function that rebinds the parameter reads something else."""
-    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
-        return False
-    params = function.args.posonlyargs + function.args.args
-    if not params:
-        return False
-    first = params[0].arg
-    others = {arg.arg for arg in params[1:] + function.args.kwonlyargs}
-    returns: List[ast.Return] = []
-    stack: List[ast.AST] = list(function.body)
-    while stack:  # this function's own statements, not those of functions nested in it
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(node, ast.Return):
-            returns.append(node)
-        elif isinstance(node, ast.Name) and node.id == first and not isinstance(node.ctx, ast.Load):
-            return False
-        stack.extend(ast.iter_child_nodes(node))
-    reading = 0
-    for statement in returns:
-        value = statement.value
-        if value is None or (isinstance(value, ast.Constant) and value.value in (None, "")):
-            continue  # no value, as the read of an unset variable gives
-        if isinstance(value, ast.Name) and value.id in others:
-            continue  # the caller's default
-        if not _returns_a_read_of(value, first, spellings):
-            return False
-        reading += 1
-    return reading > 0
-
-
-def _returns_a_read_of(value: ast.expr, first: str, spellings: EnvSpellings) -> bool:
-    stack: List[ast.AST] = [] if isinstance(value, ast.Lambda) else [value]
-    while stack:  # the returned expression, not a lambda in it (that reads later, when called)
-        node = stack.pop()
-        found = spellings.access(node)
-        if found is not None and found.kind == "get":
-            return isinstance(found.name_node, ast.Name) and found.name_node.id == first
-        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.Lambda))
-    return False
 
 
 class EnvAccessIndex:
@@ -218,7 +53,7 @@ class EnvAccessIndex:
             return
         access = self.access
         for node in self.ctx.index.walk(root):
-            if node.__class__ in _ACCESS_CLASSES:  # what ``access`` can recognise, tested once
+            if node.__class__ in ACCESS_CLASSES:  # what ``access`` can recognise, tested once
                 found = access(node)
                 if found is not None:
                     yield found
@@ -249,7 +84,7 @@ class EnvAccessIndex:
                 if cls is ast.Name:  # by identity (hot loop): mypy cannot narrow on it
                     if node.id in names:  # type: ignore[attr-defined]
                         references.append(node)
-                elif cls is ast.Attribute and node.attr in _ENVIRONMENT_ATTRIBUTES:  # type: ignore[attr-defined]
+                elif cls is ast.Attribute and node.attr in ENVIRONMENT_ATTRIBUTES:  # type: ignore[attr-defined]
                     if self.is_environ(node) or self.is_getenv(node):
                         references.append(node)
         if not references:

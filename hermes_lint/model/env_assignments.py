@@ -16,7 +16,7 @@ import sys
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Set
 
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.model.env_access import EnvSpellings
+from hermes_lint.model.env_spellings import EnvSpellings
 from hermes_lint.model import Unresolved
 
 _SETTERS = frozenset({"setdefault", "update", "__setitem__"})

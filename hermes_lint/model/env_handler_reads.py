@@ -1,5 +1,6 @@
 """The ``os.environ["X"]`` reads a handler makes unguarded: each raises ``KeyError`` when ``X`` is
-unset, so the handler needs ``X``."""
+unset, so the handler needs ``X``; so does a call of an environment reader that raises on every
+path when ``X`` is unset (``env_readers``)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,16 @@ from typing import Dict, List, Tuple
 from hermes_lint.model.context import ModuleContext, child_nodes
 from hermes_lint.model.semantic import CALL_DEPTH, TRY_NODES, CallableNode, SemanticModel
 from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.env_spellings import EnvAccess
 from hermes_lint.model import EnvRead
 
 
-def handler_required_reads(ctx: ModuleContext, env: EnvAccessIndex, fn: CallableNode) -> List[EnvRead]:
-    """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded.
+def handler_required_reads(
+    ctx: ModuleContext, env: EnvAccessIndex, fn: CallableNode
+) -> List[Tuple[EnvRead, EnvAccess]]:
+    """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded, and calls
+    of an environment reader that raises on every path when its variable is unset; each with
+    its access.
 
     Guarded means inside a ``try`` that catches ``KeyError`` (handlers commonly wrap their
     work in ``except Exception`` and return an error), or reached only through calls made
@@ -42,7 +48,7 @@ def handler_required_reads(ctx: ModuleContext, env: EnvAccessIndex, fn: Callable
                 reached[id(target)] = (target, call_guarded)
                 todo.append((target, call_guarded, depth + 1))
     optional = set()
-    found: List[EnvRead] = []
+    found: List[Tuple[EnvRead, EnvAccess]] = []
     for function, guarded in reached.values():
         for child, child_guarded in _walk_guarded(function, guarded):
             access = env.access(child)
@@ -52,8 +58,8 @@ def handler_required_reads(ctx: ModuleContext, env: EnvAccessIndex, fn: Callable
             if access.kind != "subscript":
                 optional.add(read.name)
             elif not child_guarded:
-                found.append(read)
-    return sorted((r for r in found if r.name not in optional), key=lambda r: r.location)
+                found.append((read, access))
+    return sorted((pair for pair in found if pair[0].name not in optional), key=lambda pair: pair[0].location)
 
 
 def _walk_guarded(node: ast.AST, guarded: bool) -> List[Tuple[ast.AST, bool]]:

@@ -302,6 +302,8 @@ class EnvRun:
         if not isinstance(name, str):
             return UNKNOWN
         self.reads.setdefault(name, self.ctx.loc(access.node))
+        if access.reader is not None:
+            return self._reader(access, name, state, frame, depth)
         default = self.expr(access.default, state, frame, depth) if access.default is not None else None
         if name == self.unset:
             if access.kind == "subscript":
@@ -312,6 +314,17 @@ class EnvRun:
         if access.kind == "subscript":
             return SET
         return UNKNOWN if access.kind == "contains" else join([default, SET])
+
+    def _reader(self, access, name: str, state, frame, depth) -> Any:
+        """A call of an environment reader of the project, as its paths say (``EnvReader``)."""
+        reader = access.reader
+        nodes = reader.argument_nodes(access.node)
+        arguments = {p: self.expr(node, state, frame, depth) for p, node in (nodes or {}).items()}
+        if name != self.unset:
+            return SET if reader.required else UNKNOWN
+        if reader.required:
+            raise _Raise()
+        return reader.unset_value(arguments) if nodes is not None else UNKNOWN
 
     def _boolop(self, node: ast.BoolOp, state, frame, depth) -> Any:
         is_or = isinstance(node.op, ast.Or)

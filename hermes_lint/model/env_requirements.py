@@ -10,8 +10,8 @@ os.getenv("B")`` requires neither, ``if os.getenv("X_DISABLED"): return False`` 
 ``X_DISABLED``, and a backend switch such as ``if os.getenv("MODE") == "modal": return
 bool(os.getenv("MODAL_TOKEN"))`` requires nothing.
 
-A variable the *handler needs* is one read as ``os.environ["X"]`` (``KeyError`` when unset) in the
-handler or a module function it calls, outside a ``try`` that catches the error and in a function
+A variable the *handler needs* is one read as ``os.environ["X"]`` (``KeyError`` when unset; or
+through an environment reader that raises on every path without it) in the handler or a module function it calls, outside a ``try`` that catches the error and in a function
 that does not also test the variable some optional way (``env_handler_reads``), or one without
 which every path of the handler returns an error result.
 
@@ -27,6 +27,7 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 from hermes_lint.model.check_closure import CheckClosure
 from hermes_lint.model.context import ModuleContext, walk
 from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.env_spellings import EnvAccess
 from hermes_lint.model.env_assignments import variables_set_by_project
 from hermes_lint.model.env_handler_reads import handler_required_reads
 from hermes_lint.model.env_interpreter import EnvRun, GiveUp
@@ -44,6 +45,7 @@ class Unlisted(NamedTuple):
     name: str
     where: Location
     why: str
+    reader: Optional[str] = None  # "environ" through a call of this environment reader
 
 
 class EnvAnalysis:
@@ -126,15 +128,15 @@ class EnvAnalysis:
         ``listed`` nor set by the project itself, each once, the check's reasons first."""
         found: Dict[str, Unlisted] = {}
 
-        def add(name: str, where: Location, why: str) -> None:
+        def add(name: str, where: Location, why: str, reader: Optional[str] = None) -> None:
             if name not in listed and name not in found and not self.set_by_project(name):
-                found[name] = Unlisted(name, where, why)
+                found[name] = Unlisted(name, where, why, reader)
 
         for name, where in (self.required_by_check(check) if check is not None else {}).items():
             add(name, where, "check")
         if handler is not None:
-            for read in self.handler_required_reads(handler):
-                add(read.name, read.location, "environ")
+            for read, access in self.handler_required_reads(handler):
+                add(read.name, read.location, "environ", _reader_name(access))
             for name, where in self.required_by_handler(handler).items():
                 if not check_given:
                     add(name, where, "error, no check")
@@ -158,8 +160,9 @@ class EnvAnalysis:
 
     # --- handler -----------------------------------------------------------------------
 
-    def handler_required_reads(self, fn: CallableNode) -> List[EnvRead]:
-        """``os.environ[...]`` reads the handler ``fn`` (or what it calls) makes unguarded."""
+    def handler_required_reads(self, fn: CallableNode) -> List[Tuple[EnvRead, EnvAccess]]:
+        """``os.environ[...]`` reads (and calls of readers that raise without their variable)
+        the handler ``fn`` (or what it calls) makes unguarded."""
         return handler_required_reads(self.ctx, self.env, fn)
 
     # --- requires_env ------------------------------------------------------------------
@@ -187,6 +190,13 @@ class EnvAnalysis:
                 if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped
             }
         return name in self._mentions[key]
+
+
+def _reader_name(access: EnvAccess) -> Optional[str]:
+    """The name of the environment reader ``access`` calls, None for ``os.environ[...]``."""
+    if access.reader is not None and isinstance(access.node, ast.Call) and isinstance(access.node.func, ast.Name):
+        return access.node.func.id
+    return None
 
 
 def _all_failed(outcomes: List[Tuple[str, Any]]) -> bool:

@@ -1,8 +1,8 @@
 """HRM203's examples of what decides whether a variable is needed beyond the check's own reads:
 a variable a sibling module sets for the processes it starts (no configuration of the user's),
-an environment reader of another module with branches, a handler that fails on every path
-without a variable, and checks whose standard-library callees can or cannot read one. HRM203
-lists them among its own examples."""
+environment readers of another module with branches (optional, required or with a default, as
+their paths say), a handler that fails on every path without a variable, and checks whose
+standard-library callees can or cannot read one. HRM203 lists them among its own examples."""
 
 from __future__ import annotations
 
@@ -70,6 +70,71 @@ VALID = (
 
         registry.register(name="search", toolset="web", schema={}, handler=_search, check_fn=lambda: True)
         """
+    ),
+
+    Valid(
+        # a reader with a constant default on its paths never returns nothing: the check
+        # passes with the variable unset; one that raises on some paths only is no
+        # `os.environ[...]`, and one that may fall off its end returns None there
+        """
+        from tools.registry import registry
+        from agent.settings import service_url, api_key, region
+
+        def _forecast(args, **kw):
+            return api_key("FORECAST_KEY") + region("FORECAST_REGION")
+
+        registry.register(name="forecast", toolset="weather", schema={}, handler=_forecast,
+                          check_fn=lambda: bool(service_url("FORECAST_URL")))
+        """,
+        files={"agent/settings.py": """
+            import os
+
+            def service_url(name):
+                if os.getenv("SETTINGS_PROFILE"):
+                    return os.environ.get(name, "https://forecast.example.com")
+                return os.getenv(name) or "https://forecast.example.com"
+
+            def api_key(name, default=""):
+                if os.getenv("SETTINGS_STRICT"):
+                    return os.environ[name]
+                return os.environ.get(name, default)
+
+            def region(name):
+                if os.getenv("SETTINGS_PROFILE"):
+                    return os.environ[name]
+        """},
+    ),
+    Valid(
+        # a reader that catches the KeyError of its `os.environ[...]`, and a delegating reader
+        # whose other path returns something other than the variable
+        """
+        from tools.registry import registry
+        from agent.settings import cached_key, lookup
+
+        def _translate(args, **kw):
+            return cached_key("TRANSLATE_KEY") + lookup("TRANSLATE_REGION")
+
+        registry.register(name="translate", toolset="lang", schema={}, handler=_translate,
+                          check_fn=lambda: True)
+        """,
+        files={"agent/settings.py": """
+            import os
+            from agent.store import STORE
+
+            def _required(name):
+                return os.environ[name]
+
+            def cached_key(name):
+                try:
+                    return os.environ[name]
+                except KeyError:
+                    return None
+
+            def lookup(name):
+                if name in STORE:
+                    return STORE[name]
+                return _required(name)
+        """},
     ),
 )
 
@@ -170,5 +235,67 @@ INVALID = (
         col=54,
         message="`JIRA_TOKEN` is listed in `requires_env` of tool `jira` but never checked: "
         "nothing in this module reads it",
+    ),
+    Invalid(
+        # a reader with a profile-scope branch, a global fallback and a fail-closed path,
+        # each ending in a read of its argument: None when the variable is unset
+        """
+        from tools.registry import registry
+        from agent.vault import vault_secret
+
+        def check_lights():
+            return bool(vault_secret("LIGHTS_TOKEN"))
+
+        registry.register(name="lights_on", toolset="home", schema={}, handler=lambda a, **k: "",
+                          check_fn=check_lights)
+        """,
+        files={"agent/vault.py": """
+            import os
+
+            def _profile():
+                return os.getenv("VAULT_PROFILE")
+
+            def vault_secret(name, default=None):
+                profile = _profile()
+                if profile:
+                    os.environ.setdefault("VAULT_PROFILE_LOADED", profile)
+                    return os.environ.get(name, default)
+                if os.getenv("VAULT_FAIL_CLOSED"):
+                    return os.getenv(name)
+                return os.getenv(name, default)
+        """},
+        line=5,
+        col=17,
+        message="`LIGHTS_TOKEN` is required by check_fn `check_lights` but not listed in `requires_env` "
+        "of tool `lights_on`",
+    ),
+    Invalid(
+        # `os.environ[name]` on every path, here through a second reader: the call raises
+        # when the variable is unset, as `os.environ[...]` does
+        """
+        import json
+        from tools.registry import registry
+        from agent.vault import vault_key
+
+        def _unlock(args, **kw):
+            return json.dumps({"door": args.get("door", ""), "key": vault_key("DOOR_KEY")})
+
+        registry.register(name="unlock", toolset="home", schema={}, handler=_unlock, check_fn=lambda: True)
+        """,
+        files={"agent/vault.py": """
+            import os
+
+            def _scoped(name):
+                if os.getenv("VAULT_PROFILE"):
+                    return os.environ[name].strip()
+                return os.environ[name]
+
+            def vault_key(name):
+                return _scoped(name)
+        """},
+        line=6,
+        col=61,
+        message="handler of tool `unlock` needs `DOOR_KEY` (`vault_key(...)` raises an exception when it "
+        "is unset) but `requires_env` does not list it",
     ),
 )
