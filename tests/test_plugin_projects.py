@@ -238,7 +238,7 @@ def test_manifest_of_a_plugin_package_and_diff_of_two_releases(tmp_path):
     assert manifest(root) == (0, "", "wrote src/notes_plugin/hermes-tools.json (2 tools: 2 frozen, 0 resolved at import)\n")
     data = json.loads(target.read_text())
     # not the runtime's format: the runtime loads plugins by importing them, and refuses this file
-    assert (data["format"], data["format_version"]) == ("hermes-plugin-tool-manifest", 3)
+    assert (data["format"], data["format_version"]) == ("hermes-plugin-tool-manifest", 4)
     assert (data["package"], data["tools_dir"], data["toolsets"]) == ("notes_plugin", "src/notes_plugin",
                                                                        {"notes": ["notes_add", "notes_list"]})
     assert data["plugins"] == {"notes": {"directory": "src/notes_plugin", "entry_point": "notes_plugin",

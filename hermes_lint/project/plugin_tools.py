@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
@@ -231,32 +232,72 @@ class _Reader:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
                 and not node.args and not node.keywords):
             items, node = True, node.func.value
+        receiver = node
         if isinstance(node, ast.Name) and node.id not in self.local:
             values = self.index.assigned.get(node.id)
-            if values and len(values) == 1 and node.id not in self.index.functions and node.id not in self.index.imports:
+            if (values and len(values) == 1 and node.id not in self.index.functions and node.id not in self.index.imports
+                    and self._assigned_once(node.id)):
                 node = values[0]
         if items and isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
             return [ast.copy_location(ast.Tuple(elts=[k, v], ctx=ast.Load()), v)
                     for k, v in zip(node.keys, node.values) if k is not None]
         if not items and isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return list(node.elts)
-        return self._evaluated_rows(original)
+        return self._evaluated_rows(receiver if items else original, items, original)
 
-    def _evaluated_rows(self, node: ast.expr) -> Optional[List[ast.expr]]:
-        """Rows of a table the evaluator computes (a comprehension, a constant of another module),
-        as literal nodes located at the loop's iterable; None when any part is unknown."""
+    def _assigned_once(self, name: str) -> bool:
+        """Whether module name ``name`` is its assigned value (no statement changes it after)."""
+        return self.evaluator is None or not hasattr(self.evaluator, "is_constant") or self.evaluator.is_constant(name)
+
+    def _evaluated_rows(self, node: ast.expr, items: bool = False, at: Optional[ast.expr] = None) -> Optional[List[ast.expr]]:
+        """Rows of a table the evaluator computes (a comprehension, a constant of another module;
+        with ``items``, the ``.items()`` of the dict ``node`` computes), as literal nodes located
+        at the loop's iterable (``at``); None when any part is unknown."""
+        at = node if at is None else at
         if self.evaluator is None or any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node)):
             return None
+        rows_of_objects = hasattr(self.evaluator, "add_value")
         try:
-            value = self.evaluator.evaluate(node)
+            value = self.evaluator.evaluate(node, objects=True) if rows_of_objects else self.evaluator.evaluate(node)
         except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
             return None
         if isinstance(value, dict):
-            value = list(value.items()) if isinstance(node, ast.Call) else list(value)
+            value = list(value.items()) if items else list(value)
+        elif items:
+            return None
         if not isinstance(value, (list, tuple)):
             return None
-        rows = [_literal(item, node) for item in value]
+        if rows_of_objects:
+            return [_row(item, at, self.evaluator) for item in value]
+        rows = [_literal(item, at) for item in value]
         return None if any(row is None for row in rows) else rows  # type: ignore[return-value]
+
+
+_ROW_NUMBERS = itertools.count()
+
+
+def _row(value, at: ast.expr, evaluator) -> ast.expr:
+    """``value``, a row the evaluator computed, as a node located at ``at``: texts and numbers as
+    literals, tuples and lists as displays of their items (so that ``for name, schema in ...``
+    unpacks them), a function of the module as its name, anything else (a schema dict, an
+    object) as a name the evaluator gives that very value, so that findings about its keys are
+    located where the keys are written."""
+    node: ast.expr
+    function = evaluator.own_function(value)
+    if function is not None:
+        node = ast.Name(id=function, ctx=ast.Load())
+    elif value is None or isinstance(value, (str, int, float, bool)):
+        node = ast.Constant(value)
+    elif isinstance(value, (list, tuple)):
+        elts = [_row(item, at, evaluator) for item in value]
+        node = ast.Tuple(elts=elts, ctx=ast.Load()) if isinstance(value, tuple) else ast.List(elts=elts, ctx=ast.Load())
+    else:
+        name = f"{TABLE_ROW}{next(_ROW_NUMBERS)}"
+        evaluator.add_value(name, value)
+        node = ast.Name(id=name, ctx=ast.Load())
+    ast.copy_location(node, at)
+    node.end_lineno, node.end_col_offset = at.end_lineno, at.end_col_offset
+    return node
 
 
 def _literal(value, at: ast.expr) -> Optional[ast.expr]:
@@ -343,6 +384,8 @@ def _bind(target: ast.expr, row: ast.expr) -> Optional[Dict[str, ast.expr]]:
 LOCAL_IMPORT = "\N{WORD JOINER}local import "
 # The name a registration's argument computed at run time is given (followed by the keyword).
 LOCAL_VALUE = "\N{WORD JOINER}local value "
+# The names of the rows of a table the evaluator computes (followed by a number).
+TABLE_ROW = "\N{WORD JOINER}table row "
 _CORE = frozenset({"name", "toolset", "schema"})
 
 
