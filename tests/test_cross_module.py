@@ -303,3 +303,42 @@ def test_a_long_lived_process_reads_again_a_module_it_read_within_the_same_times
     assert ratios(settled_modules) == 'RATIOS = ["16:9", "9:16"]'
     assert ratios(settled_modules) == 'RATIOS = ["16:9", "9:16"]'
     assert parsed == ["agent/options.py"] * 3  # the second run trusted the stat
+
+
+MUTATED_HERE = """
+from tools.registry import registry
+
+RATIOS = ["16:9"]
+def handle(args, **kw): return "{}"
+if handle: RATIOS.append("1:1")
+registry.register(name="t1", toolset="t", handler=handle, schema={"name": "t1", "description": "d",
+    "parameters": {"type": "object", "properties": {"r": {"type": "string", "enum": RATIOS}}}})
+"""
+
+
+def hole_lines(root: Path) -> list:
+    result = CliRunner().invoke(main, ["manifest", "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    return [line for line in result.stderr.splitlines() if line.startswith("tools.")]
+
+
+def test_a_hole_reason_names_its_line_once(tmp_path):
+    write(tmp_path, {"toolsets.py": 'TOOLSETS = {"t": {"tools": ["t1"], "includes": []}}',
+                     "tools/__init__.py": "", "tools/t_tool.py": MUTATED_HERE})
+    assert hole_lines(tmp_path) == ["tools.t_tool: tool `t1` is resolved at import: RATIOS is mutated at line 5"]
+    reason = json.loads((tmp_path / "tools" / "manifest.json").read_text())["tools"]["t1"]["holes"][0]["reason"]
+    assert reason == "RATIOS is mutated at line 5"
+
+
+def test_a_line_of_another_module_in_a_hole_reason_keeps_the_line_of_this_one(tmp_path):
+    # The mutation's line (6, in tools.shared) equals the use's (6, here): both are said.
+    write(tmp_path, {
+        "toolsets.py": 'TOOLSETS = {"t": {"tools": ["t1"], "includes": []}}',
+        "tools/__init__.py": "",
+        "tools/shared.py": 'RATIOS = ["16:9"]\n\n\n\n\nif len: RATIOS.append("1:1")',
+        "tools/t_tool.py": MUTATED_HERE.replace('RATIOS = ["16:9"]\n', "from tools.shared import RATIOS\n")
+                                       .replace('if handle: RATIOS.append("1:1")\n', ""),
+    })
+    assert hole_lines(tmp_path) == [
+        "tools.t_tool: tool `t1` is resolved at import: RATIOS is mutated at line 6 (in module tools.shared) (line 6)"
+    ]

@@ -330,8 +330,12 @@ def test_none_that_depends_on_an_argument(source, kind):
     "body, reported",
     [
         ("return asyncio.run(c)", True),
-        # a bridge that starts a loop only when none runs still blocks a sync handler: reported
-        ("try:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    return asyncio.run(c)\nreturn 'x'", True),
+        # a loop started in the probe's `except RuntimeError:` runs only where none runs: not reported;
+        # in a block catching another exception, or after a try doing more than the probe: reported
+        ("try:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    return asyncio.run(c)\nreturn 'x'", False),
+        ("try:\n    asyncio.get_running_loop()\nexcept Exception:\n    return asyncio.run(c)\nreturn 'x'", True),
+        ("try:\n    asyncio.get_running_loop()\n    c.send(None)\nexcept RuntimeError:\n    return asyncio.run(c)\nreturn 'x'", True),
+        ("try:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    pass\nreturn asyncio.run(c)", True),
         ("loop = helper()\nif loop.is_running():\n    return 'x'\nreturn asyncio.run(c)", True),
         ("if asyncio._get_running_loop() is None:\n    return asyncio.run(c)\nreturn 'x'", True),
         # get_event_loop() returns the running loop: no probe; get_running_loop() outside a try neither

@@ -75,32 +75,45 @@ def load_generator():
 # ============================================================== check forms
 
 
+def template_check(template: dict, function: str | None = "check") -> dict:
+    check = {"kind": "template", "template": template}
+    return {**check, "function": function} if function else check
+
+
+def is_set(template: dict) -> dict:
+    return {"not": {"is_none": template}}
+
+
+# The simple forms, each the template whose truth is the check's.
 CHECKS = {
-    # always
-    "no check_fn": ("", {"kind": "always"}),
-    "None": ("check_fn=None,", {"kind": "always"}),
-    "return True": ("def check():\n    return True", {"kind": "always"}),
-    "docstring": ('def check():\n    """Always."""\n    return True', {"kind": "always"}),
-    "lambda True": ("check = lambda: True", {"kind": "always"}),
-    # env
-    "bool(getenv)": ('def check():\n    return bool(os.getenv("A"))', {"kind": "env", "all": ["A"]}),
-    "environ.get": ('def check():\n    return os.environ.get("A")', {"kind": "env", "all": ["A"]}),
-    "getenv default empty": ('def check():\n    return os.getenv("A", "")', {"kind": "env", "all": ["A"]}),
-    "from os import getenv": ('def check():\n    return bool(getenv("A"))', {"kind": "env", "all": ["A"]}),
-    "in environ": ('def check():\n    return "A" in os.environ', {"kind": "env", "all": [], "present": ["A"]}),
-    "from os import environ": ('def check():\n    return "A" in environ', {"kind": "env", "all": [], "present": ["A"]}),
-    "is not None": ('def check():\n    return os.getenv("A") is not None', {"kind": "env", "all": [], "present": ["A"]}),
+    # no check
+    "no check_fn": ("", {"kind": "none"}),
+    "None": ("check_fn=None,", {"kind": "none"}),
+    # true
+    "return True": ("def check():\n    return True", template_check({"const": True})),
+    "docstring": ('def check():\n    """Always."""\n    return True', template_check({"const": True})),
+    "lambda True": ("check = lambda: True", template_check({"const": True}, None)),
+    # environment
+    "bool(getenv)": ('def check():\n    return bool(os.getenv("A"))', template_check({"env": "A"})),
+    "environ.get": ('def check():\n    return os.environ.get("A")', template_check({"env": "A"})),
+    "getenv default empty": ('def check():\n    return os.getenv("A", "")', template_check({"env": "A"})),
+    "from os import getenv": ('def check():\n    return bool(getenv("A"))', template_check({"env": "A"})),
+    "in environ": ('def check():\n    return "A" in os.environ', template_check(is_set({"env": "A"}))),
+    "from os import environ": ('def check():\n    return "A" in environ', template_check(is_set({"env": "A"}))),
+    "is not None": ('def check():\n    return os.getenv("A") is not None', template_check(is_set({"env": "A"}))),
     "and": ('def check():\n    return bool(os.getenv("B") and os.getenv("A") and "C" in os.environ)',
-            {"kind": "env", "all": ["A", "B"], "present": ["C"]}),
-    "constant name": ('KEY = "A"\ndef check():\n    return bool(os.getenv(KEY))', {"kind": "env", "all": ["A"]}),
-    "lambda env": ('check = lambda: bool(os.getenv("A"))', {"kind": "env", "all": ["A"]}),
+            template_check({"and": [{"env": "A"}, {"env": "B"}, is_set({"env": "C"})]})),
+    "set and non-empty": ('def check():\n    return bool(os.getenv("A") and "A" in os.environ)',
+                          template_check({"env": "A"})),
+    "constant name": ('KEY = "A"\ndef check():\n    return bool(os.getenv(KEY))', template_check({"env": "A"})),
+    "lambda env": ('check = lambda: bool(os.getenv("A"))', template_check({"env": "A"}, None)),
     "calls a check": ('def _impl():\n    return bool(os.getenv("A"))\ndef check():\n    return _impl()',
-                      {"kind": "env", "all": ["A"]}),
-    # module
+                      template_check({"env": "A"})),
+    # installed package
     "find_spec": ('def check():\n    return importlib.util.find_spec("yaml") is not None',
-                  {"kind": "module", "name": "yaml"}),
+                  template_check(is_set({"find_spec": "yaml"}))),
     "bool(find_spec)": ('from importlib.util import find_spec\ndef check():\n    return bool(find_spec("yaml"))',
-                        {"kind": "module", "name": "yaml"}),
+                        template_check(is_set({"find_spec": "yaml"}))),
 }
 
 NOT_DECLARATIVE = {
@@ -261,14 +274,14 @@ def test_this_repos_manifest_content():
     generated = generate(REPO_ROOT)
     assert generated.ok, generated.problems
     data = generated.data
-    assert data["format"] == "hermes-tool-manifest" and data["format_version"] == 3
+    assert data["format"] == "hermes-tool-manifest" and data["format_version"] == 4
     assert data["generator"].startswith("hermes-lint ")
     assert data["import_only"] == {}
     assert sorted(data["tools"]) == sorted(t for m in data["modules"].values() for t in m["tools"])
     web = data["tools"]["web_search"]
     assert web["module"] == "tools.web_search_tool" and web["toolset"] == "web"
     assert web["handler"] == {"module": "tools.web_search_tool", "qualname": "_handle_web_search"}
-    assert web["check"] == {"kind": "env", "all": ["WEB_SEARCH_API_KEY"]}
+    assert web["check"] == template_check({"env": "WEB_SEARCH_API_KEY"}, "check_web_search_requirements")
     assert web["requires_env"] == ["WEB_SEARCH_API_KEY"]
     assert web["schema"]["parameters"]["properties"]["max_results"]["maximum"] == 20
     for path, digest in data["sources"].items():
@@ -388,7 +401,7 @@ def test_a_schema_built_at_run_time_is_frozen_as_unknown_and_imported_for_its_de
     assert tool["schema"] == {}
     assert tool["import_for_definitions"] is True
     assert tool["holes"] == [{"path": [], "reason": "call to undefined function load_schema (line 10)"}]
-    assert generated.data["format_version"] == 3
+    assert generated.data["format_version"] == 4
     assert generated.data["import_only"] == {}  # never imported at start-up
 
 
@@ -585,7 +598,7 @@ def test_generated_corpus_manifests_validate_against_the_shipped_schema(tmp_path
     assert generated.ok, generated.problems
     assert_valid_manifest(generated.data)
     kinds = {tool["check"]["kind"] for tool in generated.data["tools"].values()}
-    assert kinds == {"always", "env", "module", "template", "import"}
+    assert kinds == {"template", "import"}  # every generated tool has a check_fn
 
 
 def test_the_schema_rejects_what_the_runtime_refuses():
@@ -598,7 +611,7 @@ def test_the_schema_rejects_what_the_runtime_refuses():
     bad["tools"]["web_search"]["check"] = {"kind": "module", "name": "a.b"}
     assert not validator.is_valid(bad)
     bad = json.loads(json.dumps(data))
-    bad["format_version"] = 4
+    bad["format_version"] = 5
     assert not validator.is_valid(bad)
 
 

@@ -207,12 +207,17 @@ def test_a_context_stored_for_later_or_handed_outside_is_unfollowed(tmp_path):
                 add = functools.partial(ctx.register_tool, toolset="t")
                 log.debug("context %r", ctx)
                 isinstance(ctx, object)
+
+
+            def later():
+                HOLDER.ctx.register_tool(name="n", toolset="t", schema={}, handler=print)
             """,
     })
     _, functions, result = followed(tmp_path)
     assert functions == [("p/__init__.py", "register", "ctx", "ctx")]
     assert [(u.line, u.col, u.reason) for u in result.unfollowed] == [
-        (13, 5, "the plugin context is stored in `HOLDER.ctx`, which is not followed"),
+        (13, 5, "the plugin context is stored in `HOLDER.ctx`, which is not followed (`HOLDER.ctx.register_tool` "
+                "is called at p/__init__.py:20)"),
         (14, 11, "the plugin context's register_tool is passed to `functools.partial`, which cannot be followed "
                  "(`functools` is not a module of the project)"),
     ]

@@ -238,7 +238,7 @@ def test_manifest_of_a_plugin_package_and_diff_of_two_releases(tmp_path):
     assert manifest(root) == (0, "", "wrote src/notes_plugin/hermes-tools.json (2 tools: 2 frozen, 0 resolved at import)\n")
     data = json.loads(target.read_text())
     # not the runtime's format: the runtime loads plugins by importing them, and refuses this file
-    assert (data["format"], data["format_version"]) == ("hermes-plugin-tool-manifest", 3)
+    assert (data["format"], data["format_version"]) == ("hermes-plugin-tool-manifest", 4)
     assert (data["package"], data["tools_dir"], data["toolsets"]) == ("notes_plugin", "src/notes_plugin",
                                                                        {"notes": ["notes_add", "notes_list"]})
     assert data["plugins"] == {"notes": {"directory": "src/notes_plugin", "entry_point": "notes_plugin",
@@ -301,3 +301,37 @@ def test_a_handler_and_check_computed_in_register_leave_the_tools_readable(tmp_p
         "forecast_plugin/__init__.py:9:34: HRM305 `required` names `town`, which is not in `properties`\n",
         "Found 1 diagnostic in 1 file (2 tools in 1 plugin)\nNo safe fixes; 1 with `--fix --unsafe-fixes`\n",
     )
+
+
+def test_a_loop_whose_registrations_cannot_be_frozen_gives_its_reason_once(tmp_path):
+    import json
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "echo-plugin"\nversion = "1.0"\n\n'
+        '[project.entry-points."hermes_agent.plugins"]\necho = "echo_plugin"\n'
+    )
+    package = tmp_path / "echo_plugin"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "import json\n"
+        "\n"
+        "SCHEMAS = [\n"
+        '    {"name": "echo_one", "description": "Echo once.", "parameters": {"type": "object", "properties": {}}},\n'
+        '    {"name": "echo_two", "description": "Echo twice.", "parameters": {"type": "object", "properties": {}}},\n'
+        "]\n"
+        "\n"
+        "\n"
+        "def handle(args, **kwargs):\n"
+        '    return json.dumps({"ok": True})\n'
+        "\n"
+        "\n"
+        "def register(ctx):\n"
+        "    for schema in SCHEMAS:\n"
+        "        ctx.register_tool(name=schema['name'], toolset='echo', schema=schema, handler=handle,\n"
+        "                          check_fn=lambda: True, parameters=schema['parameters'])\n"
+    )
+    assert manifest(tmp_path) == (0, "", "wrote echo_plugin/hermes-tools.json (0 tools: 0 frozen, 0 resolved at "
+                                         "import; 1 import-only module: echo_plugin)\n")
+    data = json.loads((package / "hermes-tools.json").read_text())
+    assert data["import_only"] == {"echo_plugin": {"path": "echo_plugin/__init__.py", "reasons": [
+        "line 15: register() gets an unknown keyword `parameters` (HRM004)"]}}

@@ -66,10 +66,11 @@ VARIANTS = {
 
 
 # The runtime a project without a manifest runs on: the registry and the modules it imports
-# for import discovery, dispatch and the plugin and toolset rules.
+# for import discovery, dispatch, the plugin and toolset rules, and the names importable from
+# tools.registry that live elsewhere (``from tools.registry import tool_error``).
 RUNTIME_FILES = ("registry.py", "tool_entry.py", "import_discovery.py", "dispatch_results.py",
                  "plugin_policy.py", "toolset_queries.py", "tool_definitions.py", "check_cache.py",
-                 "tool_results.py")
+                 "tool_results.py", "registry_names.py")
 
 
 def make_project(root: Path, toolsets: str = MINIMAL_TOOLSETS) -> Path:
@@ -496,7 +497,8 @@ def test_existing_manifest_is_regenerated_with_the_new_tool_and_is_fresh(tmp_pat
     assert "wrote tools/manifest.json (2 tools: 2 frozen, 0 resolved at import)" in result.stdout
     manifest = json.loads((root / "tools" / "manifest.json").read_text())
     assert sorted(manifest["tools"]) == ["echo", "weather"]
-    assert manifest["tools"]["weather"]["check"] == {"kind": "env", "all": ["WEATHER_API_KEY"]}
+    assert manifest["tools"]["weather"]["check"] == {"kind": "template", "template": {"env": "WEATHER_API_KEY"},
+                                                     "function": "check_weather_requirements"}
     check = hermes_lint_cli(root, "manifest", "--check")
     assert check.exit_code == 0, check.output
     assert "is up to date" in check.output

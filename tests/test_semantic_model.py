@@ -129,7 +129,8 @@ def test_every_analysis_follows_calls_to_the_same_depth(tmp_path):
     ]
     # ...and the check_fn form recogniser (the manifest's `check`) states it at the same limit.
     tools = generate_for_root(tmp_path, Config()).data["tools"]
-    assert tools[f"depth{CALL_DEPTH}"]["check"] == {"kind": "env", "all": ["PROBE_KEY"]}
+    assert tools[f"depth{CALL_DEPTH}"]["check"] == {"kind": "template", "template": {"env": "PROBE_KEY"},
+                                                    "function": "_check0"}
     assert tools[f"depth{CALL_DEPTH + 1}"]["check"]["kind"] == "import"
 
 

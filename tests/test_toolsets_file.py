@@ -140,8 +140,14 @@ def test_toolsets_that_cannot_be_computed_say_why_and_where():
     )
     from_file = "import json\nTOOLSETS = json.load(open('toolsets.json'))\n"
     assert read_toolsets(from_file).problem == Unresolved("call to imported function json.load", Location(2, 12))
-    mutated = "TOOLSETS = {}\nTOOLSETS['web'] = {'tools': []}\n"
-    assert read_toolsets(mutated).problem == Unresolved("TOOLSETS is mutated at line 2", Location(2, 1))
+    mutated = "TOOLSETS = {}\ndef _add():\n    TOOLSETS['web'] = {'tools': []}\n_add()\n"
+    assert read_toolsets(mutated).problem == Unresolved("TOOLSETS is mutated at line 4 (by _add())", Location(4, 1))
+    built = "TOOLSETS = {}\nTOOLSETS['web'] = {'tools': ['web_search']}\n"  # applied in order: known
+    facts = read_toolsets(built)
+    assert facts.problem is None
+    assert [(t.name, t.location, [name for name, _ in t.tools]) for t in facts.toolsets] == [
+        ("web", Location(2, 10), ["web_search"])
+    ]
     env = "import os\nTOOLSETS = {'web': {'tools': [os.environ['TOOL']]}}\n"
     assert read_toolsets(env).problem == Unresolved("environment read", Location(2, 31))
 

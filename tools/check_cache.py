@@ -17,6 +17,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
     from tools.registry import ToolRegistry
+    from tools.tool_entry import ToolEntry
+
+
+def available(registry: ToolRegistry, entry: ToolEntry, checked: dict[int, bool] | None = None) -> bool:
+    """``entry``'s check, probed through the cache; ``checked`` memoizes one pass (a failure in
+    the grace window is not cached, and one pass must not probe it twice)."""
+    fn = entry.check_fn
+    if fn is None:
+        return True
+    if checked is None:
+        return registry._check_fn_cached(fn)
+    key = id(fn)
+    if key not in checked:
+        checked[key] = registry._check_fn_cached(fn)
+    return checked[key]
 
 
 def check_fn_cached(registry: ToolRegistry, fn: Callable[[], object]) -> bool:

@@ -7,8 +7,6 @@ lives in ``tools.manifest_imports``.
 
 from __future__ import annotations
 
-import os
-
 from tools.tool_entry import ToolEntry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -74,37 +72,6 @@ class LazyHandler:
         return f"<lazy handler of tool '{self._lazy.name}' from {self._lazy.module}>"
 
 
-class EnvCheck:
-    """``{"kind": "env"}``: every ``all`` variable set and non-empty (``bool(os.getenv(X))``),
-    every ``present`` variable set (``X in os.environ``)."""
-
-    __slots__ = ("nonempty", "present")
-
-    def __init__(self, nonempty: list[str], present: list[str]) -> None:
-        self.nonempty = tuple(nonempty)
-        self.present = tuple(present)
-
-    def __call__(self) -> bool:
-        environ = os.environ
-        return all(environ.get(name) for name in self.nonempty) and all(
-            name in environ for name in self.present
-        )
-
-
-class ModuleCheck:
-    """``{"kind": "module"}``: ``importlib.util.find_spec(name) is not None``, as the check did."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self) -> bool:
-        import importlib.util
-
-        return importlib.util.find_spec(self.name) is not None
-
-
 class TemplateCheck:
     """``{"kind": "template"}``: ``bool`` of the template's value (``tools.manifest_templates``),
     computed at each probe the registry's cache lets through. A template that raises is where
@@ -132,15 +99,11 @@ def lazy_entry(registry: ToolRegistry, tool: JSONObject, schema: JSONObject,
                 schema_needs_import: bool) -> LazyTool:
     lazy = LazyTool(registry, tool, schema_needs_import)
     check = tool["check"]
-    kind = check["kind"]
+    kind = check["kind"]  # one of manifest_plan.CHECK_KINDS (older forms are translated)
     check_fn: Callable[[], object] | None
-    if kind == "always":
-        # Mostly "no check_fn": then upstream records no toolset check either.
+    if kind == "none":
+        # No check_fn: then upstream records no toolset check either.
         check_fn = None
-    elif kind == "env":
-        check_fn = EnvCheck(check.get("all", []), check.get("present", []))
-    elif kind == "module":
-        check_fn = ModuleCheck(check["name"])
     elif kind == "template":
         check_fn = TemplateCheck(lazy, check["template"])
     else:

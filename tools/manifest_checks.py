@@ -2,10 +2,11 @@
 
 A manifest whose digest matches its bytes is what ``hermes-lint manifest`` rendered, which always
 passes the validation here, and ``tools.manifest_loader`` uses it as it is. Any other (edited by
-hand, damaged, of format version 1 or 2) comes here before anything is registered: its JSON
+hand, damaged, of format version 1 to 3) comes here before anything is registered: its JSON
 decoded with the exact error, the shipped JSON Schema applied (``tools.manifest_schema``), the
-fields a format version does not have refused, and the cross-references a schema cannot state
-checked. So do manifests with import-only modules (each must be a tool module) and modules whose
+fields a format version does not have refused, the check forms of versions 1 to 3 translated to
+the templates version 4 writes (``translate_checks``), and the cross-references a schema cannot
+state checked. So do manifests with import-only modules (each must be a tool module) and modules whose
 values were read from other files (stale when one of those changed). Kept out of the loader,
 which every start compiles (often without a ``.pyc``).
 """
@@ -16,7 +17,7 @@ import json
 import os
 
 from hermes_lint.discovery import read_regular_file
-from tools.manifest_plan import ManifestError, _finite_float, _NonFinite, _refuse_constant
+from tools.manifest_plan import CHECK_KINDS, ManifestError, _finite_float, _NonFinite, _refuse_constant
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,8 +58,46 @@ def check_format(plan: ManifestPlan, data: JSONObject, version: object) -> None:
         plan._corrupt(problem)
     if version == 1 and any("holes" in tool for tool in data["tools"].values()):
         plan._corrupt("format version 1 has no holes")
-    if version != 3 and "digest" in data:
+    if version not in (3, 4) and "digest" in data:
         plan._corrupt(f"format version {version} has no digest")
+    old = version != 4  # the schema allows versions 1 to 4 only
+    kinds = (*_OLD_CHECKS, "template", "import") if old else CHECK_KINDS
+    for name, tool in data["tools"].items():
+        kind = tool["check"]["kind"]
+        if kind not in kinds:
+            plan._corrupt(f"tools[{name!r}].check has the kind {kind!r}, which format version "
+                          f"{version} does not have")
+    if old:
+        translate_checks(data["tools"])
+
+
+# The declarative checks of format versions 1 to 3 that version 4 states as templates.
+_OLD_CHECKS = ("always", "env", "module")
+
+
+def translate_checks(tools: dict[str, JSONObject]) -> None:
+    """Each check of the forms format versions 1 to 3 had besides ``template`` and ``import``,
+    replaced by what the generator now writes for it, so the runtime evaluates one form:
+    ``always`` is no check_fn (``none``: version 3 never called a check of that form), ``env``
+    the truth of each variable (``all``: set and not empty) or of its being set (``present``),
+    ``module`` whether ``find_spec`` finds the top-level name."""
+    for tool in tools.values():
+        check = tool["check"]
+        kind = check["kind"]
+        if kind == "always":
+            tool["check"] = {"kind": "none"}
+        elif kind in ("env", "module"):
+            if kind == "module":
+                tests = [_is_set({"find_spec": check["name"]})]
+            else:
+                tests = [{"env": name} for name in check["all"]]
+                tests += [_is_set({"env": name}) for name in check.get("present", ())]
+            template = tests[0] if len(tests) == 1 else {"and": tests} if tests else {"const": True}
+            tool["check"] = {"kind": "template", "template": template}
+
+
+def _is_set(template: JSONObject) -> JSONObject:
+    return {"not": {"is_none": template}}
 
 
 def check_references(plan: ManifestPlan) -> None:
@@ -96,6 +135,13 @@ def _check_tool(plan: ManifestPlan, name: str, tool: JSONObject) -> None:
         plan._corrupt(f"tools[{name!r}] is not a tool of that name")
     if tool["module"] not in plan.modules:
         plan._corrupt(f"tools[{name!r}].module {tool['module']!r} is not a frozen module")
+    check = tool["check"]
+    if check["kind"] == "template":
+        from tools.manifest_template_checks import check_template
+
+        problem = check_template(check["template"])
+        if problem is not None:
+            plan._corrupt(f"tools[{name!r}].check {problem}")
     handler = tool["handler"]
     # A plain name of the tool's own module only: a dotted path could reach another
     # module through the tool module's imports (`os.system`).
@@ -112,7 +158,8 @@ def check_holes(plan: ManifestPlan, name: str, tool: JSONObject) -> None:
         plan._corrupt(f"tools[{name!r}] has a hole only its module can fill but is not "
                       "import_for_definitions")
     if holes:
-        from tools.manifest_templates import check_template, hole_target_problem
+        from tools.manifest_holes import hole_target_problem
+        from tools.manifest_template_checks import check_template
 
         for index, hole in enumerate(holes):
             if ("template" in hole) == ("reason" in hole):

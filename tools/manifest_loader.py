@@ -193,7 +193,7 @@ def _add_module(registry: ToolRegistry, module_name: str, lazies: list[LazyTool]
     override not allowed) stops the module's remaining tools."""
     tools = [lazy.tool for lazy in lazies]
     if any("holes" in tool for tool in tools):
-        from tools.manifest_templates import resolve_holes
+        from tools.manifest_holes import resolve_holes
 
         schemas, needs_import = resolve_holes(tools)
         for lazy, schema, schema_needs_import in zip(lazies, schemas, needs_import):

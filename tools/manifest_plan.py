@@ -27,9 +27,14 @@ if TYPE_CHECKING:  # pragma: no cover
 MANIFEST_FORMAT = "hermes-tool-manifest"
 # The newest format this runtime reads, and every format it reads. Version 2 adds a tool's
 # ``holes``: schema leaves resolved from templates at load, or by importing the module; version 3
-# the ``digest`` that lets a file exactly as generated skip validation.
-MANIFEST_FORMAT_VERSION = 3
-MANIFEST_FORMAT_VERSIONS = (1, 2, 3)
+# the ``digest`` that lets a file exactly as generated skip validation; version 4 makes every check
+# evaluated without importing a template (the ``always``/``env``/``module`` forms of versions 1 to
+# 3 are read by translating them to templates, ``tools.manifest_checks.translate_checks``).
+MANIFEST_FORMAT_VERSION = 4
+MANIFEST_FORMAT_VERSIONS = (1, 2, 3, 4)
+# What a tool's check is in a manifest of the current version: no check_fn, a template evaluated
+# without importing, or the module's own check_fn, imported.
+CHECK_KINDS = ("none", "template", "import")
 
 
 class ManifestError(Exception):
@@ -53,7 +58,7 @@ class ManifestPlan:
     file ``<tools_dir>/<stem>.py`` that discovery could import (not ``os``, not ``../x``, not
     ``tools.x.y``, not ``tools.registry``); handler and check references are plain names looked
     up on such a module after it is imported; nothing else is ever imported except a
-    ``find_spec`` probe of a top-level name (a ``module`` check, a template's ``find_spec``),
+    ``find_spec`` probe of a top-level name (a template's ``find_spec``),
     which locates but does not import, and the standard library's ``shutil``/``pathlib`` when a
     template asks ``which``/``path_exists``.
 
@@ -100,7 +105,8 @@ class ManifestPlan:
             )
         self.data = data
         self.version = version
-        self.as_generated = digest is not None and version == 3 and data.get("digest") == digest
+        self.as_generated = (digest is not None and version == MANIFEST_FORMAT_VERSION
+                             and data.get("digest") == digest)
         if not self.as_generated:
             self.validate()
             return
@@ -132,9 +138,10 @@ class ManifestPlan:
 
     def check_own_modules(self) -> None:
         """Each module lists only tools of its own (a tool's module is the only one its lazy
-        entry imports, and modules are only those of files in the tools directory); a module
-        check probes a top-level name (``find_spec`` of a dotted name imports its parent); a template
-        check is well formed."""
+        entry imports, and modules are only those of files in the tools directory); a check is
+        of a kind this version has. Whether a check's template is well formed is validation's
+        (``tools.manifest_checks``): evaluating one never probes more than a top-level name, so
+        a digest recomputed over a forged template at worst imports the tool's own module."""
         tools = self.tools
         for module, record in self.modules.items():
             for name in record["tools"]:
@@ -142,15 +149,9 @@ class ManifestPlan:
                 if tool is None or tool["module"] != module or tool["name"] != name:
                     self._corrupt(f"modules[{module!r}].tools does not list that module's tools")
                 check = tool["check"]
-                if check["kind"] == "module" and not check["name"].isidentifier():
-                    self._refuse(f"tools[{name!r}].check probes {check['name']!r}, "
-                                 "not a top-level module")
-                if check["kind"] == "template":
-                    from tools.manifest_templates import check_template
-
-                    problem = check_template(check["template"])
-                    if problem is not None:
-                        self._corrupt(f"tools[{name!r}].check {problem}")
+                if check["kind"] not in CHECK_KINDS:
+                    self._corrupt(f"tools[{name!r}].check has the kind {check['kind']!r}, which "
+                                  f"format version {MANIFEST_FORMAT_VERSION} does not have")
 
     def _corrupt(self, what: str) -> NoReturn:
         raise ManifestError(f"{self.where} is corrupt: {what}")

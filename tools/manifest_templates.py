@@ -1,5 +1,9 @@
-"""Template holes of a manifest tool's schema: small JSON expressions the loader evaluates to
-fill a schema leaf that depends on the environment, without importing the tool's module.
+"""The runtime's one language for what it evaluates without importing a tool module: small JSON
+expressions, filling a schema leaf that depends on the environment (a template hole,
+``tools.manifest_holes``) or stating a ``check_fn`` (a check of kind ``template``).
+
+A start from a manifest whose tools have checks compiles this module and nothing else of the
+language's: the holes are ``tools.manifest_holes``.
 
 A template is one of (``T`` another template)::
 
@@ -27,12 +31,17 @@ and the queries of the machine a check makes, each exact and without side effect
     {"path_exists": T, "expanduser": b}
                                        pathlib.Path(value)[.expanduser()].exists()
 
-A ``check_fn`` whose every path these can state is recorded as ``{"kind": "template",
-"template": T}``: the check is ``bool`` of its value.
+A ``check_fn`` is recorded as ``{"kind": "template", "template": T}`` whenever these can state
+every path of it (the simple forms ``os.getenv("X")``, ``"X" in os.environ`` and ``find_spec("pkg")
+is not None`` too: ``{"env": "X"}``, ``{"not": {"is_none": ...}}``): the check is ``bool`` of its
+value.
 
 An exception escaping a template (``int("abc")`` without a ``try``) is ``TemplateFailed``: the
-module's own code raises there too, so the loader imports it instead. ``check_template`` tells
-the loader, before anything is registered, whether a template is well formed.
+module's own code raises there too, so the loader imports it instead. Whether a template is well
+formed is ``tools.manifest_template_checks.check_template``, which validation runs before
+anything is registered; a manifest exactly as generated is, and a start does not compile it.
+Evaluation itself never probes more than a top-level name (``find_spec`` of ``"a.b"`` would
+import ``a``): a template that asks is ``TemplateFailed``, whatever the file says.
 """
 
 from __future__ import annotations
@@ -44,113 +53,14 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["TemplateFailed", "check_template", "evaluate", "hole_target_problem", "put", "resolve_holes"]
+__all__ = ["TemplateFailed", "evaluate"]
 
 _CALLS = {"int": int, "float": float, "str": str, "bool": bool}
 _CONVERSIONS = {"": None, "s": str, "r": repr, "a": ascii}
-# Operator → (required keys, optional keys); each template is exactly one operator.
-_FORMS = {
-    "const": ({"const"}, set()),
-    "env": ({"env"}, set()),
-    "concat": ({"concat"}, set()),
-    "format": ({"format"}, {"spec", "conversion"}),
-    "call": ({"call", "args"}, set()),
-    "if": ({"if", "then", "else"}, set()),
-    "is_none": ({"is_none"}, set()),
-    "eq": ({"eq"}, set()),
-    "not": ({"not"}, set()),
-    "or": ({"or"}, set()),
-    "and": ({"and"}, set()),
-    "try": ({"try", "except", "fallback"}, set()),
-    "method": ({"method", "of"}, set()),
-    "in": ({"in", "values"}, set()),
-    "isinstance": ({"isinstance", "type"}, set()),
-    "which": ({"which"}, set()),
-    "find_spec": ({"find_spec"}, set()),
-    "platform": ({"platform"}, set()),
-    "path_exists": ({"path_exists", "expanduser"}, set()),
-}
 _METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper"})
 _TYPES = {"str": str, "bool": bool, "int": int, "float": float}
-_SCALARS = (str, int, float, bool, type(None))
-# Nesting bound: templates come from a file, and evaluation recurses.
-MAX_DEPTH = 64
-
-
 class TemplateFailed(Exception):
     """An exception escaped a template (its text says which)."""
-
-
-def check_template(template: object, depth: int = 0) -> str | None:
-    """None for a well-formed template, else what is wrong with it."""
-    if depth > MAX_DEPTH:
-        return "template is nested too deeply"
-    if not isinstance(template, dict) or not template:
-        return f"template {template!r} is not an object with one operator"
-    operator = next((key for key in template if key in _FORMS), None)
-    if operator is None:
-        return f"template has the unknown operator {sorted(template)[0]!r}"
-    required, optional = _FORMS[operator]
-    keys = set(template)
-    if not required <= keys or keys - required - optional:
-        return f"template {operator!r} has the keys {sorted(keys)}, expected {sorted(required | optional)}"
-    value = template[operator]
-    children: list[object] = []
-    if operator == "env":
-        if not isinstance(value, str):
-            return "template 'env' needs a variable name"
-    elif operator == "const":
-        pass
-    elif operator in ("concat", "or", "and", "eq"):
-        if not isinstance(value, list) or (operator == "eq" and len(value) != 2) or not value:
-            return f"template {operator!r} needs a list of templates"
-        children = value
-    elif operator == "format":
-        spec, conversion = template.get("spec", ""), template.get("conversion", "")
-        if not isinstance(spec, str) or conversion not in _CONVERSIONS:
-            return "template 'format' has a bad spec or conversion"
-        children = [value]
-    elif operator == "call":
-        if value not in _CALLS or not isinstance(template["args"], list):
-            return f"template 'call' of {value!r} is not a call of int, float, str or bool"
-        children = template["args"]
-    elif operator == "if":
-        children = [value, template["then"], template["else"]]
-    elif operator == "try":
-        names = template["except"]
-        if not isinstance(names, list) or not names or not all(_exception_class(n) for n in names):
-            return "template 'try' must name built-in exception classes"
-        children = [value, template["fallback"]]
-    elif operator == "method":
-        if value not in _METHODS:
-            return f"template 'method' of {value!r} is not a str method the runtime knows"
-        children = [template["of"]]
-    elif operator == "in":
-        values = template["values"]
-        if not isinstance(values, list) or not all(isinstance(v, _SCALARS) for v in values):
-            return "template 'in' needs a list of constants"
-        children = [value]
-    elif operator == "isinstance":
-        if template["type"] not in _TYPES:
-            return "template 'isinstance' names a type other than str, bool, int or float"
-        children = [value]
-    elif operator == "find_spec":
-        if not isinstance(value, str) or not value.isidentifier():
-            return "template 'find_spec' needs a top-level module name"
-    elif operator == "platform":
-        if value is not None:
-            return "template 'platform' takes null"
-    elif operator == "path_exists":
-        if not isinstance(template["expanduser"], bool):
-            return "template 'path_exists' needs expanduser true or false"
-        children = [value]
-    else:  # is_none, not, which
-        children = [value]
-    for child in children:
-        problem = check_template(child, depth + 1)
-        if problem is not None:
-            return problem
-    return None
 
 
 def _exception_class(name: object) -> type[BaseException] | None:
@@ -217,6 +127,8 @@ def _value(t: dict[str, Any]) -> object:
         return result
     if "method" in t:
         text = _value(t["of"])
+        if t["method"] not in _METHODS:  # only a forged file names another
+            raise ValueError(f"{t['method']!r} is not a str method the runtime knows")
         if not isinstance(text, str):
             raise AttributeError(f"'{type(text).__name__}' object has no attribute '{t['method']}'")
         return getattr(text, t["method"])()
@@ -232,7 +144,10 @@ def _value(t: dict[str, Any]) -> object:
     if "find_spec" in t:
         import importlib.util
 
-        return importlib.util.find_spec(t["find_spec"])
+        name = t["find_spec"]
+        if not (isinstance(name, str) and name.isidentifier()):
+            raise ValueError(f"find_spec of {name!r}, not a top-level module name")
+        return importlib.util.find_spec(name)
     if "platform" in t:
         import sys
 
@@ -251,58 +166,3 @@ def _value(t: dict[str, Any]) -> object:
         return _value(t["try"])
     except caught:
         return _value(t["fallback"])
-
-
-def hole_target_problem(schema: dict[str, Any], path: list[object],
-                        template: bool = True) -> str | None:
-    """None when ``path`` leads to an existing place in ``schema`` (the placeholder). An empty
-    path (the whole schema unknown, frozen as ``{}``) is for a hole only the module can fill."""
-    if not path:
-        return "path is empty" if template or schema != {} else None
-    node: object = schema
-    for key in path:
-        if isinstance(node, dict) and isinstance(key, str) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and type(key) is int and 0 <= key < len(node):
-            node = node[key]
-        else:
-            return f"path {path!r} does not lead into the frozen schema"
-    return None
-
-
-def put(schema: dict[str, Any], path: list[Any], value: object) -> dict[str, Any]:
-    """``schema`` with ``value`` at ``path``, copying only the containers on the path."""
-    root = dict(schema)
-    # Any: a dict or a list along the path, each indexed by its key (hole_target_problem
-    # checked that the path leads into the schema).
-    node: Any = root
-    for key in path[:-1]:
-        child = node[key]
-        child = dict(child) if isinstance(child, dict) else list(child)
-        node[key] = child
-        node = child
-    node[path[-1]] = value
-    return root
-
-
-def resolve_holes(tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bool]]:
-    """The schemas of one module's manifest tools with their template holes filled from the
-    environment, and per tool whether its definition needs the module imported: a hole with a
-    ``reason``, or any template of the module that raises (the module's own code raises on
-    import there, and then none of its tools exists)."""
-    schemas: list[dict[str, Any]] = []
-    for tool in tools:
-        holes = [hole for hole in tool.get("holes", ()) if "template" in hole]
-        schema = tool["schema"]
-        try:
-            values = [evaluate(hole["template"]) for hole in holes]
-        except TemplateFailed as exc:
-            from tools.registry import _logger
-
-            _logger().debug("Template of tool '%s' raised %s; its module is imported for "
-                            "definitions", tool["name"], exc)
-            return [tool["schema"] for tool in tools], [True] * len(tools)
-        for hole, value in zip(holes, values):
-            schema = put(schema, hole["path"], value)
-        schemas.append(schema)
-    return schemas, [any("reason" in hole for hole in tool.get("holes", ())) for tool in tools]

@@ -9,14 +9,10 @@ README's parity table lists each and the few deliberate differences).
 
 Standard library only, and lean at start-up: every start compiles this module, often with no
 ``.pyc``. It holds the table; each other job is a module imported by the first call that needs
-it: ``tool_entry`` (a tool's record), ``check_cache`` (check_fn TTL and grace),
-``tool_definitions`` (``get_definitions``), ``manifest_loader`` (a frozen manifest),
-``import_discovery`` (importing every tool module), ``plugin_policy`` (who may replace or remove
-a tool), ``toolset_queries`` (the reports by toolset), ``dispatch_results`` (``dispatch``) and
-``tool_results`` (``tool_error``/``tool_result``). Likewise ``ast``, ``asyncio``, ``copy``,
-``importlib``, ``json``, ``logging``, ``threading`` and ``hermes_lint.discovery`` are imported
-by the functions that need them; ``logger`` and ``importlib`` are module attributes made on first
-access, so that callers can patch them as upstream's.
+it (``RUNTIME_MODULES``; docs/runtime.md says which does what), and so are ``ast``, ``asyncio``,
+``copy``, ``importlib``, ``json``, ``logging``, ``threading`` and ``hermes_lint.discovery``.
+``logger`` and ``importlib`` are module attributes made on first access
+(``tools.registry_names``), so that callers can patch them as upstream's.
 """
 
 from __future__ import annotations
@@ -40,23 +36,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from tools.tool_results import tool_result as tool_result
 
 __all__ = [
-    "CHECK_FN_GRACE_SECONDS",
-    "CHECK_FN_TTL_SECONDS",
-    "DEFAULT_EMOJI",
-    "DEFAULT_RESULT_SIZE_CHARS",
-    "MANIFEST_ENV_VAR",
-    "MANIFEST_FILE_NAME",
-    "MCP_TOOLSET_PREFIX",
-    "PLUGIN_PACKAGE_PREFIX",
-    "RESULT_CONTRACT_ERROR_TYPE",
-    "RUNTIME_MODULES",
-    "ToolEntry",
-    "ToolRegistry",
-    "discover_builtin_tools",
-    "invalidate_check_fn_cache",
-    "registry",
-    "tool_error",
-    "tool_result",
+    "CHECK_FN_GRACE_SECONDS", "CHECK_FN_TTL_SECONDS", "DEFAULT_EMOJI", "DEFAULT_RESULT_SIZE_CHARS",
+    "MANIFEST_ENV_VAR", "MANIFEST_FILE_NAME", "MCP_TOOLSET_PREFIX", "PLUGIN_PACKAGE_PREFIX",
+    "RESULT_CONTRACT_ERROR_TYPE", "RUNTIME_MODULES", "ToolEntry", "ToolRegistry",
+    "discover_builtin_tools", "invalidate_check_fn_cache", "registry", "tool_error", "tool_result",
 ]
 
 # A check_fn result is reused for this long, so that building the definitions every agent round
@@ -92,24 +75,13 @@ MANIFEST_ENV_VAR = "HERMES_TOOLS_MANIFEST"
 # The runtime's own modules: never tool modules, never "the caller" of a registry method.
 _PACKAGE = __name__.rpartition(".")[0] or "tools"
 RUNTIME_MODULES = frozenset(
-    f"{_PACKAGE}.{stem}" for stem in ("registry", "manifest_loader", "manifest_schema",
-                                      "manifest_templates", "import_discovery", "plugin_policy",
-                                      "toolset_queries", "dispatch_results", "manifest_imports",
-                                      "manifest_checks", "check_cache",
-                                      "tool_definitions", "tool_entry", "tool_results",
-                                      "manifest_plan", "lazy_tools")
+    f"{_PACKAGE}.{stem}" for stem in (
+        "registry", "registry_names", "tool_entry", "check_cache", "tool_definitions",
+        "manifest_loader", "manifest_plan", "lazy_tools", "manifest_templates", "manifest_holes",
+        "manifest_template_checks", "manifest_checks", "manifest_schema", "manifest_imports",
+        "import_discovery", "plugin_policy", "toolset_queries", "dispatch_results", "tool_results",
+    )
 )
-
-# Names kept importable from here that live in other runtime modules (imported on first use).
-_LOADER_NAMES = frozenset({
-    "ManifestError", "ManifestLoad", "MANIFEST_FORMAT", "MANIFEST_FORMAT_VERSION",
-    "MANIFEST_FORMAT_VERSIONS",
-})
-_DISCOVERY_NAMES = {  # upstream's private helpers, still used by some callers
-    "_is_registry_register_call": "is_registry_register_call",
-    "_module_registers_tools": "module_registers_tools",
-}
-
 
 def _logger() -> logging.Logger:
     """The ``tools.registry`` logger, created when something is first logged: importing
@@ -133,24 +105,14 @@ def _importlib() -> ModuleType:
 
 
 def __getattr__(name: str) -> object:
-    # Module attributes made on first use (see _logger, _importlib), and the loader's names.
-    if name == "logger":
-        return _logger()
-    if name == "importlib":
-        return _importlib()
-    if name in _LOADER_NAMES:
-        from tools import manifest_loader
+    # Made on first use (``logger``, ``importlib``) or kept importable from here while they live
+    # in other runtime modules: tools.registry_names, compiled only by such a lookup. Not for
+    # what the import system asks every module (``from tools.registry import x`` asks __path__).
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from tools.registry_names import module_attribute
 
-        return getattr(manifest_loader, name)
-    if name in ("tool_error", "tool_result"):
-        from tools import tool_results
-
-        return getattr(tool_results, name)
-    if name in _DISCOVERY_NAMES:
-        from tools import import_discovery
-
-        return getattr(import_discovery, _DISCOVERY_NAMES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return module_attribute(name)
 
 
 # --------------------------------------------------------------------- discovery
@@ -426,19 +388,6 @@ class ToolRegistry:
 
     # ----------------------------------------------------------------- availability
 
-    def _available(self, entry: ToolEntry, checked: dict[int, bool] | None = None) -> bool:
-        """``entry``'s check, probed through the cache; ``checked`` memoizes one pass (a
-        failure in the grace window is not cached, and one pass must not probe it twice)."""
-        fn = entry.check_fn
-        if fn is None:
-            return True
-        if checked is None:
-            return self._check_fn_cached(fn)
-        key = id(fn)
-        if key not in checked:
-            checked[key] = self._check_fn_cached(fn)
-        return checked[key]
-
     def _check_fn_cached(self, fn: Callable[[], object]) -> bool:
         """``bool(fn())``, probed at most once per TTL per check function (see
         ``tools.check_cache``)."""
@@ -526,9 +475,6 @@ def invalidate_check_fn_cache() -> None:
 def _check_fn_cached(fn: Callable[[], object]) -> bool:
     """``bool(fn())`` through the module-level registry's check cache (upstream's function)."""
     return registry._check_fn_cached(fn)
-
-
-# --------------------------------------------------------------------- helpers
 
 
 # --------------------------------------------------------------------- internals

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from tools.check_cache import available
 from tools.registry import _logger
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -38,7 +39,7 @@ def definitions(registry: ToolRegistry, tool_names: Iterable[str],
         entry = entries.get(name)
         if entry is None:
             continue
-        if not registry._available(entry, checked):
+        if not available(registry, entry, checked):
             if not quiet and "logging" in sys.modules:
                 # Without logging imported no handler exists to show a debug record:
                 # skipping it keeps logging's import out of a healthy start-up.

@@ -8,6 +8,8 @@ their docstrings), kept out of ``tools.registry``, which every start compiles (o
 
 from __future__ import annotations
 
+from tools.check_cache import available
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
@@ -21,7 +23,7 @@ def has_exposable_tools(registry: ToolRegistry, toolset: str, entries: list[Tool
     tool's own check counts, not the first one registered."""
     if checked is None:
         checked = {}
-    return any(registry._available(entry, checked) for entry in entries if entry.toolset == toolset)
+    return any(available(registry, entry, checked) for entry in entries if entry.toolset == toolset)
 
 
 def is_toolset_available(registry: ToolRegistry, toolset: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
+from hermes_lint.model.scopes import ancestors
 from hermes_lint.model.semantic import CALL_DEPTH
 
 if TYPE_CHECKING:
@@ -25,12 +26,51 @@ def mentions_event_loops(text: str) -> bool:
 def event_loop_call(call: ast.Call, analyzer: "ModuleFunctions", fn: "FunctionFacts") -> Optional[str]:
     """How a message shows ``call`` (``asyncio.run(...)``) when it starts an event loop, else None."""
     func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in ("run_until_complete", "run_forever"):
-        return f"{ast.unparse(func)}(...)"
-    for target in _STARTERS:
-        if analyzer.is_import(func, fn, target):
-            return f"{ast.unparse(func)}(...)"
-    return None
+    starts = isinstance(func, ast.Attribute) and func.attr in ("run_until_complete", "run_forever")
+    if not starts and not any(analyzer.is_import(func, fn, target) for target in _STARTERS):
+        return None
+    if _where_no_loop_runs(call, analyzer, fn):
+        return None
+    return f"{ast.unparse(func)}(...)"
+
+
+def _where_no_loop_runs(call: ast.Call, analyzer: "ModuleFunctions", fn: "FunctionFacts") -> bool:
+    """``call`` is in the ``except RuntimeError:`` block of a ``try`` that does nothing but probe
+    ``asyncio.get_running_loop()``: that block runs only when this thread has no running loop,
+    where starting one is what the registry does itself for an ``is_async=True`` handler."""
+    child: ast.AST = call
+    for parent in ancestors(call, fn.parents):
+        if isinstance(parent, ast.ExceptHandler) and child in parent.body:
+            statement = fn.parents.get(id(parent))
+            if (
+                isinstance(statement, ast.Try)
+                and parent.type is not None
+                and analyzer.is_builtin(parent.type, fn, ("RuntimeError",))
+                and _probes_running_loop(statement.body, analyzer, fn)
+            ):
+                return True
+        child = parent
+    return False
+
+
+def _probes_running_loop(body: List[ast.stmt], analyzer: "ModuleFunctions", fn: "FunctionFacts") -> bool:
+    """``body`` is one statement, ``asyncio.get_running_loop()`` or ``name = asyncio.get_running_loop()``:
+    nothing else in the ``try`` can raise the ``RuntimeError`` its handler catches."""
+    if len(body) != 1:
+        return False
+    statement = body[0]
+    if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+        value: Optional[ast.expr] = statement.value
+    elif isinstance(statement, ast.Expr):
+        value = statement.value
+    else:
+        return False
+    return (
+        isinstance(value, ast.Call)
+        and not value.args
+        and not value.keywords
+        and analyzer.is_import(value.func, fn, "asyncio.get_running_loop")
+    )
 
 
 def handler_event_loop_calls(

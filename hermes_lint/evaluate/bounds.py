@@ -17,14 +17,20 @@ from .limits import (
 )
 from .state import _EvaluatorState
 from .values import (
+    _AsyncFunctionRef,
     _NUMBER_TYPES,
     _PLAIN_CONTAINERS,
     _SCALAR_TYPES,
     _budget,
     _FunctionRef,
+    _Instance,
     _Refusal,
     _type_name,
 )
+
+
+# What a value may hold besides plain data when its caller asks for objects.
+_OBJECTS = (_FunctionRef, _AsyncFunctionRef, _Instance)
 
 
 class _Bounds(_EvaluatorState):
@@ -104,8 +110,9 @@ class _Bounds(_EvaluatorState):
         if len(values) > 1 and not all(v.__class__ in _NUMBER_TYPES for v in values):
             raise _Refusal("iteration order of a set of strings varies between runs", node)
 
-    def _ensure_plain(self, value: Any) -> Optional[Hole]:
-        """Results are plain data of bounded size, even counted through shared references.
+    def _ensure_plain(self, value: Any, objects: bool = False) -> Optional[Hole]:
+        """Results are plain data of bounded size, even counted through shared references;
+        with ``objects``, functions and objects may be among them (never looked into).
 
         Returns the first hole inside ``value`` (None when it has none)."""
         cls = value.__class__
@@ -116,9 +123,10 @@ class _Bounds(_EvaluatorState):
         if cls is Hole:
             return value
         checked = self._plain_checked.get(id(value))
-        if checked is not None and checked[0] is value:
+        if checked is not None and checked[0] is value and not objects:
             return checked[1]
         first_hole = None
+        with_functions = False
         items = chars = 0
         stack = [value]
         while stack:
@@ -138,12 +146,17 @@ class _Bounds(_EvaluatorState):
             elif cls is Hole:
                 if first_hole is None:
                     first_hole = obj
-            elif isinstance(obj, _FunctionRef):
-                raise _Refusal(f"function {obj.name} used as a value")
+            elif objects and obj.__class__ in _OBJECTS:
+                pass
+            elif isinstance(obj, (_FunctionRef, _AsyncFunctionRef)):
+                if not self._functions_allowed:
+                    raise _Refusal(f"function {obj.name} used as a value")
+                with_functions = True
             else:
                 raise _Refusal(f"{_type_name(obj)} is not a plain value")
             if items > MAX_RESULT_ITEMS or chars > MAX_RESULT_CHARS:
                 raise _budget()
-        self._plain_checked[id(value)] = (value, first_hole)
+        if not objects and not with_functions:  # a value with functions is plain only where they are allowed
+            self._plain_checked[id(value)] = (value, first_hole)
         return first_hole
 

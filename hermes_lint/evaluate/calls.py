@@ -12,14 +12,18 @@ from .limits import ITEMS_PER_STEP, MAX_CALL_DEPTH
 from .methods import _METHODS
 from .module_index import _is_environment
 from .primitives import PRIMITIVES as _PRIMITIVES
+from .project import absolute_module
 from .state import _EvaluatorState
 from .syntax import FunctionNode, _dotted, _path_from_root, _root_name
 from .values import (
     _SCALAR_TYPES,
     _Arguments,
     _BuiltinRef,
+    _ClassRef,
     _Frame,
     _FunctionRef,
+    _Instance,
+    _is_immutable,
     _positional,
     _Refusal,
     _Returned,
@@ -48,6 +52,8 @@ class _Calls(_EvaluatorState):
         arguments = self._arguments(node)
         if isinstance(callee, _FunctionRef):
             return self._call_function(callee, arguments, node)
+        if callee.__class__ is _ClassRef:
+            return self._construct(callee, arguments, node)
         if isinstance(callee, _BuiltinRef):
             if first_hole_argument(arguments) is not None:
                 return self._template_call(callee.name, arguments, node)
@@ -67,7 +73,8 @@ class _Calls(_EvaluatorState):
                 raise _Refusal("environment read", func)
             return self._imported(name, kind[1].origin, func, f"call to imported function {name}")
         if tag == "class":
-            raise _Refusal(f"call to class {name}", func)
+            self._check_time(name, kind[1], func, used="called")
+            return _ClassRef(name, kind[1].node)
         if tag == "async function":
             raise _Refusal(f"call to async function {name}", func)
         if tag == "undefined":
@@ -100,10 +107,25 @@ class _Calls(_EvaluatorState):
             return False
         return all(binding.kind == "import" for binding in index.bindings.get(name, ()))
 
+    def _names_an_imported_value(self, receiver: ast.expr) -> bool:
+        """Whether ``receiver`` (of ``receiver.method()``) reaches a value of a project module
+        through an import (``TOOLS`` after ``from .tables import TOOLS``, ``tables.TOOLS`` after
+        ``from . import tables``), not a module: the method is the value's."""
+        if self._project is None or _dotted(receiver) is None:
+            return False
+        reached = self._imported_root(receiver)
+        if reached is None:
+            return False
+        owner = absolute_module(reached.rpartition(".")[0], self._module, self._is_package)
+        if not owner or self._project.path_of(owner) is None:
+            return False
+        imported = absolute_module(reached, self._module, self._is_package)
+        return imported is None or self._project.path_of(imported) is None
+
     def _call_attribute(self, node: ast.Call, func: ast.Attribute) -> Any:
         # A method of a call's result (``os.getenv("X", "").strip()``) is the result's method.
         reached = None if _has_call(func.value) else self._imported_root(func)
-        if reached is not None:
+        if reached is not None and not self._names_an_imported_value(func.value):
             if reached in ("copy.copy", "copy.deepcopy"):
                 return self._copy_call(reached, self._arguments(node), node)
             if _is_environment(reached) or _is_environment(reached.rpartition(".")[0]):
@@ -114,6 +136,8 @@ class _Calls(_EvaluatorState):
             if written is None:
                 raise _Refusal(f"call on a value of another module ({_root_name(func)})", node)
             callee = self._imported_attribute(reached, func, f"call to imported function {written}")
+            if callee.__class__ is _ClassRef:
+                return self._construct(callee, self._arguments(node), node)
             if not isinstance(callee, _FunctionRef):
                 raise _Refusal(f"call of a {_type_name(callee)}", node)
             return self._call_function(callee, self._arguments(node), node)
@@ -137,8 +161,15 @@ class _Calls(_EvaluatorState):
             written = _dotted(node)
             if written is None:
                 raise _Refusal(f"attribute of a value of another module ({_root_name(node)})", node)
-            return self._imported_attribute(reached, node, f"attribute of another module: {written}")
+            value = self._imported_attribute(reached, node, f"attribute of another module: {written}")
+            root = written.partition(".")[0]
+            mutation = None if self._is_local(root) else self._get_index().mutation_of(root)
+            if mutation is not None and not _is_immutable(value):  # changed here after import
+                raise _Refusal(mutation[0], mutation[1])
+            return value
         value = self._eval(node.value)
+        if value.__class__ is _Instance:
+            return self._instance_attribute(value, node.attr, node)
         raise _Refusal(f"attribute {node.attr} of a {_type_name(value)}", node)
 
     def _arguments(self, node: ast.Call) -> _Arguments:

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Un
 
 from ..model import Hole, HoleUsed, Unresolved
 from .bounds import _Bounds
+from .built_values import _BuiltValues
 from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .calls import _Calls
+from .classes import _Classes
 from .expressions import _Expressions
 from .holes import _Branches, _Holes
 from .imports import _Imports
@@ -31,10 +33,12 @@ from .syntax import (
 )
 from .text import _Text
 from .values import (
+    _AsyncFunctionRef,
     _ITERATOR_TYPES,
     _SCALAR_TYPES,
     _budget,
     _BuiltinRef,
+    _is_immutable,
     _Frame,
     _FunctionRef,
     _Refusal,
@@ -44,7 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .project import ParsedProjectModule, ProjectModules
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _BuiltValues, _Classes, _Text):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
@@ -91,9 +95,13 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._constants = self._caches[False][0]  # name -> (True, value) | (False, _Refusal)
         self._defaults = self._caches[False][1]  # (function node, slot) -> same
         self._in_progress = set()
+        self._bound_values = {}  # name -> value given by add_value
+        self._classes = {}  # class node -> what calling it does (see classes)
         self._infos = {}
         self._meta = {}  # id(container) -> (container, key/item locations)
         self._plain_checked = {}
+        self._functions_allowed = False  # ``evaluate(objects=True)``: async functions may be parts of the value too
+        self._function_constants: Dict[bool, Dict[str, Any]] = {}  # the constants evaluated so, per mode
         self._shared = (None, {})
         self._encoded_lines = {}
         self._nested = {}  # statement -> its nested statements, sorted
@@ -121,16 +129,34 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         foreign._source = (relative, sha256)
         return foreign
 
-    def evaluate(self, node: ast.expr, *, partial: bool = False) -> Any:
+    def evaluate(self, node: ast.expr, *, partial: bool = False, objects: bool = False) -> Any:
         """The value of ``node`` (an expression of this module), or an ``Unresolved``.
 
         With ``partial``, a value whose parts are unknown comes back with ``Hole``s in those
-        parts (see ``holes``); without, any hole makes the whole value ``Unresolved``.
+        parts (see ``holes``); without, any hole makes the whole value ``Unresolved``. With
+        ``objects``, the value may also hold functions and objects (the rows of a table, for
+        ``add_value``): only ``own_function`` and evaluating them again can tell what they are.
         """
         if node.__class__ is ast.Constant and node.value.__class__ in _SCALAR_TYPES:
             return node.value
         now, frame = self._context_of(node)
-        return self._run(lambda: self._eval(node), node, now, frame, partial)
+        # with ``objects``, a module's async functions are values too (rows naming handlers)
+        former, self._functions_allowed = self._functions_allowed, objects
+        try:
+            return self._run(lambda: self._eval(node), node, now, frame, partial, objects=objects)
+        finally:
+            self._functions_allowed = former
+
+    def own_function(self, value: Any) -> Optional[str]:
+        """The module-level name of this module's function ``value`` is (a value that
+        ``evaluate(..., objects=True)`` gave), or None."""
+        if value.__class__ is _AsyncFunctionRef:
+            kind = self._classify(value.name)
+            return value.name if kind[0] == "async function" and kind[1].node is value.node else None
+        if value.__class__ is not _FunctionRef or value.owner is not None:
+            return None
+        kind = self._classify(value.name)
+        return value.name if kind[0] in ("function", "async function") and kind[1].node is value.node else None
 
     def call_after_import(self, function: ast.expr) -> Any:
         """The value ``function()`` returns once the module is imported (``function`` an
@@ -152,6 +178,11 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         binding = kind[1]
         return binding.value if binding.value is not None else binding.node
 
+    def is_constant(self, name: str) -> bool:
+        """True when module name ``name`` is bound once, by an assignment, and nothing changes
+        its value after (not even steps that build it: ``built_values``)."""
+        return self._classify(name)[0] == "constant"
+
     def is_bound(self, name: str) -> bool:
         """True when anything at module level binds ``name`` (assignment, def, import...)."""
         return name in self._get_index().bindings
@@ -164,7 +195,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         return former
 
     def _run(self, compute: Callable[[], Any], node, now, frame, partial: bool = False,
-             whole_hole: bool = False) -> Any:
+             whole_hole: bool = False, objects: bool = False) -> Any:
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = frame, now, 0, 0
         former_mode = self._set_mode(partial)
@@ -172,7 +203,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             if self._total > self._total_budget:
                 raise _budget()
             value = compute()
-            hole = self._ensure_plain(value)
+            hole = self._ensure_plain(value, objects)
             if hole is None:
                 return value
             if value.__class__ is Hole:  # wholly unknown: a plain Unresolved says so
@@ -212,8 +243,9 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         return kind
 
     def _classify_uncached(self, name: str) -> tuple:
-        """("constant"|"function"|"async function"|"class"|"import", binding), ("mutated", binding,
-        reason, node), ("refused", reason, node), ("builtin",) or ("undefined",)."""
+        """("constant"|"function"|"async function"|"class"|"import", binding), ("built", binding,
+        steps), ("mutated", binding, reason, node), ("refused", reason, node), ("builtin",) or
+        ("undefined",)."""
         index = self._get_index()
         bindings = index.bindings.get(name)
         if not bindings:
@@ -237,7 +269,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             what, call = index.dynamic
             return ("refused", f"module names are changed dynamically ({what} at line {call.lineno})", call)
         first = bindings[0]
-        if len(bindings) > 1:
+        steps = index.steps_of(name) if len(bindings) > 1 or name in index.mutations else ()
+        if len(bindings) > 1 and not steps:
             second = bindings[1]
             verb = "deleted" if second.kind == "del" else "reassigned"
             return ("refused", f"{name} is {verb} at line {second.node.lineno}", second.node)
@@ -254,8 +287,12 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             if not first.top_level:
                 return ("refused", f"{name} is assigned conditionally at line {line}", first.node)
             mutation = index.mutation_of(name)
+            if mutation is not None and steps:  # changed by more than its steps
+                return ("refused", mutation[0], mutation[1])
             if mutation is not None:  # unless its value turns out to be immutable
                 return ("mutated", first, mutation[0], mutation[1])
+            if steps:
+                return ("built", first, steps)
             return ("constant", first)
         words = _BINDING_WORDS.get(kind, kind)
         return ("refused", f"{name} is bound by {words} at line {line}", first.node)
@@ -272,6 +309,10 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         if tag == "constant":
             self._check_time(name, kind[1], node)
             return self._constant_value(name, kind[1], node)
+        if tag == "built":
+            self._check_time(name, kind[1], node)
+            self._check_steps_done(name, kind[2], node)
+            return self._constant_value(name, kind[1], node, kind[2])
         if tag == "mutated":  # nothing can change a str, a number or a tuple of them
             self._check_time(name, kind[1], node)
             value = self._constant_value(name, kind[1], node)
@@ -283,6 +324,9 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return _FunctionRef(name, kind[1].node)
         if tag == "builtin":
             return _BuiltinRef(name)
+        if tag == "value":  # each read a copy, as a literal row would be: a helper may change it
+            value = kind[1]
+            return self._copy(value, deep=True) if value.__class__ is dict or value.__class__ is list else value
         if tag == "refused":
             raise _Refusal(kind[1], kind[2] if kind[2] is not None else node)
         if tag == "import":
@@ -300,13 +344,28 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             if name in _PYTHON_BUILTIN_NAMES:
                 raise _Refusal(f"builtin {name} is not supported", node)
             raise _Refusal(f"undefined name {name}", node)
+        if tag == "async function" and self._functions_allowed:
+            self._check_time(name, kind[1], node)
+            return _AsyncFunctionRef(name, kind[1].node)
         raise _Refusal(f"{tag} {name} used as a value", node)
 
-    def _constant_value(self, name: str, binding: _Binding, node) -> Any:
-        cached = self._constants.get(name)
+    def _check_steps_done(self, name: str, steps: Tuple[ast.stmt, ...], node) -> None:
+        """A module-level statement reads a built name only once every step has run."""
+        if self._now is not None and _end(steps[-1]) > self._now:
+            pending = next(step for step in steps if _end(step) > self._now)
+            raise _Refusal(f"{name} is used before it is changed at line {pending.lineno}", node)
+
+    def _constant_value(self, name: str, binding: _Binding, node, steps: Tuple[ast.stmt, ...] = ()) -> Any:
+        # what a constant is depends on whether functions may be parts of it
+        constants = self._function_constants.setdefault(self._partial_mode, {}) if self._functions_allowed else self._constants
+        cached = constants.get(name)
         if cached is None:
             assert binding.value is not None  # a constant is bound by an assignment (see _classify)
-            cached = self._constants[name] = self._compute_cached(name, binding.value, binding.node)
+            if steps:
+                cached = self._compute_built(name, binding.value, binding.node, steps)
+            else:
+                cached = self._compute_cached(name, binding.value, binding.node)
+            constants[name] = cached
         if cached[0]:
             return cached[1]
         raise _copy_of(cached[1])
@@ -439,14 +498,6 @@ _EXPRESSIONS: Dict[type, Callable] = {
     ast.DictComp: ModuleEvaluator._eval_dict_comp,
     ast.GeneratorExp: ModuleEvaluator._eval_generator,
 }
-
-
-def _is_immutable(value: Any) -> bool:
-    if value.__class__ in _SCALAR_TYPES:
-        return True
-    if value.__class__ in (tuple, frozenset):
-        return all(_is_immutable(item) for item in value)
-    return False
 
 
 def _copy_of(refusal: _Refusal) -> _Refusal:

@@ -15,6 +15,7 @@ from .values import (
     _VIEW_TYPES,
     _budget,
     _Frame,
+    _Instance,
     _Refusal,
     _type_name,
 )
@@ -182,6 +183,8 @@ class _Expressions(_EvaluatorState):
             return container[index]
         if cls in (list, tuple, str, range):
             return container[index]
+        if cls is _Instance and container.is_tuple and index.__class__ in (int, bool):  # a NamedTuple's item
+            return tuple(container.attrs.values())[index]
         raise _Refusal(f"subscript of a {_type_name(container)}")
 
     def _slice_of(self, node: ast.Slice) -> slice:
@@ -296,6 +299,8 @@ class _Expressions(_EvaluatorState):
 
     def _iterable(self, value: Any, node, ordered: bool = True) -> Any:
         if not isinstance(value, _ITERABLE_TYPES):
+            if value.__class__ is _Instance and value.is_tuple:  # a NamedTuple: its fields in order
+                return tuple(value.attrs.values())
             raise _Refusal(f"iteration over a {_type_name(value)}", node)
         if ordered and value.__class__ in (set, frozenset):
             self._require_stable_order(value, node)

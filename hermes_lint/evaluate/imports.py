@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
 from .project import MAX_IMPORT_DEPTH, ProjectModules, absolute_module
 from .state import _EvaluatorState
-from .values import _Arguments, _FunctionRef, _Refusal
+from .values import _Arguments, _ClassRef, _FunctionRef, _Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluator import ModuleEvaluator
@@ -48,6 +48,14 @@ class _Imports(_EvaluatorState):
         """Refuse ``name`` (one no code of the module binds) with ``reason``: a value a plugin
         function computes at run time, given a name of its own where a registration uses it."""
         self._kinds[name] = ("refused", reason, None)
+
+    def add_value(self, name: str, value: Any) -> None:
+        """Evaluate ``name`` (one no code of the module binds) as ``value``, a value this
+        evaluator computed: a row of a table a plugin loops over, given a name of its own where
+        a registration uses it. Each read of a dict or list gets a copy (with the locations of
+        its keys), so that code changing it changes neither the value nor the next read."""
+        self._kinds[name] = ("value", value)
+        self._bound_values[name] = value
 
     def function_definition(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str], ModuleEvaluator]]:
         """``(def node, imports of its module, evaluator of its module)`` when module-level
@@ -82,6 +90,9 @@ class _Imports(_EvaluatorState):
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
         module, _, attr = origin.rpartition(".")
+        if origin.startswith(".") and "." not in origin.lstrip("."):  # `from . import NAME`: the package's NAME
+            attr = origin.lstrip(".")
+            module = origin[: len(origin) - len(attr)]
         foreign = self._foreign_module(module, node) if module else None
         if foreign is None:
             raise _Refusal(refusal, node)
@@ -133,6 +144,8 @@ class _Imports(_EvaluatorState):
             kind = self._classify(attr)
             if kind[0] == "function":
                 return _FunctionRef(attr, kind[1].node, self)
+            if kind[0] == "class":
+                return _ClassRef(attr, kind[1].node, self)
             if kind[0] == "undefined":
                 raise _Refusal(f"{attr} is not defined at module level")
             return self._global(attr, None)
@@ -146,8 +159,9 @@ class _Imports(_EvaluatorState):
     def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
-        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth)
+        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed)
         foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
+        foreign._functions_allowed = self._functions_allowed
         former_mode = foreign._set_mode(self._partial_mode)
         try:
             yield
@@ -156,7 +170,7 @@ class _Imports(_EvaluatorState):
         finally:
             self._steps += foreign._steps
             foreign._total += foreign._steps
-            foreign._frame, foreign._now, foreign._steps, foreign._depth = saved
+            foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed = saved
             foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:

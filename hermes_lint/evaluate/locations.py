@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..model import Location
 from .limits import MAX_RESULT_ITEMS
 from .state import _EvaluatorState
+from .values import _Instance
 
 
 class _Locations(_EvaluatorState):
@@ -90,6 +91,8 @@ class _Locations(_EvaluatorState):
             visited += 1
             cls = obj.__class__
             if cls is not dict and cls is not list and cls is not tuple:
+                if cls is _Instance:  # its attributes: values built there
+                    stack.extend(obj.attrs.values())
                 continue
             if self._table_of(obj) is not None:
                 continue  # built here, or adopted before (with what it holds)

@@ -8,12 +8,14 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Un
 
 from hermes_lint.model.context import child_nodes
 
+from .built_values import building_steps, step_candidates
 from .syntax import (
     _ANYWHERE,
     _COMPOUND_STATEMENTS,
     ELEMENT_OF,
     HOLDS,
     IS,
+    MUTATING_METHODS as _MUTATING_METHODS,
     FunctionNode,
     Positioned,
     _access_path,
@@ -25,15 +27,6 @@ from .syntax import (
     _root_name,
 )
 
-# Methods that change the object they are called on: seen at module level, they make the name they
-# are called on a non-constant.
-_MUTATING_METHODS = frozenset(
-    {
-        "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
-        "sort", "reverse", "add", "discard", "difference_update", "intersection_update",
-        "symmetric_difference_update",
-    }
-)
 
 # Module-level calls that can rebind any global name behind the analyser's back.
 _NAMESPACE_CHANGERS = frozenset({"globals", "vars", "locals", "exec", "eval"})
@@ -105,6 +98,9 @@ class _BindingIndex:
         self._effects: Dict[str, Tuple[Set[str], bool]] = {}
         self._returned: Dict[str, Set[str]] = {}
         self._mutation_reasons: Optional[Dict[str, Tuple[str, Positioned]]] = None
+        self._body = tree.body
+        self._steps: Optional[Dict[str, Tuple[ast.stmt, ...]]] = None
+        self._candidates: Optional[Dict[str, List[Tuple[ast.stmt, Positioned]]]] = None
         for stmt in tree.body:
             self._visit(stmt, top_level=True, in_class=False)
         # `global` is rare: skip walking every function body when the text never says it.
@@ -291,6 +287,23 @@ class _BindingIndex:
             if len(bindings) == 1 and bindings[0].kind == "import"
         }
 
+    def steps_of(self, name: str) -> Tuple[ast.stmt, ...]:
+        """The statements after its assignment that build module name ``name`` (``built_values``),
+        when every other binding and change of it is one of them; else ()."""
+        if self._steps is None:
+            augmented = any(b.kind == "augassign" for bindings in self.bindings.values() for b in bindings[1:])
+            self._steps = (
+                building_steps(self._step_candidates(), self.bindings, self.mutations, self._is_fresh)
+                if self.mutations or augmented
+                else {}
+            )
+        return self._steps.get(name, ())
+
+    def _step_candidates(self) -> Dict[str, List[Tuple[ast.stmt, Positioned]]]:
+        if self._candidates is None:
+            self._candidates = step_candidates(self._body)
+        return self._candidates
+
     def mutation_of(self, name: str) -> Optional[Tuple[str, Positioned]]:
         """Why ``name``'s value may change after assignment, or None."""
         if self._mutation_reasons is None:
@@ -307,7 +320,8 @@ class _BindingIndex:
         """
         reasons: Dict[str, Tuple[str, Positioned]] = {}
         for name, nodes in self.mutations.items():
-            reasons[name] = (f"{name} is mutated at line {nodes[0].lineno}", nodes[0])
+            if not self.steps_of(name):  # changed only by the steps that build it: known
+                reasons[name] = (f"{name} is mutated at line {nodes[0].lineno}", nodes[0])
         for function, call, arguments, passed_to in self.calls:  # f(...) at import runs f's body
             if passed_to is not None and not self._calls_its_arguments(passed_to):
                 continue  # registry.register(handler=f): f runs later, if ever
@@ -321,8 +335,11 @@ class _BindingIndex:
         while queue:
             name = queue.pop()
             node = reasons[name][1]
+            stepped: Set[str] = set()
+            for step, _ in self._step_candidates().get(name, ()):  # what they put in it changes with it
+                stepped |= self._names_reached(step)
             for binding in self.bindings.get(name, ()):
-                related = set(binding.aliases)
+                related = set(binding.aliases) | stepped
                 if binding.value is not None:
                     related |= self._names_reached(binding.value)
                 for other in sorted(related - {name}):

@@ -187,6 +187,19 @@ class _Primitives(_EvaluatorState):
                     raise _Refusal("unsupported statement: import", stmt)
                 frame.values[alias.asname or alias.name] = value
             return None
+        elif isinstance(stmt, ast.ImportFrom) and stmt.level > 0:
+            # ``from . import schemas`` / ``from .schemas import SCHEMA`` in a function of a
+            # package module: what the same import at module level gives
+            package = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name == "*":
+                    raise _Refusal("unsupported statement: import", stmt)
+                origin = f"{package}.{alias.name}" if stmt.module else f"{package}{alias.name}"
+                if self._foreign_module(origin, stmt, record=False) is not None:
+                    bound[alias.asname or alias.name] = origin  # a module: its attributes are read
+                else:
+                    frame.values[alias.asname or alias.name] = self._imported(
+                        alias.name, origin, stmt, "unsupported statement: import")
         else:
             raise _Refusal("unsupported statement: import", stmt)
         for name, origin in bound.items():

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .module_index import _Binding, _BindingIndex
     from .project import ParsedProjectModule, ProjectModules
     from .syntax import FunctionNode, Positioned, _FunctionInfo
-    from .values import _Arguments, _Frame, _FunctionRef, _Refusal
+    from .values import _Arguments, _ClassRef, _Frame, _FunctionRef, _Instance, _Refusal
 
 _T = TypeVar("_T")
 
@@ -60,9 +60,12 @@ class _EvaluatorState:
     _constants: Dict[str, CachedValue]
     _defaults: Dict[tuple, CachedValue]
     _in_progress: Set[str]
+    _bound_values: Dict[str, Any]
+    _classes: Dict[ast.AST, Any]
     _infos: Dict[ast.AST, _FunctionInfo]
     _meta: Dict[int, tuple]
     _plain_checked: Dict[int, Tuple[Any, Optional[Hole]]]
+    _functions_allowed: bool
     _shared: Tuple[Any, Dict[int, str]]
     _encoded_lines: Dict[int, bytes]
     _nested: Dict[ast.AST, Tuple[List[ast.stmt], List[Tuple[int, int]]]]
@@ -106,6 +109,8 @@ class _EvaluatorState:
         def _template_method(self, receiver: Hole, name: str, arguments: Any, node: ast.AST) -> Hole: ...
         @abstractmethod
         def _only_imported(self, name: str) -> bool: ...
+        @abstractmethod
+        def _imported_root(self, node: ast.AST) -> Optional[str]: ...
         @abstractmethod
         def _local_import(self, name: str) -> Optional[str]: ...
         @abstractmethod
@@ -191,6 +196,8 @@ class _EvaluatorState:
         @abstractmethod
         def _imported_attribute(self, dotted: str, node: Optional[ast.AST], refusal: str) -> Any: ...
         @abstractmethod
+        def _foreign_module(self, module: str, node: Optional[ast.AST], record: bool = True) -> Any: ...
+        @abstractmethod
         def _call_foreign(
             self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]
         ) -> Any: ...
@@ -216,10 +223,40 @@ class _EvaluatorState:
         # calls
         @abstractmethod
         def _call_function(self, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
+        @abstractmethod
+        def _bind_parameters(self, fdef: FunctionNode, arguments: _Arguments) -> dict: ...
+        @abstractmethod
+        def _default(self, fdef: Any, slot: Any, expression: ast.expr) -> Any: ...
+
+        # classes
+        @abstractmethod
+        def _construct(self, ref: _ClassRef, arguments: _Arguments, node: Optional[ast.AST]) -> _Instance: ...
+        @abstractmethod
+        def _instance_attribute(self, instance: _Instance, attr: str, node: Optional[ast.AST]) -> Any: ...
+
+        @abstractmethod
+        def _arguments(self, node: ast.Call) -> _Arguments: ...
+        @abstractmethod
+        def _call_method(self, receiver: Any, name: str, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
+
+        @abstractmethod
+        def _copy(self, value: Any, deep: bool) -> Any: ...
 
         # statements
         @abstractmethod
         def _execute(self, statements: List[ast.stmt]) -> Any: ...
+        @abstractmethod
+        def _in_place(self, op: ast.operator, current: Any, operand: Any, operand_node: Optional[ast.AST]) -> Any: ...
+        @abstractmethod
+        def _set_item(self, container: Any, key: Any, value: Any, key_node: Any, value_node: Any) -> None: ...
+        @abstractmethod
+        def _ensure_mutable(self, obj: Any) -> None: ...
+
+        # built values
+        @abstractmethod
+        def _compute_built(
+            self, name: str, assigned: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...]
+        ) -> CachedValue: ...
 
         # text
         @abstractmethod

@@ -13,6 +13,7 @@ from .values import (
     _CONTINUE,
     _PLAIN_CONTAINERS,
     _SCALAR_TYPES,
+    _Instance,
     _Refusal,
     _Returned,
     _type_name,
@@ -189,13 +190,14 @@ class _Statements(_EvaluatorState):
             raise _Refusal(f"mutates the value of {owner}")
 
     def _shared_ids(self) -> Dict[int, str]:
-        version = (len(self._constants), len(self._defaults))
+        version = (len(self._constants), len(self._defaults), len(self._bound_values))
         cached_version, shared = self._shared
         if cached_version == version:
             return shared
         shared = {}
         sources = [(f"module constant {name}", entry[1]) for name, entry in self._constants.items() if entry[0]]
         sources += [(f"a default value of {key[0].name}", entry[1]) for key, entry in self._defaults.items() if entry[0]]
+        sources += [("a row of a table", value) for value in self._bound_values.values()]
         for owner, value in sources:
             stack = [value]
             while stack:
@@ -209,6 +211,8 @@ class _Statements(_EvaluatorState):
                 elif cls in _PLAIN_CONTAINERS:
                     shared[id(obj)] = owner
                     stack.extend(obj)
+                elif cls is _Instance:  # what its attributes hold is shared with it
+                    stack.extend(obj.attrs.values())
         self._shared = (version, shared)
         return shared
 

@@ -12,6 +12,15 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, U
 
 from hermes_lint.model.context import STATEMENT_LISTS, child_nodes, child_statements
 
+# Methods that change the object they are called on: seen at module level, they make the name they
+# are called on a non-constant (unless the call is a step that builds it: ``built_values``).
+MUTATING_METHODS = frozenset(
+    {
+        "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
+        "sort", "reverse", "add", "discard", "difference_update", "intersection_update",
+        "symmetric_difference_update",
+    }
+)
 # Methods that put their arguments inside the object they are called on.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 

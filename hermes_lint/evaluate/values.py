@@ -84,6 +84,53 @@ class _FunctionRef:
         self.owner = owner
 
 
+class _ClassRef:
+    """A module-level class of the project used as a callee (see ``classes``); ``owner`` as for
+    ``_FunctionRef``."""
+
+    __slots__ = ("name", "node", "owner")
+
+    def __init__(self, name: str, node: ast.ClassDef, owner: Optional[_EvaluatorState] = None):
+        self.name = name
+        self.node = node
+        self.owner = owner
+
+
+class _Instance:
+    """An object of a simple class of the project (``classes``): its attributes, in the order
+    they were set. Only its attributes can be read (and a NamedTuple's items): comparing,
+    hashing or printing one would run methods the evaluator does not model, so it is refused."""
+
+    __slots__ = ("class_name", "attrs", "is_tuple")
+
+    def __init__(self, class_name: str, attrs: Dict[str, Any], is_tuple: bool):
+        self.class_name = class_name
+        self.attrs = attrs
+        self.is_tuple = is_tuple  # a NamedTuple: also a tuple of its fields
+
+    def _refuse(self, *_: Any) -> bool:
+        raise _Refusal(f"comparison of a {self.class_name} object")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+    def __hash__(self) -> int:
+        raise _Refusal(f"hash of a {self.class_name} object")
+
+    def __bool__(self) -> bool:
+        return bool(self.attrs) if self.is_tuple else True
+
+
+class _AsyncFunctionRef:
+    """A module-level ``async def`` used as a value where functions may be parts of a value
+    (``evaluate(objects=True)``: a table naming its handlers); never called."""
+
+    __slots__ = ("name", "node")
+
+    def __init__(self, name: str, node: FunctionNode):
+        self.name = name
+        self.node = node
+
+
 class _BuiltinRef:
     """A supported builtin used as a value (callable; never a result)."""
 
@@ -148,9 +195,21 @@ class _Arguments:
         self.keyword_nodes = keyword_nodes
 
 
+def _is_immutable(value: Any) -> bool:
+    if value.__class__ in _SCALAR_TYPES:
+        return True
+    if value.__class__ in (tuple, frozenset):
+        return all(_is_immutable(item) for item in value)
+    return False
+
+
 def _type_name(value: Any) -> str:
     if isinstance(value, _FunctionRef):
         return f"function {value.name}"
+    if value.__class__ is _ClassRef:
+        return f"class {value.name}"
+    if value.__class__ is _Instance:
+        return f"{value.class_name} object"
     if isinstance(value, _BuiltinRef):
         return f"builtin {value.name}"
     return type(value).__name__

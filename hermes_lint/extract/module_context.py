@@ -28,7 +28,7 @@ def build_module_context(
     index = ModuleIndex(parsed.tree)
     if project is None and config.project_root:
         project = project_modules(config.project_root, config.src)
-    from hermes_lint.project.plugin_register import dotted_name
+    from hermes_lint.project.plugin_names import dotted_name
 
     # The name the module is imported by (``pkg`` for ``pkg/__init__.py``, ``src/`` dropped):
     # what its relative imports are resolved against.

@@ -16,7 +16,7 @@ from hermes_lint.model.env_readers import environment_readers
 from hermes_lint.model.env_spellings import EnvSpellings
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.model.parsing import ParsedModule, Positioned, module_name, source_segment
-from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, plugin_calls
+from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, TABLE_ROW, plugin_calls
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 from hermes_lint.project.registry_contract import BUILTIN, RegistryContract
 from hermes_lint.model.override_properties import kept_properties
@@ -183,7 +183,7 @@ class _Extractor:
                 if body.func.id in self.index.functions:
                     target = body.func.id
             return CallableRef("lambda", text, location, target)
-        if isinstance(node, ast.Name) and node.id.startswith(LOCAL_VALUE):
+        if isinstance(node, ast.Name) and node.id.startswith((LOCAL_VALUE, TABLE_ROW)):
             return CallableRef("other", text, location)  # computed by the plugin at run time
         if isinstance(node, ast.Name) and node.id.startswith(LOCAL_IMPORT):
             # imported inside the plugin function that registers (``plugin_tools``)

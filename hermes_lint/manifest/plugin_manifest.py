@@ -16,7 +16,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any, Dict, List
 
-from hermes_lint.project.plugin_register import dotted_name
+from hermes_lint.project.plugin_names import dotted_name
 from hermes_lint.project.registration_sites import ProjectSites
 from hermes_lint.project.toolset_resolution import registered_by_toolset
 

@@ -2,31 +2,26 @@
 importing the tool's module (the manifest's ``check`` entry).
 
 The registry calls ``bool(check_fn())`` (an exception counts as False), so only the *truthiness*
-of what the check returns matters. A check is declarative when that truthiness is certainly one
-of:
+of what the check returns matters. The manifest's ``check`` is one of:
 
-- ``{"kind": "always"}``: no ``check_fn`` (or ``None``), or a body that is only ``return True``;
-- ``{"kind": "env", "all": [...], "present": [...]}``: environment tests joined by ``and``:
-  ``os.getenv("X")``, ``os.environ.get("X")`` (no default, or a ``None``/``""`` default),
-  ``bool(...)`` of those: the variable is set to a non-empty value (``all``); ``"X" in
-  os.environ`` or ``os.getenv("X") is not None``: the variable is set, maybe empty
-  (``present``, left out when empty);
-- ``{"kind": "module", "name": "pkg"}``: ``importlib.util.find_spec("pkg") is not None`` (or
-  ``bool(find_spec("pkg"))``: a spec is always truthy) — "is this package installed" — for a
-  top-level name only: ``find_spec("a.b")`` imports ``a``, which the runtime must not do from
-  manifest data.
+- ``{"kind": "none"}``: no ``check_fn`` (or ``None``);
+- ``{"kind": "template", "template": T}``: ``bool`` of a template over the operators of
+  ``tools/manifest_templates.py`` — the runtime's one language for what it evaluates without
+  importing;
+- ``{"kind": "import", "reason": ...}``: the runtime must import the module and run the real
+  function (``function`` names it when it is a plain module function).
 
-Recognised as a module function whose body is only such a ``return`` (a docstring allowed), a
-lambda whose body is such an expression, or either one calling another such function without
-arguments. Anything else — another function body, parameters, decorators, ``async``, ``or``,
-``not``, a variable name that is not a constant, a name such as ``os`` that the module also
-binds some other way — is ``{"kind": "import", "reason": ...}``: the runtime must import the
-module and run the real function (``function`` names it when it is a plain module function).
-
-Anything else the evaluator can follow on every path (``ModuleEvaluator.call_after_import``) is
-``{"kind": "template", "template": T}``: ``bool`` of a template over the operators of
-``tools/manifest_templates.py``. Only what it cannot follow is ``import``, with a sentence
-saying why (``import_reason``).
+Two ways lead to a template. The simple forms are recognised here first: a module function
+whose body is only ``return <test>`` (a docstring allowed), a lambda whose body is such a test,
+or either calling another such function without arguments, where the test is ``True``, tests
+joined by ``and``, ``bool(...)`` of one, ``os.getenv("X")``/``os.environ.get("X")`` (no
+default, or a ``None``/``""`` default: ``{"env": "X"}``, truthy when set and not empty),
+``"X" in os.environ`` or ``os.getenv("X") is not None`` (``not is_none``), and
+``importlib.util.find_spec("pkg") is not None`` (``not is_none`` of ``find_spec``) for a
+top-level name only: ``find_spec("a.b")`` imports ``a``, which the runtime must not do from
+manifest data. Anything else the evaluator can follow on every path
+(``ModuleEvaluator.call_after_import``) is the template it computes. Only what it cannot follow
+is ``import``, with a sentence saying why (``import_reason``).
 
 Exactness over coverage: a form is only produced when evaluating it gives the same answer as
 running the function, for every environment.
@@ -50,7 +45,7 @@ from hermes_lint.model.semantic import CALL_DEPTH, CallableNode
 # and the manifest must never make the runtime import anything by itself.
 _TOP_LEVEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-ALWAYS = {"kind": "always"}
+NO_CHECK = {"kind": "none"}
 
 
 @dataclass(frozen=True)
@@ -64,7 +59,7 @@ class _Module:
     name: str
 
 
-_Form = Union[_Env, _Module]  # an _Env with no names is "always"
+_Form = Union[_Env, _Module]  # an _Env with no names is true: {"const": True}
 
 
 class _NotDeclarative(Exception):
@@ -81,7 +76,7 @@ def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
     """The declarative form of the ``check_fn`` passed to the register ``call`` of ``ctx``."""
     node = register_argument(call, "check_fn")
     if node is None or (isinstance(node, ast.Constant) and node.value is None):
-        return dict(ALWAYS)
+        return dict(NO_CHECK)
     target = ctx.semantic.callable_node(node)
     function = target.name if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     try:
@@ -105,19 +100,26 @@ def classify_check(ctx: ModuleContext, call: ast.Call) -> dict:
         if function is not None:
             result["function"] = function
         return result
-    return _as_dict(form)
-
-
-def _as_dict(form: _Form) -> dict:
-    if isinstance(form, _Module):
-        return {"kind": "module", "name": form.name}
-    if not form.nonempty and not form.present:
-        return dict(ALWAYS)
-    result = {"kind": "env", "all": sorted(form.nonempty)}
-    present = sorted(form.present - form.nonempty)  # non-empty implies set
-    if present:
-        result["present"] = present
+    result = {"kind": "template", "template": _template_of_form(form)}
+    if function is not None:
+        result["function"] = function
     return result
+
+
+def _template_of_form(form: _Form) -> dict:
+    """The template whose truthiness is the form's (``tools.manifest_checks.translate_checks``
+    reads the forms of manifest format versions 1 to 3 the same way)."""
+    if isinstance(form, _Module):
+        return _is_set({"find_spec": form.name})
+    tests = [{"env": name} for name in sorted(form.nonempty)]
+    tests += [_is_set({"env": name}) for name in sorted(form.present - form.nonempty)]  # non-empty implies set
+    if not tests:
+        return {"const": True}
+    return tests[0] if len(tests) == 1 else {"and": tests}
+
+
+def _is_set(template: dict) -> dict:
+    return {"not": {"is_none": template}}
 
 
 class _Classifier:

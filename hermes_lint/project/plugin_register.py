@@ -9,22 +9,26 @@ the project that receive the context (``_register.register_plugin(ctx)``, ``self
 or its ``register_tool`` (``_add_tools(ctx.register_tool)``, an alias ``rt = getattr(ctx,
 "register_tool", None)`` passed on). Each function reached is a ``RegisterFunction``: its
 ``ctx.register_tool(...)`` calls are read by ``plugin_tools``. What cannot be followed is an
-``Unfollowed``, reported as "cannot verify" (HRM003), never dropped.
+``Unfollowed``, reported as "cannot verify" (HRM003), never dropped; what cannot register a
+tool is silent: a context kept in an attribute that only other context methods use
+(``stored_context``), a class chosen by a condition (``(A if x else B)(ctx)``, both followed)
+whose ``__init__`` (or its bases') only keeps it. Names are resolved by ``plugin_names``.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
-from hermes_lint.project.plugins import SOURCE_ROOTS, PluginSpec, module_file
+from hermes_lint.project.plugin_names import MAX_DEPTH, ModuleSyntax, ProjectNames, Target
+from hermes_lint.project.plugins import PluginSpec
+from hermes_lint.project.stored_context import first_escape
 
 PLUGIN_METHOD = "register_tool"
 HOOK = "register"
 MAX_FUNCTIONS = 64  # functions followed per plugin
-MAX_DEPTH = 8  # calls deep from register, and re-exports followed per name
 
 # Calls that take the context without registering anything with it.
 _INERT_CALLEES = frozenset({
@@ -47,6 +51,9 @@ class RegisterFunction:
     parameter: str
     receives: str
     line: int  # of its ``def``
+    # (line, col) of each call that hands it the context, when all are calls of the function by
+    # name in its own module (``plugin_tools`` reads their other arguments); else None
+    call_sites: Optional[Tuple[Tuple[int, int], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -71,162 +78,34 @@ class FollowedPlugin:
     read: Tuple[str, ...] = ()  # every module file read to follow ``register``
 
 
-@dataclass
-class _Module:
-    path: str
-    tree: ast.Module
-    name: str  # dotted import name ("" for a directory plugin's own __init__.py at the root)
-    is_package: bool
-
-
-@dataclass
-class _Target:
-    kind: str  # "function", "class", "instance", "module", "unknown"
-    module: Optional[_Module] = None
-    qualname: str = ""
-    node: Optional[ast.AST] = None
-    reason: str = ""
-
-
-def dotted_name(path: str) -> str:
-    """``src/pkg/mod.py`` -> ``pkg.mod``; ``pkg/__init__.py`` -> ``pkg``; ``__init__.py`` -> ``""``."""
-    stem = path[:-3] if path.endswith(".py") else path
-    parts = stem.split("/")
-    if len(parts) > 1 and parts[0] in SOURCE_ROOTS and parts[0]:
-        parts = parts[1:]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-class _Follower:
+class _Follower(ProjectNames):
     def __init__(self, root: Path, spec: PluginSpec, project):
-        self.root = root
-        self.spec = spec
-        self.project = project
+        super().__init__(root, spec, project)
         self.functions: List[RegisterFunction] = []
         self.unfollowed: List[Unfollowed] = []
-        self.modules: Dict[str, Optional[_Module]] = {}
-
-    # --- modules and names -----------------------------------------------------------------
-
-    def module(self, path: Optional[str]) -> Optional[_Module]:
-        if path is None:
-            return None
-        if path not in self.modules:
-            parsed = self.project.parsed(path)
-            self.modules[path] = None if parsed is None else _Module(
-                path, parsed[2], dotted_name(path), path.endswith("__init__.py")
-            )
-        return self.modules[path]
-
-    def absolute(self, module: _Module, origin: Optional[str], level: int) -> Optional[str]:
-        if level == 0:
-            return origin
-        package = module.name.split(".") if module.name else []
-        if not module.is_package:
-            package = package[:-1]
-        if level - 1 > len(package):
-            return None
-        base = package[: len(package) - (level - 1)]
-        return ".".join(base + ([origin] if origin else []))
-
-    def module_path(self, dotted: Optional[str]) -> Optional[str]:
-        if dotted is None:
-            return None
-        if dotted == "" and self.spec.register_module == "__init__.py":
-            return "__init__.py"
-        return module_file(self.root, dotted)
-
-    def resolve(self, module: _Module, name: str, depth: int = 0) -> _Target:
-        """What the top-level name ``name`` of ``module`` is bound to (its last binding)."""
-        if depth > MAX_DEPTH:
-            return _Target("unknown", reason=f"`{name}` is re-exported too many times to follow")
-        binding: Optional[ast.stmt] = None
-        stars: List[ast.ImportFrom] = []
-        for stmt in module.tree.body:
-            if _binds(stmt, name):
-                binding = stmt
-            elif isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                stars.append(stmt)
-        if binding is None:
-            for star in reversed(stars):
-                found = self.module(self.module_path(self.absolute(module, star.module, star.level)))
-                if found is not None:
-                    target = self.resolve(found, name, depth + 1)
-                    if target.kind != "unknown":
-                        return target
-            return _Target("unknown", reason=f"{module.path} binds no `{name}`")
-        if isinstance(binding, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return _Target("function", module, name, binding)
-        if isinstance(binding, ast.ClassDef):
-            return _Target("class", module, name, binding)
-        if isinstance(binding, ast.ImportFrom):
-            return self.imported(module, binding, name, depth)
-        if isinstance(binding, ast.Import):
-            alias = next(a for a in binding.names if (a.asname or a.name.split(".")[0]) == name)
-            dotted = alias.name if alias.asname else alias.name.split(".")[0]
-            found = self.module(self.module_path(dotted))
-            if found is None:
-                return _Target("unknown", reason=f"`{dotted}` is not a module of the project")
-            return _Target("module", found)
-        value = binding.value if isinstance(binding, (ast.Assign, ast.AnnAssign)) else None
-        if value is not None:
-            return self.expression(module, value, depth + 1)
-        return _Target("unknown", reason=f"`{name}` in {module.path} is not a function the loader can be shown to call")
-
-    def imported(self, module: _Module, binding: ast.ImportFrom, name: str, depth: int) -> _Target:
-        """What ``name``, bound by ``from ... import`` in ``module`` (at its top or in a
-        function), is."""
-        alias = next(a for a in binding.names if (a.asname or a.name) == name)
-        origin = self.absolute(module, binding.module, binding.level)
-        if origin is None:
-            return _Target("unknown", reason=f"`{name}` is imported from outside the package")
-        submodule = self.module(self.module_path(f"{origin}.{alias.name}" if origin else alias.name))
-        if submodule is not None:
-            return _Target("module", submodule)
-        source = self.module(self.module_path(origin))
-        if source is None:
-            return _Target("unknown", reason=f"`{name}` comes from `{origin}`, which is not a module of the project")
-        return self.resolve(source, alias.name, depth + 1)
-
-    def expression(self, module: _Module, node: ast.expr, depth: int) -> _Target:
-        if isinstance(node, ast.Name):
-            return self.resolve(module, node.id, depth)
-        if isinstance(node, ast.Attribute):
-            owner = self.expression(module, node.value, depth)
-            return self.member(owner, node.attr, depth)
-        if isinstance(node, ast.Call):
-            made = self.expression(module, node.func, depth)
-            if made.kind == "class":
-                return _Target("instance", made.module, made.qualname, made.node)
-        return _Target("unknown", reason=f"`{ast.unparse(node)}` is computed at run time")
-
-    def member(self, owner: _Target, attr: str, depth: int) -> _Target:
-        if owner.kind == "module" and owner.module is not None:
-            return self.resolve(owner.module, attr, depth + 1)
-        if owner.kind in ("class", "instance") and isinstance(owner.node, ast.ClassDef):
-            for stmt in owner.node.body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                    return _Target("method-of-" + owner.kind, owner.module, f"{owner.qualname}.{attr}", stmt)
-            return _Target("unknown", reason=f"class `{owner.qualname}` defines no method `{attr}` (a base class may)")
-        if owner.kind == "unknown":
-            return owner
-        return _Target("unknown", reason=f"`{attr}` of a {owner.kind} is not followed")
+        self._naming: Optional[Tuple[str, ...]] = None
+        self.visits: set = set()
+        self.call_sites: Dict[Tuple[str, str, str, str], List[Optional[Tuple[int, int]]]] = {}
 
     # --- the loader --------------------------------------------------------------------------
 
     def follow(self) -> FollowedPlugin:
         followed = self._follow()
         read = tuple(sorted(path for path, module in self.modules.items() if module is not None))
-        return FollowedPlugin(followed.spec, followed.functions, followed.unfollowed, followed.problem, read)
+        functions = []
+        for function in followed.functions:
+            sites = self.call_sites.get((function.path, function.function, function.parameter, function.receives))
+            if sites and all(site is not None for site in sites):
+                function = replace(function, call_sites=tuple(sorted(set(sites))))  # type: ignore[arg-type]
+            functions.append(function)
+        return FollowedPlugin(followed.spec, tuple(functions), followed.unfollowed, followed.problem, read)
 
     def _follow(self) -> FollowedPlugin:
         spec = self.spec
         module = self.module(spec.register_module)
         if module is None:
             return FollowedPlugin(spec, (), ())
-        loaded = _Target("module", module)
+        loaded = Target("module", module)
         entry = spec.entry_point
         if entry is not None and entry.attribute:
             for part in entry.attribute.split("."):
@@ -263,68 +142,107 @@ class _Follower:
 
     # --- inside a function ---------------------------------------------------------------------
 
-    def function(self, module: _Module, qualname: str, node: FunctionNode, parameter: str, receives: str, depth: int) -> None:
+    def function(self, module: ModuleSyntax, qualname: str, node: FunctionNode, parameter: str, receives: str, depth: int,
+                 proxy: Optional[Tuple[str, str]] = None, callees: Tuple["_Callee", ...] = (),
+                 carried: Optional[int] = None) -> None:
+        """Follow ``node``, which receives the context (or its register_tool) in ``parameter``
+        (at ``carried`` in it when that is its ``*args``); ``callees``: its parameters bound to
+        the functions its caller hands it."""
         key = (module.path, qualname, parameter, receives)
-        if any((f.path, f.function, f.parameter, f.receives) == key for f in self.functions):
+        visit = key + (carried, tuple((c.parameter, c.module.path, ast.unparse(c.value)) for c in callees))
+        if visit in self.visits:
             return
-        if len(self.functions) >= MAX_FUNCTIONS or depth > MAX_DEPTH:
-            self.unfollowed.append(Unfollowed(self.spec.name, module.path, node.lineno, node.col_offset + 1,
-                                              f"`{qualname}` is more calls deep than hermes-lint follows"))
+        known = any((f.path, f.function, f.parameter, f.receives) == key for f in self.functions)
+        if (not known and len(self.functions) >= MAX_FUNCTIONS) or len(self.visits) >= 4 * MAX_FUNCTIONS or depth > MAX_DEPTH:
+            self.report(module, node, f"`{qualname}` is more calls deep than hermes-lint follows")
             return
-        self.functions.append(RegisterFunction(self.spec.name, module.path, qualname, parameter, receives, node.lineno))
-        contexts = {parameter} if receives == "ctx" else set()
+        self.visits.add(visit)
+        if not known:
+            self.functions.append(RegisterFunction(self.spec.name, module.path, qualname, parameter, receives, node.lineno))
+        contexts = {parameter} if receives == "ctx" and carried is None else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
-        owner = qualname.rsplit(".", 1)[0] if "." in qualname else None
-        # `from .tools import register_tools` inside the function binds a name there
-        local_imports = {
-            (a.asname or a.name): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.ImportFrom)
-            for a in stmt.names if a.name != "*"
-        }
+        scope = _Scope(
+            module, qualname.rsplit(".", 1)[0] if "." in qualname else None, depth,
+            # `from .tools import register_tools` inside the function binds a name there
+            {(a.asname or a.name): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.ImportFrom)
+             for a in stmt.names if a.name != "*"},
+            {c.parameter: c for c in callees},
+            _literal_loops(node),
+            {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)},
+            qualname,
+        )
         for stored in ast.walk(node):
             # ``self.ctx = ctx``: registrations made later through the attribute are not followed
             if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
-                    and not all(isinstance(t, ast.Name) for t in stored.targets) and _mentions_register_tool(module)):
-                self.unfollowed.append(Unfollowed(
-                    self.spec.name, module.path, stored.lineno, stored.col_offset + 1,
-                    f"the plugin context is stored in `{ast.unparse(stored.targets[0])}`, which is not followed",
-                ))
+                    and not all(isinstance(t, ast.Name) for t in stored.targets)):
+                reason = self.stored(module, stored, proxy)
+                if reason is not None:
+                    self.report(module, stored, reason)
+        # ``ctx = Proxy(ctx)``: the proxy is the context from here on
+        rebinding = {
+            id(s.value) for s in ast.walk(node) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+            and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in contexts
+        }
         for call in ast.walk(node):
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
                 continue
             passed = [(i, None, a) for i, a in enumerate(call.args)] + [(None, k.arg, k.value) for k in call.keywords]
             for position, keyword, argument in passed:
                 what = _what_is_passed(argument, contexts, callables)
+                if (what is None and carried is not None and isinstance(argument, ast.Starred) and position is not None
+                        and isinstance(argument.value, ast.Name) and argument.value.id == parameter
+                        and not any(isinstance(a, ast.Starred) for a in call.args[:position])):
+                    what, position = receives, position + carried  # `fn(*args)`: the context is args[carried]
                 if what is None:
                     continue
-                self.passed(module, owner, call, position, keyword, what, depth, local_imports)
+                self.passed(scope, call, position, keyword, what, id(call) in rebinding)
 
-    def passed(self, module: _Module, owner: Optional[str], call: ast.Call, position: Optional[int],
-               keyword: Optional[str], what: str, depth: int, local_imports: Dict[str, ast.ImportFrom]) -> None:
-        func = call.func
-        if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and func.id not in local_imports:
-            return  # builtins never register a tool
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and what == "ctx":
-            if func.value.id in _INERT_RECEIVERS:
-                return
+    def report(self, module: ModuleSyntax, node: ast.AST, reason: str) -> None:
+        found = Unfollowed(self.spec.name, module.path, node.lineno, node.col_offset + 1, reason)  # type: ignore[attr-defined]
+        if found not in self.unfollowed:
+            self.unfollowed.append(found)
+
+    def passed(self, scope: "_Scope", call: ast.Call, position: Optional[int], keyword: Optional[str], what: str,
+               replaces_context: bool = False, func: Optional[ast.expr] = None) -> None:
+        module, depth = scope.module, scope.depth
+        func = call.func if func is None else func
+        if isinstance(func, ast.IfExp):  # `(A if managed else B)(ctx)`: either may be called
+            for branch in (func.body, func.orelse):
+                self.passed(scope, call, position, keyword, what, replaces_context, branch)
+            return
+        target: Optional[Target]
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
-        if isinstance(root, ast.Name) and root.id in local_imports:
-            base = self.imported(module, local_imports[root.id], root.id, depth)
-            target = base if root is func else self._members(base, func, depth)
+        if isinstance(root, ast.Name) and root.id in scope.loops:  # `for part in (a, b): part.register(ctx)`
+            for element in scope.loops[root.id]:
+                self.passed(scope, call, position, keyword, what, replaces_context, _replace_root(func, element))
+            return
+        if isinstance(func, ast.Name) and func.id in scope.callees:  # a function its caller handed it
+            bound_callee = scope.callees[func.id]
+            target = self.callee(bound_callee.module, bound_callee.owner, bound_callee.value, depth)
+            text = ast.unparse(bound_callee.value)
+        elif isinstance(func, ast.Name) and func.id in scope.parameters:
+            target, text = Target("unknown", reason=f"a parameter of `{scope.function}` whose argument is not a "
+                                                    "function of the project named where it is called"), func.id
         else:
-            target = self.callee(module, owner, func, depth)
+            target, text = self.called(scope, func), ast.unparse(func)
+        if target is None:
+            return  # a builtin or a logger: it registers no tool
+        proxy = None
         if target.kind == "class" and isinstance(target.node, ast.ClassDef):
             # a constructor: the context goes to its __init__ (after self)
-            target = self.member(_Target("instance", target.module, target.qualname, target.node), "__init__", depth)
-        text = ast.unparse(func)
+            if replaces_context and target.module is not None:
+                proxy = (target.module.path, target.node.name)
+            target = self.member(Target("instance", target.module, target.qualname, target.node), "__init__", depth)
+            if target.kind == "absent":
+                return  # object's __init__: the context goes nowhere
         if target.kind not in ("function", "method-of-class", "method-of-instance") or target.module is None:
             if target.kind == "unknown" and target.reason.startswith("`self`"):
                 return
-            self.unfollowed.append(Unfollowed(
-                self.spec.name, module.path, call.lineno, call.col_offset + 1,
+            self.report(module, call, (
                 f"the plugin context{'' if what == 'ctx' else chr(39) + 's register_tool'} is passed to `{text}`, "
-                f"which cannot be followed ({target.reason or 'not a function of the project'})",
+                f"which cannot be followed ({target.reason or 'not a function of the project'})"
             ))
             return
         node = target.node
@@ -332,21 +250,62 @@ class _Follower:
         positional = [a.arg for a in node.args.posonlyargs + node.args.args]
         bound = 1 if target.kind == "method-of-instance" and not _is_static(node) else 0
         bound = 1 if target.kind == "method-of-class" and _is_classmethod(node) else bound
+        carried = None
         if keyword is not None:
             names = positional + [a.arg for a in node.args.kwonlyargs]
             parameter = keyword if keyword in names else None
         else:
             assert position is not None
             index = position + bound
-            parameter = positional[index] if index < len(positional) and not any(
-                isinstance(a, ast.Starred) for a in call.args[:position]) else None
+            starred = any(isinstance(a, ast.Starred) for a in call.args[:min(position, len(call.args))])
+            parameter = positional[index] if index < len(positional) and not starred else None
+            if parameter is None and not starred and node.args.vararg is not None and index >= len(positional):
+                parameter, carried = node.args.vararg.arg, index - len(positional)  # `def _safe(label, fn, *args)`
         if parameter is None:
-            self.unfollowed.append(Unfollowed(self.spec.name, module.path, call.lineno, call.col_offset + 1,
-                                              f"`{text}` takes the plugin context in no parameter hermes-lint can name"))
+            self.report(module, call, f"`{text}` takes the plugin context in no parameter hermes-lint can name")
             return
-        self.function(target.module, target.qualname, node, parameter, what, depth + 1)
+        by_name = target.kind == "function" and target.module.path == module.path and func is call.func
+        self.call_sites.setdefault((target.module.path, target.qualname, parameter, what), []).append(
+            (call.lineno, call.col_offset) if by_name and carried is None else None)
+        self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy,
+                      _handed_functions(scope, call, node, positional, bound), carried)
 
-    def _members(self, base: _Target, func: ast.expr, depth: int) -> _Target:
+    def called(self, scope: "_Scope", func: ast.expr) -> Optional[Target]:
+        """What ``func`` (called with the context) is; None for a call that registers nothing."""
+        module, depth = scope.module, scope.depth
+        if isinstance(func, ast.Name) and func.id in _INERT_CALLEES and func.id not in scope.local_imports:
+            return None  # builtins never register a tool
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in _INERT_RECEIVERS:
+            return None
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in scope.local_imports:
+            base = self.imported(module, scope.local_imports[root.id], root.id, depth)
+            return base if root is func else self._members(base, func, depth)
+        return self.callee(module, scope.owner, func, depth)
+
+    def stored(self, module: ModuleSyntax, stored: ast.Assign, proxy: Optional[Tuple[str, str]]) -> Optional[str]:
+        """Why a context stored by ``stored`` may register a tool that is not read; None when no
+        use of where it is kept can (``stored_context``)."""
+        target = next(t for t in stored.targets if not isinstance(t, ast.Name))
+        where = ast.unparse(target)
+        if not isinstance(target, ast.Attribute):
+            if not _mentions_register_tool(module):
+                return None
+            return f"the plugin context is stored in `{where}`, which is not followed"
+        trees = [(m.path, m.tree) for m in (self.module(p) for p in self.naming_register_tool()) if m is not None]
+        escape = first_escape(trees, target.attr, proxy)
+        if escape is None:
+            return None
+        return f"the plugin context is stored in `{where}`, which is not followed ({escape})"
+
+    def naming_register_tool(self) -> Tuple[str, ...]:
+        if self._naming is None:
+            self._naming = files_naming_register_tool(self.root, self.spec)
+        return self._naming
+
+    def _members(self, base: Target, func: ast.expr, depth: int) -> Target:
         """``base`` (what the root name of ``func`` is) followed through ``func``'s attributes."""
         chain = []
         while isinstance(func, ast.Attribute):
@@ -356,39 +315,89 @@ class _Follower:
             base = self.member(base, attr, depth)
         return base
 
-    def callee(self, module: _Module, owner: Optional[str], func: ast.expr, depth: int) -> _Target:
+    def callee(self, module: ModuleSyntax, owner: Optional[str], func: ast.expr, depth: int) -> Target:
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id in ("self", "cls") and owner is not None):
             cls = self.resolve(module, owner.split(".")[0])
             if cls.kind == "class":
-                return self.member(_Target("instance", cls.module, cls.qualname, cls.node), func.attr, depth)
-            return _Target("unknown", reason="`self` of a nested class")
+                return self.member(Target("instance", cls.module, cls.qualname, cls.node), func.attr, depth)
+            return Target("unknown", reason="`self` of a nested class")
         if isinstance(func, ast.Name):
             return self.resolve(module, func.id, depth)
         return self.expression(module, func, depth)
 
 
-def _mentions_register_tool(module: _Module) -> bool:
+@dataclass(frozen=True)
+class _Callee:
+    """A function handed to a parameter of the function followed (``_try(ctx, "tools", _add)``)."""
+
+    parameter: str
+    module: ModuleSyntax
+    owner: Optional[str]  # the class of the calling method, for ``self.x``
+    value: ast.expr  # as the caller wrote it
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a call inside the function followed is resolved against."""
+
+    module: ModuleSyntax
+    owner: Optional[str]
+    depth: int
+    local_imports: Dict[str, ast.ImportFrom]
+    callees: Dict[str, _Callee]
+    loops: Dict[str, List[ast.expr]]  # `for part in (berths, cranes):` -> part is each of them
+    parameters: Set[str]
+    function: str
+
+
+def _replace_root(func: ast.expr, root: ast.expr) -> ast.expr:
+    """``func`` (``part.register``) with its root name replaced by ``root``, located at ``root``."""
+    if isinstance(func, ast.Attribute):
+        return ast.copy_location(ast.Attribute(value=_replace_root(func.value, root), attr=func.attr, ctx=ast.Load()), root)
+    return root
+
+
+def _literal_loops(node: FunctionNode) -> Dict[str, List[ast.expr]]:
+    """Loop variables bound nowhere else that run over a display of names (``(a, b.c)``)."""
+    stores: Dict[str, int] = {}
+    for name in ast.walk(node):
+        if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load):
+            stores[name.id] = stores.get(name.id, 0) + 1
+    return {
+        loop.target.id: list(loop.iter.elts) for loop in ast.walk(node)
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and stores.get(loop.target.id) == 1
+        and isinstance(loop.iter, (ast.Tuple, ast.List))
+        and all(isinstance(e, (ast.Name, ast.Attribute)) for e in loop.iter.elts)
+    }
+
+
+def _handed_functions(scope: _Scope, call: ast.Call, node: FunctionNode, positional: List[str], bound: int) -> Tuple[_Callee, ...]:
+    """The parameters of ``node`` that its body calls, bound to the names or attributes ``call``
+    passes them (a parameter the caller was itself handed stays bound to what it was handed)."""
+    called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    handed: List[_Callee] = []
+    arguments = [(positional[i + bound], a) for i, a in enumerate(call.args)
+                 if i + bound < len(positional) and not any(isinstance(b, ast.Starred) for b in call.args[:i + 1])]
+    arguments += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+    for parameter, value in arguments:
+        if parameter not in called:
+            continue
+        if isinstance(value, ast.Name) and value.id in scope.callees:
+            forwarded = scope.callees[value.id]
+            handed.append(_Callee(parameter, forwarded.module, forwarded.owner, forwarded.value))
+        elif isinstance(value, (ast.Name, ast.Attribute)):
+            handed.append(_Callee(parameter, scope.module, scope.owner, value))
+    return tuple(handed)
+
+
+def _mentions_register_tool(module: ModuleSyntax) -> bool:
     """``register_tool`` appears in the module (an attribute or a string): a context it stores
     may register tools later; one that never names it only keeps the context."""
     return any(
         (isinstance(n, ast.Attribute) and n.attr == PLUGIN_METHOD) or (isinstance(n, ast.Constant) and n.value == PLUGIN_METHOD)
         for n in ast.walk(module.tree)
     )
-
-
-def _binds(stmt: ast.stmt, name: str) -> bool:
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return stmt.name == name
-    if isinstance(stmt, ast.ImportFrom):
-        return any((a.asname or a.name) == name for a in stmt.names if a.name != "*")
-    if isinstance(stmt, ast.Import):
-        return any((a.asname or a.name.split(".")[0]) == name for a in stmt.names)
-    if isinstance(stmt, ast.Assign):
-        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
-    if isinstance(stmt, ast.AnnAssign):
-        return isinstance(stmt.target, ast.Name) and stmt.target.id == name and stmt.value is not None
-    return False
 
 
 def _decorated(node: Optional[ast.AST], name: str) -> bool:
@@ -460,26 +469,34 @@ MAX_SCANNED_FILES = 2_000
 
 
 def _package_mentions_register_tool(root: Path, spec: PluginSpec) -> bool:
-    """Whether a ``.py`` file of the plugin's directory (its register module's, when that is
-    elsewhere) contains the word: a cheap byte search, bounded."""
+    return bool(files_naming_register_tool(root, spec, first_only=True))
+
+
+def files_naming_register_tool(root: Path, spec: PluginSpec, first_only: bool = False) -> Tuple[str, ...]:
+    """The ``.py`` files of the plugin's directory (its register module's, when that is
+    elsewhere) that contain the word, relative to ``root``: a cheap byte search of at most
+    ``MAX_SCANNED_FILES`` files (the one past the bound, or an unreadable one, counts as naming it)."""
     import os
 
     directory = root / spec.directory
     if spec.register_module is not None and not (root / spec.register_module).is_relative_to(directory):
         directory = (root / spec.register_module).parent
+    found: List[str] = []
     scanned = 0
     for base, subdirectories, files in os.walk(directory):
-        subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
-        for name in files:
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+        for name in sorted(files):
             if not name.endswith(".py"):
                 continue
             scanned += 1
-            if scanned > MAX_SCANNED_FILES:
-                return True  # too many to tell: follow register
+            path = os.path.join(base, name)
             try:
-                with open(os.path.join(base, name), "rb") as handle:
-                    if PLUGIN_METHOD.encode() in handle.read(4_000_000):
-                        return True
+                with open(path, "rb") as handle:
+                    naming = scanned > MAX_SCANNED_FILES or PLUGIN_METHOD.encode() in handle.read(4_000_000)
             except OSError:
-                return True  # unreadable: followed, and reported as such
-    return False
+                naming = True  # unreadable: followed, and reported as such
+            if naming:
+                found.append(Path(os.path.relpath(path, root)).as_posix())
+                if first_only or scanned > MAX_SCANNED_FILES:
+                    return tuple(found)
+    return tuple(found)

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 
@@ -35,8 +37,9 @@ PLUGIN_HOOK = "register"
 MAX_UNROLLED = 1_000  # register calls produced from one module's loops
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 # (qualified name of a function of the module, its parameter holding the context, "ctx" or
-# "register_tool", the plugin's name): ``registration_sites.RegisterFunction`` without its path.
-Entry = Tuple[str, str, str, Optional[str]]
+# "register_tool", the plugin's name, its call sites or None): ``registration_sites.RegisterFunction``
+# without its path.
+Entry = Tuple[str, str, str, Optional[str], Optional[Tuple[Tuple[int, int], ...]]]
 
 
 class PluginCalls(NamedTuple):
@@ -55,7 +58,7 @@ def own_hook(tree: ast.Module, plugin: Optional[str]) -> Tuple[Entry, ...]:
     """The module's own top-level ``register(ctx)``: the shape of the hook the loader calls."""
     hook = _function(tree, PLUGIN_HOOK)
     positional = (hook.args.posonlyargs + hook.args.args) if hook is not None else []
-    return ((PLUGIN_HOOK, positional[0].arg, "ctx", plugin),) if positional else ()
+    return ((PLUGIN_HOOK, positional[0].arg, "ctx", plugin, None),) if positional else ()
 
 
 def _function(tree: ast.Module, qualname: str) -> Optional[FunctionNode]:
@@ -83,7 +86,7 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
     read: List[Tuple[ast.Call, Optional[str]]] = []
     unread: List[Tuple[ast.Call, str]] = []
     done = set()
-    for qualname, parameter, receives, name in entries + own_hook(tree, plugin):
+    for qualname, parameter, receives, name, call_sites in entries + own_hook(tree, plugin):
         function = _function(tree, qualname)
         if function is None or (qualname, parameter, receives) in done:
             continue
@@ -93,13 +96,19 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         every = [n for n in ast.walk(function) if isinstance(n, ast.Call) and is_register_call(n, contexts, callables)]
         if not every:
             continue
-        reader = _Reader(function, contexts, callables, index, evaluator)
-        reader.statements(function.body, {})
-        handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
-        read.extend((call, name) for call in reader.read)
-        for call in every:
-            if id(call) not in handled:
-                unread.append((call, reader.reasons.get(id(call), _NOT_READ)))
+        # once per call site when the callers hand it readable arguments (``plugin_arguments``);
+        # a call is read when every reading read it
+        unread_ids: Dict[int, str] = {}
+        for line, arguments in call_site_bindings(tree, function, parameter, call_sites):
+            reader = _Reader(function, contexts, callables, index, evaluator)
+            reader.statements(function.body, arguments)
+            handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
+            read.extend((call, name) for call in reader.read)
+            where = "" if line is None else f"where `{function.name}` is called at line {line}, "
+            for call in every:
+                if id(call) not in handled:
+                    unread_ids.setdefault(id(call), where + reader.reasons.get(id(call), _NOT_READ))
+        unread.extend((call, unread_ids[id(call)]) for call in every if id(call) in unread_ids)
     return PluginCalls(tuple(read), tuple(unread))
 
 
@@ -108,7 +117,7 @@ _NOT_READ = "it is not a statement hermes-lint reads (inside a `while` loop, a n
 
 def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
     """Whether a function ``entries`` names (or the module's own ``register``) calls register_tool."""
-    for qualname, parameter, receives, _ in entries + own_hook(tree, None):
+    for qualname, parameter, receives, _, _ in entries + own_hook(tree, None):
         function = _function(tree, qualname)
         if function is None:
             continue
@@ -231,32 +240,73 @@ class _Reader:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
                 and not node.args and not node.keywords):
             items, node = True, node.func.value
+        receiver = node
         if isinstance(node, ast.Name) and node.id not in self.local:
             values = self.index.assigned.get(node.id)
-            if values and len(values) == 1 and node.id not in self.index.functions and node.id not in self.index.imports:
+            if (values and len(values) == 1 and node.id not in self.index.functions and node.id not in self.index.imports
+                    and self._assigned_once(node.id)):
                 node = values[0]
         if items and isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
             return [ast.copy_location(ast.Tuple(elts=[k, v], ctx=ast.Load()), v)
                     for k, v in zip(node.keys, node.values) if k is not None]
         if not items and isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return list(node.elts)
-        return self._evaluated_rows(original)
+        return self._evaluated_rows(receiver if items else original, items, original)
 
-    def _evaluated_rows(self, node: ast.expr) -> Optional[List[ast.expr]]:
-        """Rows of a table the evaluator computes (a comprehension, a constant of another module),
-        as literal nodes located at the loop's iterable; None when any part is unknown."""
+    def _assigned_once(self, name: str) -> bool:
+        """Whether module name ``name`` is its assigned value (no statement changes it after)."""
+        return self.evaluator is None or not hasattr(self.evaluator, "is_constant") or self.evaluator.is_constant(name)
+
+    def _evaluated_rows(self, node: ast.expr, items: bool = False, at: Optional[ast.expr] = None) -> Optional[List[ast.expr]]:
+        """Rows of a table the evaluator computes (a comprehension, a constant of another module;
+        with ``items``, the ``.items()`` of the dict ``node`` computes), as literal nodes located
+        at the loop's iterable (``at``); None when any part is unknown."""
+        at = node if at is None else at
         if self.evaluator is None or any(isinstance(n, ast.Name) and n.id in self.local for n in ast.walk(node)):
             return None
+        rows_of_objects = hasattr(self.evaluator, "add_value")
         try:
-            value = self.evaluator.evaluate(node)
+            value = self.evaluator.evaluate(node, objects=True) if rows_of_objects else self.evaluator.evaluate(node)
         except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
             return None
+        # where a part that is no literal (a handler) is found again: ``TABLE[i][j]``, ``TABLE[key]``
         if isinstance(value, dict):
-            value = list(value.items()) if isinstance(node, ast.Call) else list(value)
+            value = list(value.items()) if items else list(value)
+        elif items:
+            return None
         if not isinstance(value, (list, tuple)):
             return None
-        rows = [_literal(item, node) for item in value]
+        if rows_of_objects:
+            return [_row(item, at, self.evaluator) for item in value]
+        rows = [_literal(item, at) for item in value]
         return None if any(row is None for row in rows) else rows  # type: ignore[return-value]
+
+
+_ROW_NUMBERS = itertools.count()
+
+
+def _row(value, at: ast.expr, evaluator) -> ast.expr:
+    """``value``, a row the evaluator computed, as a node located at ``at``: texts and numbers as
+    literals, tuples and lists as displays of their items (so that ``for name, schema in ...``
+    unpacks them), a function of the module as its name, anything else (a schema dict, an
+    object) as a name the evaluator gives that very value, so that findings about its keys are
+    located where the keys are written."""
+    node: ast.expr
+    function = evaluator.own_function(value)
+    if function is not None:
+        node = ast.Name(id=function, ctx=ast.Load())
+    elif value is None or isinstance(value, (str, int, float, bool)):
+        node = ast.Constant(value)
+    elif isinstance(value, (list, tuple)):
+        elts = [_row(item, at, evaluator) for item in value]
+        node = ast.Tuple(elts=elts, ctx=ast.Load()) if isinstance(value, tuple) else ast.List(elts=elts, ctx=ast.Load())
+    else:
+        name = f"{TABLE_ROW}{next(_ROW_NUMBERS)}"
+        evaluator.add_value(name, value)
+        node = ast.Name(id=name, ctx=ast.Load())
+    ast.copy_location(node, at)
+    node.end_lineno, node.end_col_offset = at.end_lineno, at.end_col_offset
+    return node
 
 
 def _literal(value, at: ast.expr) -> Optional[ast.expr]:
@@ -343,6 +393,8 @@ def _bind(target: ast.expr, row: ast.expr) -> Optional[Dict[str, ast.expr]]:
 LOCAL_IMPORT = "\N{WORD JOINER}local import "
 # The name a registration's argument computed at run time is given (followed by the keyword).
 LOCAL_VALUE = "\N{WORD JOINER}local value "
+# The names of the rows of a table the evaluator computes (followed by a number).
+TABLE_ROW = "\N{WORD JOINER}table row "
 _CORE = frozenset({"name", "toolset", "schema"})
 
 

@@ -124,8 +124,10 @@ def holds_directory_plugins(directory: Path) -> bool:
     """``directory`` holds directory plugins (``<name>/plugin.yaml``, ``<category>/<name>/``, or
     those of a ``plugins/`` directory in it), as ``~/.hermes/plugins`` or a repository of them."""
     for base in (directory, directory / "plugins"):
-        for child in _subdirectories(base):
-            if is_directory_plugin(child) or any(is_directory_plugin(g) for g in _subdirectories(child)):
+        for child in _subdirectories(base, private=True):
+            if is_directory_plugin(child):
+                return True
+            if not _is_private(child) and any(is_directory_plugin(g) for g in _subdirectories(child, private=True)):
                 return True
     return False
 
@@ -140,7 +142,9 @@ def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
         return [root]
     found: List[Path] = []
     for base in [root / d for d in config.plugin_dirs] + [root]:
-        for child in _subdirectories(base):
+        for child in _subdirectories(base, private=True):
+            if _is_private(child) and not is_directory_plugin(child):
+                continue  # `_vendor/`, `_build/`: a plugin only with its own plugin.yaml, never a category
             if base != root and child.name in BUNDLED_OWN_DISCOVERY:
                 continue  # loaded by their own subsystems, never by the plugin loader's scan
             if base != root and child.name in BUNDLED_CATEGORIES:
@@ -151,7 +155,8 @@ def directory_plugin_dirs(root: Path, config: "Config") -> List[Path]:
                 continue
             if any(_present(child / n) for n in MANIFEST_NAMES):
                 continue  # a plugin without __init__.py is not loadable, and not a category either
-            found.extend(grand for grand in _subdirectories(child) if _is_plugin_dir(grand, base == root))
+            found.extend(grand for grand in _subdirectories(child, private=True) if _is_plugin_dir(grand, base == root)
+                         and (not _is_private(grand) or is_directory_plugin(grand)))
     unique: Dict[Path, None] = dict.fromkeys(found)
     return sorted(unique)
 
@@ -168,12 +173,20 @@ def _is_plugin_dir(directory: Path, manifest_required: bool) -> bool:
         return True  # unreadable: checked, and reported as such (HRM001)
 
 
-def _subdirectories(directory: Path) -> List[Path]:
+def _subdirectories(directory: Path, private: bool = False) -> List[Path]:
+    """The directories in ``directory``, hidden ones left out; ``_``-prefixed ones only with
+    ``private`` (Hermes's scan loads ``<category>/_name/plugin.yaml`` too), never ``__pycache__``."""
     try:
         children = sorted(directory.iterdir())
     except OSError:
         return []
-    return [c for c in children if not c.name.startswith((".", "_")) and c.is_dir() and not c.is_symlink()]
+    skipped = (".",) if private else (".", "_")
+    return [c for c in children if not c.name.startswith(skipped) and c.name != "__pycache__"
+            and c.is_dir() and not c.is_symlink()]
+
+
+def _is_private(directory: Path) -> bool:
+    return directory.name.startswith("_")
 
 
 # --- entry points ----------------------------------------------------------------------------

@@ -213,8 +213,8 @@ def sites_for_config(config: "Config", project=None) -> Optional[PluginSites]:
     return plugin_sites(Path(config.project_root), config, project)
 
 
-def entries_of(sites: Optional[PluginSites], path: str) -> Tuple[Tuple[str, str, str, Optional[str]], ...]:
+def entries_of(sites: Optional[PluginSites], path: str) -> Tuple[Tuple[str, str, str, Optional[str], Optional[Tuple]], ...]:
     """The register functions of the module at ``path`` as ``plugin_tools.Entry``."""
     if sites is None:
         return ()
-    return tuple((f.function, f.parameter, f.receives, f.plugin) for f in sites.functions_in(path))
+    return tuple((f.function, f.parameter, f.receives, f.plugin, f.call_sites) for f in sites.functions_in(path))

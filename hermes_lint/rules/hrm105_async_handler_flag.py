@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Optional
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.handlers import analyses
+from hermes_lint.analysis.local_handlers import LocalHandlers
 from hermes_lint.model import Unresolved
 from hermes_lint.project.registry_contract import BUILTIN
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
@@ -61,8 +63,13 @@ class AsyncHandlerFlag(Rule):
     (``inspect.isawaitable``) or is ``async def`` and awaits it: there every handler works either
     way.
 
+    A plugin's handler defined inside the function that registers it (a closure of
+    ``register(ctx)`` or of a helper it calls) is reported when the name it is registered under
+    is, in that function's scope, exactly one undecorated ``async def``.
+
     Not reported: an ``is_async`` value that cannot be evaluated, handlers from other modules or
-    attributes, and any return whose value is unknown (it may be a task or a future).
+    attributes, a function-local name bound otherwise (a parameter, an assignment, a decorated or
+    second def), and any return whose value is unknown (it may be a task or a future).
     """
 
     code = "HRM105"
@@ -130,6 +137,25 @@ class AsyncHandlerFlag(Rule):
             """,
             files={"tools/registry.py": ASYNC_DEFAULT_REGISTRY},
         ),
+        # plugin handlers defined in register: flagged, plain, or a name bound more than once
+        """
+        import json
+
+        def register(ctx):
+            async def handle_recall(args, **kw):
+                return json.dumps({"q": args.get("q")})
+
+            def handle_status(args, **kw):
+                return json.dumps({"ok": True})
+
+            async def handle_other(args, **kw):
+                return "{}"
+
+            handle_other = handle_status
+            ctx.register_tool(name="recall", toolset="m", schema={}, handler=handle_recall, is_async=True)
+            ctx.register_tool(name="status", toolset="m", schema={}, handler=handle_status)
+            ctx.register_tool(name="other", toolset="m", schema={}, handler=handle_other)
+        """,
     ]
     invalid = [
         Invalid(
@@ -249,6 +275,36 @@ class AsyncHandlerFlag(Rule):
             message="`is_async=True` but handler `_handle` returns no awaitable (it returns a string); "
             "the registry would try to await its result",
         ),
+        # a plugin's handler defined inside the register function (a closure over its locals)
+        Invalid(
+            """
+            import json
+
+            def register(ctx):
+                client = ctx.memory_client()
+
+                async def handle_recall(args, **kw):
+                    return json.dumps(await client.recall(args.get("q")))
+
+                ctx.register_tool(name="recall", toolset="m", schema={}, handler=handle_recall)
+            """,
+            line=9,
+            col=70,
+            message="handler `handle_recall` is `async def` but is registered without `is_async=True`; "
+            "dispatch would get an un-awaited coroutine",
+            fix=(('handler=handle_recall)', 'handler=handle_recall, is_async=True)'),),
+            autofixed="""
+            import json
+
+            def register(ctx):
+                client = ctx.memory_client()
+
+                async def handle_recall(args, **kw):
+                    return json.dumps(await client.recall(args.get("q")))
+
+                ctx.register_tool(name="recall", toolset="m", schema={}, handler=handle_recall, is_async=True)
+            """,
+        ),
     ]
 
     @classmethod
@@ -284,9 +340,11 @@ class AsyncHandlerFlag(Rule):
         contract = ctx.contract or BUILTIN
         if contract.runs_coroutines or contract.is_async_default is None:
             return  # the project's registry decides for itself, or its flag is not ours to read
-        for analysis in analyses(ctx):
-            registration = analysis.registration
+        for (registration, call), analysis in zip(ctx.registration_calls(), analyses(ctx)):
             flag = registration.value("is_async", contract.is_async_default)
+            if not analysis.known and flag is False:
+                yield from _local_async_handler(ctx, registration, call)
+                continue
             if (
                 not analysis.known
                 or registration.handler is None  # never, when the analysis is known
@@ -302,9 +360,26 @@ class AsyncHandlerFlag(Rule):
                 yield Finding(keyword.location if keyword else registration.handler.location, problem)
 
 
+def _local_async_handler(ctx: ModuleContext, registration, call) -> Iterator[Finding]:
+    """A handler defined as ``async def`` inside the function that registers it."""
+    ref = registration.handler
+    if ref is None or ref.kind not in ("other", "undefined") or not ref.text.isidentifier():
+        return
+    definition = LocalHandlers.of(ctx).definition(call)
+    if isinstance(definition, ast.AsyncFunctionDef):
+        keyword = registration.keyword("is_async")
+        yield Finding(
+            keyword.location if keyword else ref.location,
+            f"handler `{definition.name}` is `async def` {_MISSING_FLAG}",
+        )
+
+
+_MISSING_FLAG = "but is registered without `is_async=True`; dispatch would get an un-awaited coroutine"
+
+
 def _problem(analysis, is_async: bool) -> Optional[str]:
     label = analysis.entry_label
-    missing = "but is registered without `is_async=True`; dispatch would get an un-awaited coroutine"
+    missing = _MISSING_FLAG
     if not is_async and analysis.entry_is_async:
         return f"{label} is `async def` {missing}"
     if not is_async and analysis.awaitable_callee:

@@ -25,6 +25,15 @@ class HandlerRunsEventLoop(Rule):
     bridge can run the coroutine on the caller's own loop and still return its result, so none is
     exempt.
 
+    What is reported is the call that starts a loop. One place is certain to have no running
+    loop: the ``except RuntimeError:`` block of a ``try`` whose only statement is
+    ``asyncio.get_running_loop()`` (or ``loop = asyncio.get_running_loop()``) runs only when this
+    thread has none, where running the coroutine to completion is what Hermes's own bridge for
+    ``is_async=True`` handlers (``model_tools._run_async``) does too. A loop started there is not
+    reported; one started after such a ``try``, or in a block that catches another exception or
+    follows a ``try`` doing more than the probe, still is. The other branch of such a bridge, a
+    callable handed to a worker thread, is not followed (below).
+
     Not reported: nested functions and callables passed by reference (``executor.submit(fn)``
     runs them in another thread, where a fresh loop is legitimate), helpers from other modules,
     and decorated functions.
@@ -66,8 +75,128 @@ class HandlerRunsEventLoop(Rule):
 
         registry.register(name="t", toolset="s", schema={}, handler=_handle)
         """,
+        # a loop started only where this thread has none (the `except RuntimeError:` of the
+        # probe); otherwise on a worker thread's own loop (a lambda passed by reference)
+        """
+        import asyncio
+        import concurrent.futures
+        import json
+
+        async def _deliver(target, text):
+            return {"target": target, "sent": text}
+
+        def _drive(make):
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return asyncio.run(make())
+            with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+                return pool.submit(lambda: asyncio.run(make())).result(timeout=20)
+
+        def handle_notify(args, **kw):
+            result = _drive(lambda: _deliver(args.get("target"), args.get("text")))
+            return json.dumps(result)
+
+        def register(ctx):
+            ctx.register_tool(name="notify", toolset="notify", schema={}, handler=handle_notify)
+        """,
+        # the probe bound to a name, a fresh loop run to completion in that block
+        """
+        import asyncio
+        from tools.registry import registry
+
+        async def _fetch(url):
+            return url
+
+        def _handle(args, **kw):
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = asyncio.new_event_loop()
+                try:
+                    return loop.run_until_complete(_fetch(args.get("url")))
+                finally:
+                    loop.close()
+            return running.run_in_executor(None, str)
+
+        registry.register(name="t", toolset="s", schema={}, handler=_handle)
+        """,
     ]
     invalid = [
+        # the same shape, but the block catches another exception: not the probe's
+        Invalid(
+            """
+            import asyncio
+            import json
+
+            async def _deliver(text):
+                return {"sent": text}
+
+            def _drive(make):
+                try:
+                    asyncio.get_running_loop()
+                except ValueError:
+                    return asyncio.run(make())
+                return None
+
+            def handle_notify(args, **kw):
+                return json.dumps(_drive(lambda: _deliver(args.get("text"))))
+
+            def register(ctx):
+                ctx.register_tool(name="notify", toolset="notify", schema={}, handler=handle_notify)
+            """,
+            line=11,
+            col=16,
+            message="`_drive`, called by handler `handle_notify`, runs its own event loop (`asyncio.run(...)`); "
+            "make the handler `async def` with `is_async=True` and let the registry run it",
+        ),
+        # the loop started after the probe's try: reached with a loop running too
+        Invalid(
+            """
+            import asyncio
+            import json
+
+            async def _deliver(text):
+                return {"sent": text}
+
+            def _drive(make):
+                try:
+                    asyncio.get_running_loop()
+                except RuntimeError:
+                    pass
+                return asyncio.run(make())
+
+            def handle_notify(args, **kw):
+                return json.dumps(_drive(lambda: _deliver(args.get("text"))))
+
+            def register(ctx):
+                ctx.register_tool(name="notify", toolset="notify", schema={}, handler=handle_notify)
+            """,
+            line=12,
+            col=12,
+        ),
+        # the try does more than probe: its RuntimeError may come from a running loop
+        Invalid(
+            """
+            import asyncio
+            from tools.registry import registry
+
+            async def _fetch(url):
+                return url
+
+            def _handle(args, **kw):
+                try:
+                    asyncio.get_running_loop()
+                    url = args["url"].strip()
+                except RuntimeError:
+                    return asyncio.run(_fetch(args.get("url")))
+                return url
+
+            registry.register(name="t", toolset="s", schema={}, handler=_handle)
+            """,
+            line=12,
+            col=16,
+        ),
         # a loop-aware bridge (starts a loop only when none runs, else blocks on a worker
         # thread) still blocks the caller: inside a gateway's running loop this deadlocked
         Invalid(

@@ -4,6 +4,7 @@ from typing import Any, Iterator
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.model import Registration, Unresolved
+from hermes_lint.model.envelope import is_openai_envelope
 from hermes_lint.rules.base import Finding, Invalid, Rule
 from hermes_lint.rules.keyword_typos import misspelt_hint, misspelt_keyword
 from hermes_lint.model.schema_walk import SubSchema, locate, overrides_may_change, schema_nodes
@@ -28,13 +29,22 @@ class MissingDescription(Rule):
     a branch (a property with a ``const`` or a one-value ``enum``: its value says it all); a tool
     description that is missing when ``dynamic_schema_overrides=`` may supply it at run time; a
     description that is not known statically; a description that is not a string (HRM302 for
-    parameters).
+    parameters); the tool description of a schema that is a whole OpenAI tool definition
+    (``{"type": "function", "function": {...}}``: HRM304 reports the envelope, whose inner
+    description Hermes never reads).
     """
 
     code = "HRM306"
     summary = "missing or empty description (tool or parameter)"
 
     valid = [
+        # an OpenAI envelope as the schema: HRM304's finding, not a missing description
+        """
+        def register(ctx):
+            ctx.register_tool(name="clock", toolset="util", check_fn=lambda: True,
+                              handler=lambda args, **kw: "",
+                              schema={"type": "function", "function": {"name": "clock"}})
+        """,
         # descriptions from constants, and the tool description given to register()
         """
         from tools.registry import registry
@@ -250,6 +260,8 @@ class MissingDescription(Rule):
         given = registration.value("description", _MISSING)
         if isinstance(given, Unresolved) or (isinstance(given, str) and given.strip()):
             return
+        if is_openai_envelope(registration.schema):
+            return  # HRM304 names the envelope, which is why the description is not where Hermes reads it
         name = f"tool `{registration.name}`" if isinstance(registration.name, str) else "the tool"
         text = registration.schema.get("description", _MISSING)
         if text is _MISSING or text is None:

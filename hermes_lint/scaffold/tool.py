@@ -280,8 +280,8 @@ def _enumerate(names: Sequence[str]) -> str:
 
 
 def _check_return(env: Sequence[str]) -> str:
-    # One explicit test per variable: the manifest recognises this form as {"kind": "env"}
-    # and evaluates it without importing the module.
+    # One explicit test per variable: the manifest states this form as a template of the
+    # variables ({"env": NAME}) and evaluates it without importing the module.
     tests = [f"bool(os.getenv({string_literal(var)}))" for var in env]
     if not tests:
         return "return True"

@@ -105,6 +105,26 @@ def check_count():
     return bool(int(os.getenv("PROBE_COUNT", "0")))
 
 
+def check_key():
+    return bool(os.getenv("PROBE_KEY"))
+
+
+def check_key_present():
+    return "PROBE_KEY" in os.environ
+
+
+def check_key_and_other():
+    return bool(os.environ.get("PROBE_KEY") and os.getenv("PROBE_OTHER") is not None)
+
+
+def check_installed():
+    return importlib.util.find_spec("probe_optional_module") is not None
+
+
+def check_true():
+    return True
+
+
 def handle(args, **kwargs):
     return "{}"
 
@@ -117,13 +137,20 @@ CHECKS = {
 }
 '''
 
+# The simple forms (a variable set and not empty, set at all, a module findable, true) among
+# the rest: one language states them all.
 PROBES = ("enabled", "token", "program", "configured_program", "module", "local_module", "platform",
-          "config_file", "sandbox", "count")
+          "config_file", "sandbox", "count", "key", "key_present", "key_and_other", "installed",
+          "true")
 REGISTRATIONS = "".join(
     f'registry.register(name="probe_{name}", toolset="probe", schema={{"name": "probe_{name}", '
     f'"description": "Probe {name}.", "parameters": {{"type": "object", "properties": {{}}}}}}, '
     f'handler=handle, check_fn=check_{name})\n'
     for name in PROBES
+) + (
+    'registry.register(name="probe_unchecked", toolset="probe", schema={"name": "probe_unchecked", '
+    '"description": "Probe unchecked.", "parameters": {"type": "object", "properties": {}}}, '
+    'handler=handle)\n'
 )
 
 SCRIPT = r"""
@@ -151,7 +178,7 @@ def project(tmp_path_factory):
     (root / "tools").mkdir()
     (root / "probe_helpers.py").write_text(HELPERS, encoding="utf-8")
     (root / "toolsets.py").write_text('TOOLSETS = {"probe": {"tools": [%s]}}\n' % ", ".join(
-        f'"probe_{name}"' for name in PROBES), encoding="utf-8")
+        f'"probe_{name}"' for name in (*PROBES, "unchecked")), encoding="utf-8")
     (root / "tools" / "probe_tool.py").write_text(TOOL + REGISTRATIONS, encoding="utf-8")
     completed = subprocess.run([sys.executable, "-m", "hermes_lint", "manifest"], cwd=root,
                                capture_output=True, text=True, timeout=120)
@@ -179,9 +206,15 @@ def run(root: Path, mode: str, env: dict, platform: str = "") -> dict:
 def test_every_probe_check_is_a_template(project):
     checks = manifest_checks(project)
     assert {name: check["kind"] for name, check in checks.items()} == {
-        f"probe_{name}": "template" for name in PROBES
+        **{f"probe_{name}": "template" for name in PROBES}, "probe_unchecked": "none"
     }
     assert checks["probe_sandbox"]["template"] == {"const": True}
+    assert checks["probe_true"]["template"] == {"const": True}
+    assert checks["probe_key"]["template"] == {"env": "PROBE_KEY"}
+    assert checks["probe_key_present"]["template"] == {"not": {"is_none": {"env": "PROBE_KEY"}}}
+    assert checks["probe_key_and_other"]["template"] == {
+        "and": [{"env": "PROBE_KEY"}, {"not": {"is_none": {"env": "PROBE_OTHER"}}}]}
+    assert checks["probe_installed"]["template"] == {"not": {"is_none": {"find_spec": "probe_optional_module"}}}
     assert checks["probe_module"]["template"] == {
         "try": {"not": {"is_none": {"find_spec": "probe_optional_module"}}},
         "except": ["Exception"], "fallback": {"const": False},
@@ -209,6 +242,11 @@ ENVIRONMENTS = {
     "linux opt-in": {"PROBE_ON_LINUX": "yes"},
     "count 3": {"PROBE_COUNT": "3"},
     "count 0": {"PROBE_COUNT": "0"},
+    "key empty": {"PROBE_KEY": ""},
+    "key 0": {"PROBE_KEY": "0"},
+    "key set, other unset": {"PROBE_KEY": "k"},
+    "key set, other empty": {"PROBE_KEY": "k", "PROBE_OTHER": ""},
+    "key empty, other set": {"PROBE_KEY": "", "PROBE_OTHER": "o"},
 }
 
 
@@ -235,7 +273,45 @@ def test_a_program_on_path_a_findable_module_and_a_file_present(project, tmp_pat
     by_manifest = run(project, "manifest", env)
     assert by_manifest == {"available": by_import["available"], "imported": []}
     assert {"probe_program", "probe_configured_program", "probe_module", "probe_local_module",
-            "probe_config_file"} <= set(by_import["available"])
+            "probe_config_file", "probe_installed"} <= set(by_import["available"])
+
+
+# What format versions 1 to 3 wrote for the simple forms, which a runtime of version 4 reads as
+# the templates it now gets.
+OLD_FORMS = {
+    "probe_key": {"kind": "env", "all": ["PROBE_KEY"]},
+    "probe_key_present": {"kind": "env", "all": [], "present": ["PROBE_KEY"]},
+    "probe_key_and_other": {"kind": "env", "all": ["PROBE_KEY"], "present": ["PROBE_OTHER"]},
+    "probe_installed": {"kind": "module", "name": "probe_optional_module"},
+    "probe_unchecked": {"kind": "always"},
+}
+
+
+@pytest.mark.parametrize("case", ["nothing set", "key empty", "key set, other empty", "findable"])
+def test_a_format_3_manifest_with_the_old_forms_answers_as_the_imported_checks(project, tmp_path, case):
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(project, old, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = old / "tools" / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    assert data["format_version"] == 4
+    data["format_version"] = 3
+    for name, check in OLD_FORMS.items():
+        data["tools"][name]["check"] = check
+    manifest.write_text(json.dumps(data), encoding="utf-8")  # no digest line: validated
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", **ENVIRONMENTS.get(case, {})}
+    if case == "findable":
+        (tmp_path / "modules").mkdir()
+        (tmp_path / "modules" / "probe_optional_module.py").write_text("", encoding="utf-8")
+        env["PYTHONPATH_EXTRA"] = str(tmp_path / "modules")
+    by_import = run(old, "import", env)
+    by_manifest = run(old, "manifest", env)
+    assert by_manifest == {"available": by_import["available"], "imported": []}
+    expected = {"nothing set": set(), "key empty": {"probe_key_present"},
+                "key set, other empty": set(OLD_FORMS) - {"probe_installed"},
+                "findable": {"probe_installed", "probe_unchecked"}}[case] | {"probe_unchecked"}
+    assert set(OLD_FORMS) & set(by_manifest["available"]) == expected
 
 
 def test_a_program_named_by_a_variable(project, tmp_path):
@@ -305,7 +381,8 @@ def test_a_template_check_has_the_imported_checks_ttl_and_grace(project):
 
 
 def test_the_runtime_evaluates_each_operator_as_python(monkeypatch, tmp_path):
-    from tools.manifest_templates import TemplateFailed, check_template, evaluate
+    from tools.manifest_template_checks import check_template
+    from tools.manifest_templates import TemplateFailed, evaluate
 
     monkeypatch.setenv("PROBE_VALUE", "  Yes ")
     value = {"env": "PROBE_VALUE"}
@@ -337,6 +414,21 @@ def test_the_runtime_evaluates_each_operator_as_python(monkeypatch, tmp_path):
         evaluate({"which": value})
 
 
+def test_evaluation_never_probes_a_dotted_name_nor_calls_another_method(monkeypatch):
+    """What a forged manifest with a recomputed digest (not validated) could ask: refused where it
+    is evaluated, so the check imports the tool's module instead, never `a` of `a.b`."""
+    from tools.manifest_templates import TemplateFailed, evaluate
+
+    found = []
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: found.append(name))
+    with pytest.raises(TemplateFailed, match="ValueError: find_spec of 'json.decoder', not a top-level module name"):
+        evaluate({"find_spec": "json.decoder"})
+    with pytest.raises(TemplateFailed, match="ValueError: 'split' is not a str method the runtime knows"):
+        evaluate({"method": "split", "of": {"const": "a b"}})
+    evaluate({"find_spec": "json"})
+    assert found == ["json"]
+
+
 @pytest.mark.parametrize("template, problem", [
     ({"method": "split", "of": {"const": "a"}}, "template 'method' of 'split' is not a str method the runtime knows"),
     ({"find_spec": "a.b"}, "template 'find_spec' needs a top-level module name"),
@@ -346,7 +438,7 @@ def test_the_runtime_evaluates_each_operator_as_python(monkeypatch, tmp_path):
     ({"path_exists": {"const": "/"}, "expanduser": "yes"}, "template 'path_exists' needs expanduser true or false"),
 ])
 def test_malformed_check_templates_are_refused(template, problem):
-    from tools.manifest_templates import check_template
+    from tools.manifest_template_checks import check_template
 
     assert check_template(template) == problem
 

@@ -20,6 +20,7 @@ import pytest
 
 import tools
 import tools.registry as registry_module
+from tools import manifest_template_checks
 from hermes_lint.config import Config
 from hermes_lint.manifest.generate import generate_for_root
 from tools.registry import ManifestError, ToolRegistry, discover_builtin_tools
@@ -53,9 +54,10 @@ def test_a_manifest_start_imports_no_module_it_does_not_need(repo_manifest):
     assert [m for m in loaded if m.split(".")[0] in avoided] == []
     assert [m for m in loaded if m.split(".")[0] in ("hermes_lint", "tools")] == [
         "hermes_lint", "hermes_lint.discovery", "tools", "tools.check_cache", "tools.lazy_tools",
-        "tools.manifest_loader", "tools.manifest_plan", "tools.registry", "tools.tool_definitions",
-        "tools.tool_entry",
-    ]  # not manifest_schema (the file is as generated), nor dispatch, nor tool_error/tool_result
+        "tools.manifest_loader", "tools.manifest_plan", "tools.manifest_templates", "tools.registry",
+        "tools.tool_definitions", "tools.tool_entry",
+    ]  # not manifest_schema (the file is as generated), nor manifest_holes (no tool has holes),
+    #    nor dispatch, nor tool_error/tool_result
 
 
 def load_generator():
@@ -148,12 +150,33 @@ def corpus(tmp_path_factory):
     return root, names, json.loads(manifest.read_text(encoding="utf-8"))
 
 
+def operators(template):
+    """Every operator a template uses."""
+    found = set()
+    stack = [template]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found.update(key for key in node if key in TEMPLATE_OPERATORS)
+            stack.extend(value for value in node.values() if isinstance(value, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+TEMPLATE_OPERATORS = set(manifest_template_checks._FORMS)
+# What the simple environment checks compile to: a variable's value, whether it is set, `and`.
+ENVIRONMENT_OPERATORS = {"env", "not", "is_none", "and"}
+
+
 def env_tools(manifest, slot):
     """The generated tools with an environment check of one kind (gen_tools.py: the kind is
     chosen by the tool's number modulo 10), in name order."""
     return [
         name for name, tool in sorted(manifest["tools"].items())
-        if tool["check"]["kind"] == "env" and int(name.split("_")[1]) % 10 == slot
+        if tool["check"]["kind"] == "template" and "env" in operators(tool["check"]["template"])
+        and operators(tool["check"]["template"]) <= ENVIRONMENT_OPERATORS
+        and int(name.split("_")[1]) % 10 == slot
     ]
 
 
@@ -222,7 +245,13 @@ def test_definitions_equal_import_discovery_on_the_check_benchmark_corpus(tmp_pa
 def test_corpus_exercises_every_check_kind(corpus):
     _, _, manifest = corpus
     kinds = {tool["check"]["kind"] for tool in manifest["tools"].values()}
-    assert kinds == {"always", "env", "module", "template", "import"}
+    assert kinds == {"template", "import"}  # every generated tool has a check_fn
+    templates = [tool["check"]["template"] for tool in manifest["tools"].values()
+                 if tool["check"]["kind"] == "template"]
+    assert {"const": True} in templates  # `return True`
+    assert any(t.get("not", {}).get("is_none", {}).keys() == {"env"} for t in templates)  # `"X" in os.environ`
+    assert any(operators(t) == {"not", "is_none", "find_spec"} for t in templates)
+    assert any(operators(t) == {"and", "env"} for t in templates)
     assert any(tool["handler"] == "via import" for tool in manifest["tools"].values())
     assert any(tool["is_async"] for tool in manifest["tools"].values())
 
@@ -505,7 +534,7 @@ BROKEN = {
     "binary": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), "is corrupt"),
     "not an object": (lambda p: p.write_text("[1, 2]"), "is not a hermes tool manifest"),
     "foreign format": (lambda p: mutate(p, lambda d: d.update(format="pip-lock")), "is not a hermes tool manifest"),
-    "newer version": (lambda p: mutate(p, lambda d: d.update(format_version=4)), "format version 4, newer"),
+    "newer version": (lambda p: mutate(p, lambda d: d.update(format_version=5)), "format version 5, newer"),
     "bad version": (lambda p: mutate(p, lambda d: d.update(format_version="1")), "is corrupt"),
     "missing tools": (lambda p: mutate(p, lambda d: d.pop("tools")), "is corrupt: 'tools'"),
     "tool without schema": (

@@ -109,6 +109,8 @@ def test_a_digest_that_does_not_match_its_line_is_not_trusted(loaded_project):  
 # A forger can point the manifest at the payload directly, not only at other names.
 AT_THE_PAYLOAD = {
     "dotted probe of the payload": lambda d: d["tools"][TOOL].update(
+        check={"kind": "template", "template": {"find_spec": "zzevil_payload.sub"}}),
+    "dotted probe in a check form of format version 3": lambda d: d["tools"][TOOL].update(
         check={"kind": "module", "name": "zzevil_payload.sub"}),
     "handler in the payload": lambda d: d["tools"][TOOL].update(
         handler={"module": "zzevil_payload", "qualname": "run"}),

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.manifest_templates import TemplateFailed, check_template, evaluate, put
+from tools.manifest_holes import put
+from tools.manifest_template_checks import check_template
+from tools.manifest_templates import TemplateFailed, evaluate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -422,6 +424,9 @@ def test_malformed_holes_refuse_the_whole_manifest(holes_project, tmp_path, case
 
     change, message = BAD_HOLES[case]
     data = json.loads((holes_project / "manifest.json").read_text(encoding="utf-8"))
+    data.update(format_version=4)  # the version whose digest a runtime trusts
+    for tool in data["tools"].values():
+        tool["check"] = {"kind": "none"}  # format version 2's "always"
     change(data)
     path = tmp_path / "manifest.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -454,7 +459,7 @@ def generated_project(tmp_path_factory):
 def test_the_generator_writes_the_template_shape_the_runtime_reads(generated_project):
     _, data = generated_project
     hand = hand_written_manifest(generated_project[0])
-    assert data["format_version"] == 3
+    assert data["format_version"] == 4
     assert data["tools"]["zzh_run"]["holes"] == hand["tools"]["zzh_run"]["holes"]
     assert data["tools"]["zzh_notes"]["import_for_definitions"] is True
 
@@ -478,7 +483,9 @@ def test_malformed_holes_under_a_recomputed_digest_refuse_the_whole_manifest(hol
 
     change, message = BAD_HOLES[case]
     data = json.loads((holes_project / "manifest.json").read_text(encoding="utf-8"))
-    data.update(format_version=3)
+    data.update(format_version=4)  # the version whose digest a runtime trusts
+    for tool in data["tools"].values():
+        tool["check"] = {"kind": "none"}  # format version 2's "always"
     change(data)
     path = tmp_path / "manifest.json"
     path.write_bytes(render(data))

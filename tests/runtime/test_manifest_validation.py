@@ -312,6 +312,70 @@ def test_every_tool_field_is_typed_and_ranged(project, case):
     assert reg.get_all_tool_names() == []
 
 
+CHECK_KINDS_BY_VERSION = {
+    # (format version, check): the error, or None when it loads
+    "version 4, none": (4, {"kind": "none"}, None),
+    "version 4, always": (4, {"kind": "always"}, "has the kind 'always', which format version 4 does not have"),
+    "version 4, env": (4, {"kind": "env", "all": ["A"]}, "has the kind 'env', which format version 4 does not have"),
+    "version 4, module": (4, {"kind": "module", "name": "json"}, "has the kind 'module', which format version 4 does not have"),
+    "version 3, always": (3, {"kind": "always"}, None),
+    "version 3, env": (3, {"kind": "env", "all": ["A"]}, None),
+    "version 3, none": (3, {"kind": "none"}, "has the kind 'none', which format version 3 does not have"),
+    "version 1, module": (1, {"kind": "module", "name": "json"}, None),
+}
+
+
+@pytest.mark.parametrize("case", list(CHECK_KINDS_BY_VERSION))
+def test_each_format_version_has_its_own_check_kinds(project, case):
+    root, reg = project
+    path = write_project(root)
+    version, check, error = CHECK_KINDS_BY_VERSION[case]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["format_version"] = version
+    if version < 3:
+        del data["digest"]
+    data["tools"][f"{PREFIX}a"]["check"] = check
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    if error is None:
+        reg.load_manifest(path, tools_dir=root / "tools")
+        assert reg.get_all_tool_names() == [f"{PREFIX}a"]
+        # The old forms are read as the templates format version 4 writes for them.
+        assert type(reg.get_entry(f"{PREFIX}a").check_fn).__name__ == {
+            "none": "NoneType", "always": "NoneType", "env": "TemplateCheck", "module": "TemplateCheck",
+        }[check["kind"]]
+        return
+    with pytest.raises(ManifestError) as raised:
+        reg.load_manifest(path, tools_dir=root / "tools")
+    assert str(raised.value) == f"Tool manifest {path} is corrupt: tools[{PREFIX + 'a'!r}].check {error}"
+    assert reg.get_all_tool_names() == []
+
+
+def test_the_old_check_forms_translate_to_the_templates_the_generator_writes():
+    from tools.manifest_checks import translate_checks
+
+    tools = {
+        "a": {"check": {"kind": "always"}},
+        "b": {"check": {"kind": "env", "all": ["A", "B"], "present": ["C"]}},
+        "c": {"check": {"kind": "env", "all": [], "present": ["C"]}},
+        "d": {"check": {"kind": "env", "all": ["A"]}},
+        "e": {"check": {"kind": "module", "name": "yaml"}},
+        "f": {"check": {"kind": "import", "reason": "r"}},
+        "g": {"check": {"kind": "env", "all": []}},
+    }
+    translate_checks(tools)
+    is_set = lambda t: {"not": {"is_none": t}}  # noqa: E731
+    assert {name: tool["check"] for name, tool in tools.items()} == {
+        "a": {"kind": "none"},
+        "b": {"kind": "template", "template": {"and": [{"env": "A"}, {"env": "B"}, is_set({"env": "C"})]}},
+        "c": {"kind": "template", "template": is_set({"env": "C"})},
+        "d": {"kind": "template", "template": {"env": "A"}},
+        "e": {"kind": "template", "template": is_set({"find_spec": "yaml"})},
+        "f": {"kind": "import", "reason": "r"},
+        "g": {"kind": "template", "template": {"const": True}},
+    }
+
+
 def test_a_valid_size_limit_at_the_boundary_loads(project):
     root, reg = project
     path = write_project(root)

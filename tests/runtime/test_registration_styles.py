@@ -188,8 +188,8 @@ def snapshot(mode: str, tools_dir: Path, env: dict) -> dict:
 def test_the_fixture_exercises_a_check_the_manifest_must_import(project):
     tools = json.loads((project / "manifest.json").read_text(encoding="utf-8"))["tools"]
     kinds = {name: tool["check"]["kind"] for name, tool in tools.items()}
-    assert kinds == {"zzc_crash": "import", "zzc_note": "always", "zzc_run": "import",
-                     "zzc_search": "env", "zzc_wrong": "import"}
+    assert kinds == {"zzc_crash": "import", "zzc_note": "none", "zzc_run": "import",
+                     "zzc_search": "template", "zzc_wrong": "import"}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,82 @@
+"""How far ``register(ctx)`` is followed, through the real CLI: a context kept in an attribute, a
+class chosen by a condition, a table handed to a helper, a helper handed as a value; what
+cannot be followed is "cannot verify" (HRM003) and what cannot register a tool is silent."""
+
+from __future__ import annotations
+
+from tests.test_plugin_projects import check, layout
+
+
+def test_a_kept_context_that_only_serves_other_methods_is_silent(tmp_path):
+    root = layout(tmp_path, "kept_context")
+    # a proxy replacing ctx whose register_tool forwards its arguments (both tools are read
+    # through it), a class keeping ctx for inject_message and tests, `(A if x else B)(ctx)`
+    # with B inheriting A's __init__: nothing registers a tool that is not read
+    assert check(root) == (0, "", "All checks passed (2 tools in 1 plugin)\n")
+
+
+def test_a_kept_context_that_can_register_or_escape_is_cannot_verify(tmp_path):
+    root = layout(tmp_path, "kept_context_escapes")
+    unchecked = ": the tools registered there are not checked\n"
+    assert check(root) == (
+        1,
+        # the proxy does not replace ctx: its own register_tool calls are not read
+        "echo_plugin/__init__.py:9:9: HRM003 cannot verify: the plugin context is stored in `self._real`, which is "
+        "not followed (`self._real.register_tool` is called at echo_plugin/__init__.py:12)" + unchecked
+        + "echo_plugin/__init__.py:22:5: HRM003 cannot verify: the plugin context is passed to `vendor_kit.Panel`, "
+        "which cannot be followed (`vendor_kit` is not a module of the project)" + unchecked
+        + "echo_plugin/keepers.py:16:9: HRM003 cannot verify: the plugin context is stored in `self.ctx`, which is "
+        "not followed (`self.ctx.register_tool` is called at echo_plugin/keepers.py:19)" + unchecked
+        + "echo_plugin/keepers.py:24:9: HRM003 cannot verify: the plugin context is stored in `self.host`, which is "
+        "not followed (`self.host` is passed to `kit.install` at echo_plugin/keepers.py:27)" + unchecked
+        # forwarding a changed name is a registration of its own
+        + "echo_plugin/keepers.py:32:9: HRM003 cannot verify: the plugin context is stored in `self._ctx`, which is "
+        "not followed (`self._ctx.register_tool` is called at echo_plugin/keepers.py:35)" + unchecked
+        + "echo_plugin/keepers.py:40:9: HRM003 cannot verify: the plugin context is stored in `self.sniffed`, which "
+        "is not followed (`getattr(self.sniffed, 'register_tool')` is called at echo_plugin/keepers.py:41)" + unchecked,
+        "Found 6 diagnostics in 2 files (0 tools in 1 plugin, 6 unread)\n",
+    )
+
+
+def test_a_helper_is_read_once_per_call_site_with_the_table_it_is_handed(tmp_path):
+    root = layout(tmp_path, "table_helpers")
+    # `_add_all(ctx, MAP_SCHEMAS, ...)` and `_add_all(ctx, ROUTE_SCHEMAS, ...)`: three tools, the
+    # first's property located where schemas.py writes it; the third call hands it a comprehension
+    assert check(root) == (
+        1,
+        "atlas_plugin/__init__.py:24:9: HRM003 cannot verify: this register_tool call cannot be read (where "
+        "`_add_all` is called at line 19, the loop over `schemas.items()` cannot be unrolled statically): its "
+        "tool is not checked\n"
+        "atlas_plugin/schemas.py:5:57: HRM306 parameter `region` has no description (tool `atlas_map`)\n",
+        "Found 2 diagnostics in 2 files (3 tools in 1 plugin, 1 unread)\n",
+    )
+
+
+def test_tables_imported_in_a_branch_or_built_by_a_helper_are_unrolled(tmp_path):
+    root = layout(tmp_path, "imported_tables")
+    # `from .actions import ROWS` inside `if callable(add):` (rows naming a def and an async def), and
+    # a loop over `_desk_table()`, which imports `specs` and `actions` itself and returns a list
+    # display; its `actions.take_back` is not this module's `take_back` (which returns a dict)
+    assert check(root) == (
+        1,
+        "catalog_plugin/specs.py:4:53: HRM306 parameter `shelf` has no description (tool `catalog_shelf`)\n",
+        "Found 1 diagnostic in 1 file (4 tools in 1 plugin)\n",
+    )
+
+
+def test_a_helper_handed_as_a_value_is_followed(tmp_path):
+    root = layout(tmp_path, "handed_helpers")
+    # `_guarded(ctx, "tide", _add_tide)` calls `install(ctx)`; `_quietly("berths", tools.add_all, ctx)`
+    # calls `install(*args, **kwargs)`; add_all loops over a display of modules calling each one's
+    # register (berths' schema is `dict(TIDE, ...)` with `from . import TIDE`); a builtin handed to
+    # the guard registers nothing; a lambda handed to it is not followed; what cranes registers is
+    # computed at run time
+    assert check(root) == (
+        1,
+        "harbor_plugin/__init__.py:11:9: HRM003 cannot verify: the plugin context is passed to `install`, which "
+        "cannot be followed (a parameter of `_guarded` whose argument is not a function of the project named where "
+        "it is called): the tools registered there are not checked\n"
+        "harbor_plugin/tools/cranes.py:6:9: HRM003 cannot verify: this register_tool call cannot be read (the "
+        "loop over `getattr(answer, 'specs', ())` cannot be unrolled statically): its tool is not checked\n",
+        "Found 2 diagnostics in 2 files (2 tools in 1 plugin, 2 unread)\n",
+    )
