@@ -80,3 +80,39 @@ def test_a_helper_handed_as_a_value_is_followed(tmp_path):
         "loop over `getattr(answer, 'specs', ())` cannot be unrolled statically): its tool is not checked\n",
         "Found 2 diagnostics in 2 files (2 tools in 1 plugin, 2 unread)\n",
     )
+
+
+def _plugin_of_helpers(root, helpers: int):
+    """A plugin whose register hands ctx to ``helpers`` modules' own register, one tool each."""
+    (root / "pyproject.toml").write_text('[project]\nname = "many"\nversion = "1"\n\n'
+                                         '[project.entry-points."hermes_agent.plugins"]\nmany = "many"\n')
+    package = root / "many"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "".join(f"from . import m{i}\n" for i in range(helpers))
+        + "\n\ndef register(ctx):\n" + "".join(f"    m{i}.register(ctx)\n" for i in range(helpers)))
+    for i in range(helpers):
+        (package / f"m{i}.py").write_text(
+            "import json\n\n"
+            f'SCHEMA = {{"name": "t{i}", "description": "Tool {i}.", "parameters": {{"type": "object", "properties": {{}}}}}}\n\n\n'
+            'def handle(args, **kwargs):\n    return json.dumps({"ok": True})\n\n\n'
+            f'def register(ctx):\n    ctx.register_tool(name="t{i}", toolset="many", schema=SCHEMA, handler=handle, check_fn=lambda: True)\n')
+
+
+def test_every_function_up_to_the_limit_is_followed_and_the_next_is_cannot_verify(tmp_path):
+    from hermes_lint.project.plugin_register import MAX_FUNCTIONS
+
+    # register itself is the first of the functions followed
+    within, past = tmp_path / "within", tmp_path / "past"
+    within.mkdir(), past.mkdir()
+    _plugin_of_helpers(within, MAX_FUNCTIONS - 1)
+    assert check(within) == (0, "", f"All checks passed ({MAX_FUNCTIONS - 1} tools in 1 plugin)\n")
+    _plugin_of_helpers(past, MAX_FUNCTIONS)
+    last = MAX_FUNCTIONS - 1
+    assert check(past) == (
+        1,
+        f"many/__init__.py:{MAX_FUNCTIONS + 4 + last}:5: HRM003 cannot verify: the plugin context is passed to "
+        f"`m{last}.register`, which is past the {MAX_FUNCTIONS} functions hermes-lint follows in one plugin: the "
+        "tools registered there are not checked\n",
+        f"Found 1 diagnostic in 1 file ({MAX_FUNCTIONS - 1} tools in 1 plugin, 1 unread)\n",
+    )

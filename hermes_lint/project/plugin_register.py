@@ -28,7 +28,7 @@ from hermes_lint.project.stored_context import first_escape
 
 PLUGIN_METHOD = "register_tool"
 HOOK = "register"
-MAX_FUNCTIONS = 64  # functions followed per plugin
+MAX_FUNCTIONS = 128  # functions followed per plugin (a module each, in the largest published plugins: 53)
 
 # Calls that take the context without registering anything with it.
 _INERT_CALLEES = frozenset({
@@ -144,17 +144,24 @@ class _Follower(ProjectNames):
 
     def function(self, module: ModuleSyntax, qualname: str, node: FunctionNode, parameter: str, receives: str, depth: int,
                  proxy: Optional[Tuple[str, str]] = None, callees: Tuple["_Callee", ...] = (),
-                 carried: Optional[int] = None) -> None:
+                 carried: Optional[int] = None, caller: Optional[Tuple[ModuleSyntax, ast.AST]] = None) -> None:
         """Follow ``node``, which receives the context (or its register_tool) in ``parameter``
         (at ``carried`` in it when that is its ``*args``); ``callees``: its parameters bound to
-        the functions its caller hands it."""
+        the functions its caller hands it; ``caller``: the call that hands it the context."""
         key = (module.path, qualname, parameter, receives)
         visit = key + (carried, tuple((c.parameter, c.module.path, ast.unparse(c.value)) for c in callees))
         if visit in self.visits:
             return
         known = any((f.path, f.function, f.parameter, f.receives) == key for f in self.functions)
         if (not known and len(self.functions) >= MAX_FUNCTIONS) or len(self.visits) >= 4 * MAX_FUNCTIONS or depth > MAX_DEPTH:
-            self.report(module, node, f"`{qualname}` is more calls deep than hermes-lint follows")
+            # said at the call that hands the context on: that module is checked, the callee's
+            # module (not followed) may never be
+            where, at = caller if caller is not None else (module, node)
+            callee = f"the plugin context is passed to `{ast.unparse(at.func)}`, which" if isinstance(at, ast.Call) else f"`{qualname}`"
+            if depth > MAX_DEPTH:
+                self.report(where, at, f"{callee} is more calls deep than hermes-lint follows ({MAX_DEPTH})")
+            else:
+                self.report(where, at, f"{callee} is past the {MAX_FUNCTIONS} functions hermes-lint follows in one plugin")
             return
         self.visits.add(visit)
         if not known:
@@ -268,7 +275,7 @@ class _Follower(ProjectNames):
         self.call_sites.setdefault((target.module.path, target.qualname, parameter, what), []).append(
             (call.lineno, call.col_offset) if by_name and carried is None else None)
         self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy,
-                      _handed_functions(scope, call, node, positional, bound), carried)
+                      _handed_functions(scope, call, node, positional, bound), carried, (module, call))
 
     def called(self, scope: "_Scope", func: ast.expr) -> Optional[Target]:
         """What ``func`` (called with the context) is; None for a call that registers nothing."""
