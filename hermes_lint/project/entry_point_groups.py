@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from hermes_lint.project.plugins import ENTRY_POINT_GROUP, _metadata_files, _read
+from hermes_lint.project.plugins import ENTRY_POINT_GROUP, _metadata_files, _read, parsed_toml
 
 _SEPARATORS = re.compile(r"[._\-]+")
 _MEANT = frozenset({
@@ -86,15 +86,8 @@ def misnamed_groups(root: Path) -> List[MisnamedGroup]:
 
 
 def _pyproject(text: str, declared_in: str) -> List[MisnamedGroup]:
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
+    data = parsed_toml(text)
+    if data is None:
         return []
     project = _table(data, "project")
     poetry = _table(_table(data, "tool"), "poetry")

@@ -23,7 +23,7 @@ import configparser
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.config import Config
@@ -272,7 +272,8 @@ def _header_line(text: str, pattern: str) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 0
 
 
-def _pyproject(text: str, declared_in: str) -> List[EntryPoint]:
+def parsed_toml(text: str) -> Optional[Dict[str, Any]]:
+    """``text`` as TOML, or None where it does not parse (its own finding elsewhere)."""
     import sys
 
     if sys.version_info >= (3, 11):
@@ -280,10 +281,16 @@ def _pyproject(text: str, declared_in: str) -> List[EntryPoint]:
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+
+
+def _pyproject(text: str, declared_in: str) -> List[EntryPoint]:
+    data = parsed_toml(text)
+    if data is None:
         return []
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    project: Dict[str, Any] = data["project"] if isinstance(data.get("project"), dict) else {}
     tables = [(project.get("entry-points"), r"^\s*\[\s*project\.entry-points")]
     poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
     if isinstance(poetry, dict):
