@@ -1,8 +1,8 @@
 """A plugin package checked warm (the cache of earlier runs kept) prints what ``--no-cache``
 prints after each edit that changes what plugin discovery finds: a module ``register`` follows
 edited, a module it imports created, plugin.yaml edited, the entry point in pyproject.toml
-changed. Every file and directory is moved past the racy window (``regular_files.settled``)
-before each run, so that a cache keyed on stats would trust them; each run is a new process."""
+changed. What an edit changed is moved past the racy window (``regular_files.settled``), so
+that a cache keyed on stats trusts it; nothing else is touched. Each run is a new process."""
 
 from __future__ import annotations
 
@@ -35,11 +35,12 @@ def tool_module(name: str) -> str:
     )
 
 
-def settle(root: Path) -> None:
-    """Every file and directory an hour old (it moves their change time: a stat key sees it)."""
+def settle(root: Path, *only: Path) -> None:
+    """Every file and directory (or those of ``only``) an hour old: past the racy window. (It
+    moves their change time, which a stat key compares: a settled file counts as changed.)"""
     past = os.stat(root).st_mtime - 3600
-    paths = [p for p in root.rglob("*") if ".hermes_lint_cache" not in p.parts]
-    for path in sorted(paths, key=lambda p: len(p.parts), reverse=True) + [root]:
+    paths = [p for p in root.rglob("*") if ".hermes_lint_cache" not in p.parts] + [root]
+    for path in sorted(only or paths, key=lambda p: len(p.parts), reverse=True):
         os.utime(path, (past, past))
 
 
@@ -52,20 +53,27 @@ def check(root: Path, *args: str) -> tuple:
     return done.returncode, done.stdout
 
 
-def edit_followed_module(root: Path) -> None:
-    (root / "demo_plugin" / "alpha.py").write_text(tool_module("alpha_two"), encoding="utf-8")
+# Each edit rewrites a file in place (its directory's stat unchanged) or creates one (its
+# directory's changes), and returns what it changed.
+def edit_followed_module(root: Path) -> tuple:  # the context now handed on to a helper
+    text = tool_module("alpha_two").replace("def register_tools(ctx):\n", "def register_tools(ctx):\n    _add(ctx)\n\n\ndef _add(ctx):\n")
+    (root / "demo_plugin" / "alpha.py").write_text(text, encoding="utf-8")
+    return (root / "demo_plugin" / "alpha.py",)
 
 
-def create_imported_module(root: Path) -> None:
+def create_imported_module(root: Path) -> tuple:
     (root / "demo_plugin" / "beta.py").write_text(tool_module("beta"), encoding="utf-8")
+    return root / "demo_plugin" / "beta.py", root / "demo_plugin"
 
 
-def edit_plugin_yaml(root: Path) -> None:
+def edit_plugin_yaml(root: Path) -> tuple:
     (root / "demo_plugin" / "plugin.yaml").write_text(MANIFEST.replace("[alpha]", "[alpha_two, beta]"), encoding="utf-8")
+    return (root / "demo_plugin" / "plugin.yaml",)
 
 
-def change_entry_point(root: Path) -> None:
+def change_entry_point(root: Path) -> tuple:
     (root / "pyproject.toml").write_text(PYPROJECT.replace('"demo_plugin"', '"demo_plugin.alpha"'), encoding="utf-8")
+    return (root / "pyproject.toml",)
 
 
 def test_after_each_discovery_edit_a_warm_check_prints_what_a_cold_one_does(tmp_path):
@@ -80,9 +88,10 @@ def test_after_each_discovery_edit_a_warm_check_prints_what_a_cold_one_does(tmp_
     check(root)  # a run that may trust the stats the first one recorded
     previous = check(root, "--no-cache")
     assert check(root) == previous
+    # what the warm runs below trust when no input changed (``check.sites_record``)
+    assert (root / ".hermes_lint_cache" / "plugin-sites-v1.json").is_file()
     for edit in (edit_followed_module, create_imported_module, edit_plugin_yaml, change_entry_point):
-        edit(root)
-        settle(root)
+        settle(root, *edit(root))
         warm = check(root)
         cold = check(root, "--no-cache")
         assert cold[0] in (0, 1), cold

@@ -131,6 +131,10 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
         else:
             given = [path for path in paths if Path(path).exists()] if changed else paths
         project_root = resolve_root(root, given)
+        from hermes_lint.check import sites_record
+        from hermes_lint.project import registration_sites
+
+        registration_sites.across_runs = sites_record if not no_cache and stdin is None else None
 
         def configured():
             return load_config(

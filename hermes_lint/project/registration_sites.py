@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed, follow_plugin
 
@@ -121,6 +121,10 @@ class ProjectSites:
 # while no input changed.
 _PLUGINS: Dict[Tuple, Tuple[int, Tuple, PluginSites]] = {}
 
+# Where discovery's answer is kept and trusted in a later process while nothing it read changed
+# (``check.sites_record``, set by ``check`` unless ``--no-cache``); None: discovered in each process.
+across_runs: Any = None
+
 
 def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
     """The plugins of the project at ``root`` and the functions their ``register`` reaches, once
@@ -144,8 +148,15 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
         if cached[0] != project._run:
             _PLUGINS[key] = (project._run, cached[1], cached[2])
         return cached[2]
-    followed = tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config))
-    sites = PluginSites(followed)
+    def discover() -> PluginSites:
+        return PluginSites(tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config)))
+
+    if across_runs is not None and not project._files:  # never for editor buffers
+        sites = across_runs.recorded(root, config.plugin_dirs)
+        if sites is None:
+            sites = across_runs.discover_and_record(root, config.plugin_dirs, discover)
+    else:
+        sites = discover()
     if len(_PLUGINS) > 32:
         _PLUGINS.clear()
     _PLUGINS[key] = (project._run, _stamp(root, config, sites), sites)
