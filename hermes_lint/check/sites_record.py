@@ -12,7 +12,8 @@ directory with what it depended on, and trusted while all of that is unchanged:
   dot, which discovery never looks into but when it lists them, and so records them), by its
   stat key: a file created or removed anywhere discovery may look for one (``pkg/beta.py``
   before it exists) changes its directory's;
-- the version and files of hermes-lint, the project's real path and ``plugin-dirs``.
+- the version and files of hermes-lint, the interpreter's version, the project's real path and
+  ``plugin-dirs``.
 
 A stat pins nothing within one timestamp tick of a change (``regular_files.settled``): a
 record is written only when every stat in it was settled when discovery started, so that a
@@ -92,7 +93,8 @@ def _key(root: Path, plugin_dirs: Tuple[str, ...]) -> str:
     from hermes_lint import __version__
     from hermes_lint.check.cache_identity import toolkit_fingerprint
 
-    return json.dumps([__version__, os.path.realpath(root), list(plugin_dirs), toolkit_fingerprint()])
+    # the interpreter too: what ``ast`` parses (and so what discovery follows) depends on it
+    return json.dumps([__version__, sys.version, os.path.realpath(root), list(plugin_dirs), toolkit_fingerprint()])
 
 
 def _record_path(root: Path) -> Path:
