@@ -178,3 +178,16 @@ def test_a_plugin_yaml_edit_is_seen_by_a_cached_run(tmp_path):
     found = run_project(root, config, use_cache=True)
     assert [(d.path, d.line, d.code) for d in found] == [("plugin.yaml", 2, "HRM804")]
     assert found == run_project(root, config, use_cache=False)
+
+
+@pytest.mark.parametrize("file, text", [
+    ("pyproject.toml", '[project]\nname = "dice"\nversion = "1"\n\n[project.entry-points."hermes_agent.plugins"]\n\n'
+                       'dice = "dice_plugin:register"\n'),
+    ("setup.cfg", "[metadata]\nname = dice\n\n[options.entry_points]\n\nhermes_agent.plugins =\n\n"
+                  "    dice = dice_plugin:register\n"),
+])
+def test_an_entry_point_after_blank_lines_is_located_at_its_own_line(tmp_path, file, text):
+    # a blank line before the table header or the entry is not the entry's line
+    root = write(tmp_path, {file: text, "dice_plugin/__init__.py": "def register(ctx):\n    pass\n"})
+    line = text.splitlines().index(next(l for l in text.splitlines() if "dice_plugin:register" in l)) + 1
+    assert [(path, found) for path, found, _, code, _ in codes(root, "HRM801")] == [(file, line)]

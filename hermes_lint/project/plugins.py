@@ -240,7 +240,7 @@ def entry_points(root: Path) -> List[EntryPoint]:
         except configparser.Error:
             continue
         if parser.has_section(ENTRY_POINT_GROUP):
-            start = _header_line(text, r"^\s*\[" + re.escape(ENTRY_POINT_GROUP) + r"\]")
+            start = _header_line(text, r"^[ \t]*\[" + re.escape(ENTRY_POINT_GROUP) + r"\]")
             rows = "\n".join(f"{k} = {v}" for k, v in parser.items(ENTRY_POINT_GROUP))
             found = _ini_lines(rows, text, name, start)
             if found:
@@ -259,7 +259,7 @@ def _read(path: Path) -> Optional[str]:
 
 def _line_of(text: str, name: str, after: int = 0) -> int:
     """The first line at or after ``after`` that starts with the key ``name`` (quoted or not)."""
-    pattern = re.compile(r"^\s*[\"']?" + re.escape(name) + r"[\"']?\s*[=:]", re.MULTILINE)
+    pattern = re.compile(r"^[ \t]*[\"']?" + re.escape(name) + r"[\"']?\s*[=:]", re.MULTILINE)
     offset = 0
     if after:
         offset = len("\n".join(text.split("\n")[: after - 1]))
@@ -291,10 +291,10 @@ def _pyproject(text: str, declared_in: str) -> List[EntryPoint]:
     if data is None:
         return []
     project: Dict[str, Any] = data["project"] if isinstance(data.get("project"), dict) else {}
-    tables = [(project.get("entry-points"), r"^\s*\[\s*project\.entry-points")]
+    tables = [(project.get("entry-points"), r"^[ \t]*\[\s*project\.entry-points")]
     poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
     if isinstance(poetry, dict):
-        tables.append((poetry.get("plugins"), r"^\s*\[\s*tool\.poetry\.plugins"))
+        tables.append((poetry.get("plugins"), r"^[ \t]*\[\s*tool\.poetry\.plugins"))
     found: List[EntryPoint] = []
     for groups, header in tables:
         group = groups.get(ENTRY_POINT_GROUP) if isinstance(groups, dict) else None
@@ -316,7 +316,7 @@ def _setup_cfg(text: str, declared_in: str) -> List[EntryPoint]:
         return []
     if not parser.has_option("options.entry_points", ENTRY_POINT_GROUP):
         return []
-    start = _header_line(text, r"^\s*\[options\.entry_points\]")
+    start = _header_line(text, r"^[ \t]*\[options\.entry_points\]")
     return _ini_lines(parser.get("options.entry_points", ENTRY_POINT_GROUP), text, declared_in, start)
 
 
