@@ -99,3 +99,27 @@ def test_after_each_discovery_edit_a_warm_check_prints_what_a_cold_one_does(tmp_
         assert warm == cold, edit.__name__
         assert check(root) == cold, edit.__name__  # the run after: what the warm one recorded
         previous = cold
+
+
+def test_a_module_created_where_discovery_only_looked_for_it_is_seen_by_a_warm_check(tmp_path):
+    """``src/demo_plugin/sub/beta.py`` is looked for (its stat taken) and its directory never
+    listed nor a file in it opened: only the directory's stat says it appeared."""
+    root = tmp_path / "project"
+    package = root / "src" / "demo_plugin"
+    (package / "sub").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (package / "__init__.py").write_text(
+        "from .sub.beta import register_tools as _beta\n\n\ndef register(ctx):\n    _beta(ctx)\n", encoding="utf-8"
+    )
+    (package / "sub" / "__init__.py").write_text("", encoding="utf-8")
+    settle(root)
+    check(root)
+    check(root)
+    before = check(root, "--no-cache")
+    assert check(root) == before
+    assert (root / ".hermes_lint_cache" / "plugin-sites-v1.json").is_file()
+    (package / "sub" / "beta.py").write_text(tool_module("beta"), encoding="utf-8")
+    settle(root, package / "sub" / "beta.py", package / "sub")
+    cold = check(root, "--no-cache")
+    assert cold != before and "`beta`" in cold[1], cold
+    assert check(root) == cold
