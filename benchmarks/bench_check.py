@@ -176,6 +176,17 @@ def snapshot_toolkit(workdir: Path, compiled: bool) -> Dict[str, str]:
     return env
 
 
+def baseline_toolkit(workdir: Path, package: Path, env: Dict[str, str]) -> Dict[str, str]:
+    """The environment that runs the hermes_lint package at ``package`` instead (a previous
+    build to compare with in the same run), copied aside and compiled as ``snapshot_toolkit``'s."""
+    import compileall
+
+    target = workdir / "baseline_toolkit"
+    shutil.copytree(package, target / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(str(target), quiet=1)
+    return dict(env, PYTHONPATH=str(target))
+
+
 def cases_for(root: Path, workdir: Path, toolkit_env: Optional[Dict[str, str]],
               no_pyc_toolkit_env: Optional[Dict[str, str]]) -> List[Case]:
     hermes = executable("hermes-lint")

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import executable, measure, snapshot_toolkit  # noqa: E402
+from bench_check import baseline_toolkit, executable, measure, snapshot_toolkit  # noqa: E402
 from bench_real import FLOOR_SCRIPT  # noqa: E402
 from gen_corpus import generate  # noqa: E402
 
@@ -114,12 +114,7 @@ def main(argv: List[str] = None) -> None:
         env = snapshot_toolkit(workdir, compiled=True)
         baseline_env = None
         if options.baseline is not None:
-            import compileall
-
-            target = workdir / "baseline_toolkit"
-            shutil.copytree(options.baseline, target / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
-            compileall.compile_dir(str(target), quiet=1)
-            baseline_env = dict(env, PYTHONPATH=str(target))
+            baseline_env = baseline_toolkit(workdir, options.baseline, env)
         projects = make_projects(options.tools, workdir, options.seed, options.real_sized)
         cases = {}
         counted = set()

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import executable, measure, snapshot_toolkit  # noqa: E402
+from bench_check import baseline_toolkit, executable, measure, snapshot_toolkit  # noqa: E402
 from gen_corpus import generate  # noqa: E402
 
 HOOKS = Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml"
@@ -97,12 +97,7 @@ def main(argv: List[str] = None) -> None:
                    PRE_COMMIT_COLOR="never")
         baseline_env = None
         if options.baseline is not None:
-            import compileall
-
-            target = Path(temporary) / "baseline_toolkit"
-            shutil.copytree(options.baseline, target / "hermes_lint", ignore=shutil.ignore_patterns("__pycache__"))
-            compileall.compile_dir(str(target), quiet=1)
-            baseline_env = dict(env, PYTHONPATH=str(target))
+            baseline_env = baseline_toolkit(Path(temporary), options.baseline, env)
         root = Path(temporary) / "project"
         written = generate(options.tools, root, options.seed, real_sized=options.real_sized)
         configs = {}

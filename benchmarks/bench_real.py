@@ -33,7 +33,6 @@ of a shared machine). Ratios are only meaningful within one run.
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import shutil
 import statistics
@@ -43,7 +42,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import Run, executable, measure, snapshot_toolkit  # noqa: E402
+from bench_check import Run, baseline_toolkit, executable, measure, snapshot_toolkit  # noqa: E402
 from gen_corpus import generate  # noqa: E402
 
 
@@ -156,11 +155,7 @@ def main(argv: List[str] = None) -> None:
         env = snapshot_toolkit(workdir, compiled=True)
         baseline_env = None
         if options.baseline is not None:
-            target = workdir / "baseline_toolkit"
-            shutil.copytree(options.baseline, target / "hermes_lint",
-                            ignore=shutil.ignore_patterns("__pycache__"))
-            compileall.compile_dir(str(target), quiet=1)
-            baseline_env = dict(os.environ, PYTHONPATH=str(target))
+            baseline_env = baseline_toolkit(workdir, options.baseline, dict(os.environ))
         if options.real_sized:
             root = workdir / "real_sized"
             generate(options.real_sized, root, options.seed, real_sized=True)
