@@ -116,3 +116,43 @@ def test_every_function_up_to_the_limit_is_followed_and_the_next_is_cannot_verif
         "tools registered there are not checked\n",
         f"Found 1 diagnostic in 1 file ({MAX_FUNCTIONS - 1} tools in 1 plugin, 1 unread)\n",
     )
+
+
+ALIASED = '''import json
+
+SCHEMA = {"name": "a1", "description": "A.", "parameters": {"type": "object", "properties": {}}}
+
+
+def handle(args, **kwargs):
+    return {"not": "a string"}
+
+
+def register(ctx, other=None):
+    host = ctx
+    kept = host
+BRANCH
+    kept.register_tool(name="a1", toolset="alp", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+'''
+
+
+def _aliased_plugin(root, branch: str):
+    (root / "pyproject.toml").write_text('[project]\nname = "alp"\nversion = "1"\n\n'
+                                         '[project.entry-points."hermes_agent.plugins"]\nalp = "alp"\n')
+    (root / "alp").mkdir()
+    (root / "alp" / "__init__.py").write_text(ALIASED.replace("BRANCH\n", branch))
+
+
+def test_a_name_only_ever_bound_to_the_context_is_the_context(tmp_path):
+    _aliased_plugin(tmp_path, "")
+    assert check(tmp_path)[:2] == (1, "alp/__init__.py:7:5: HRM101 handler `handle` can return a dict, not a JSON string\n")
+    assert "(1 tool in 1 plugin)" in check(tmp_path)[2]
+
+
+def test_a_name_bound_to_the_context_on_some_paths_only_is_cannot_verify(tmp_path):
+    _aliased_plugin(tmp_path, "    if other is not None:\n        kept = other\n")
+    assert check(tmp_path) == (
+        1,
+        "alp/__init__.py:15:5: HRM003 cannot verify: `kept` is the plugin context on some paths only: the tools "
+        "registered there are not checked\n",
+        "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n",
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from hermes_lint.project.plugins import SOURCE_ROOTS, PluginSpec, module_file
 
@@ -192,3 +192,58 @@ def _binds(stmt: ast.stmt, name: str) -> bool:
     if isinstance(stmt, ast.AnnAssign):
         return isinstance(stmt.target, ast.Name) and stmt.target.id == name and stmt.value is not None
     return False
+
+
+def context_names(function: ast.AST, parameter: str) -> Set[str]:
+    """``parameter`` and the local names of ``function`` that are only ever bound to it
+    (``host = ctx``, also through another such name): each is the plugin context where it is
+    used. A name bound to anything else too is not: what it holds at a call is not known."""
+    bound: Dict[str, List[Optional[ast.expr]]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        bound.setdefault(name.id, []).append(node.value if target is name else None)
+        elif isinstance(node, ast.arg) and node.arg != parameter:
+            bound.setdefault(node.arg, []).append(None)
+    for node in ast.walk(function):  # every other way of binding a name: for, with, augmented, ...
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [node.target]
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for declared in node.names:
+                bound.setdefault(declared, []).append(None)
+            continue
+        else:
+            continue
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound.setdefault(name.id, []).append(None)
+    names = {parameter}
+    grew = True
+    while grew:
+        grew = False
+        for local, values in bound.items():
+            if local not in names and all(isinstance(v, ast.Name) and v.id in names for v in values):
+                names.add(local)
+                grew = True
+    return names
+
+
+def partial_context_names(function: ast.AST, parameter: str) -> Set[str]:
+    """Local names of ``function`` bound to the plugin context somewhere and to something else
+    elsewhere: a ``register_tool`` call on one cannot be read (``context_names``)."""
+    names = context_names(function, parameter)
+    return {
+        target.id
+        for node in ast.walk(function) if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Name) and node.value.id in names
+        for target in node.targets if isinstance(target, ast.Name) and target.id not in names
+    }

@@ -22,7 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
 
-from hermes_lint.project.plugin_names import MAX_DEPTH, ModuleSyntax, ProjectNames, Target
+from hermes_lint.project.plugin_names import (
+    MAX_DEPTH, ModuleSyntax, ProjectNames, Target, context_names, partial_context_names,
+)
 from hermes_lint.project.plugins import PluginSpec
 from hermes_lint.project.stored_context import first_escape
 
@@ -166,7 +168,7 @@ class _Follower(ProjectNames):
         self.visits.add(visit)
         if not known:
             self.functions.append(RegisterFunction(self.spec.name, module.path, qualname, parameter, receives, node.lineno))
-        contexts = {parameter} if receives == "ctx" and carried is None else set()
+        contexts = context_names(node, parameter) if receives == "ctx" and carried is None else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
         scope = _Scope(
             module, qualname.rsplit(".", 1)[0] if "." in qualname else None, depth,
@@ -190,8 +192,12 @@ class _Follower(ProjectNames):
             id(s.value) for s in ast.walk(node) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
             and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in contexts
         }
+        partial = partial_context_names(node, parameter) if contexts else set()
         for call in ast.walk(node):
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
+                continue
+            if is_register_call(call, partial, ()):
+                self.report(module, call, f"`{call.func.value.id}` is the plugin context on some paths only")  # type: ignore[attr-defined]
                 continue
             passed = [(i, None, a) for i, a in enumerate(call.args)] + [(None, k.arg, k.value) for k in call.keywords]
             for position, keyword, argument in passed:

@@ -29,6 +29,7 @@ import itertools
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from hermes_lint.project.plugin_arguments import call_site_bindings
+from hermes_lint.project.plugin_names import context_names
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 
@@ -91,7 +92,7 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         if function is None or (qualname, parameter, receives) in done:
             continue
         done.add((qualname, parameter, receives))
-        contexts = {parameter} if receives == "ctx" else set()
+        contexts = context_names(function, parameter) if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts))
         every = [n for n in ast.walk(function) if isinstance(n, ast.Call) and is_register_call(n, contexts, callables)]
         if not every:
@@ -121,7 +122,7 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
         function = _function(tree, qualname)
         if function is None:
             continue
-        contexts = {parameter} if receives == "ctx" else set()
+        contexts = context_names(function, parameter) if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts))
         if any(isinstance(n, ast.Call) and is_register_call(n, contexts, callables) for n in ast.walk(function)):
             return True
