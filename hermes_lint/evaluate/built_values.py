@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .state import _EvaluatorState
 from .syntax import MUTATING_METHODS, Positioned, _end, _start
-from .values import _ITERATOR_TYPES, _Refusal, _budget
+from .values import _Refusal
 
 
 
@@ -110,40 +110,6 @@ def building_steps(
 
 class _BuiltValues(_EvaluatorState):
     """Values of module names built by steps (a mixin of ModuleEvaluator)."""
-
-    def _compute_built(self, name: str, assigned: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...]) -> Tuple[bool, Any]:
-        """Like ``_compute_cached``: the assigned value, then each step at its own place, with one
-        fresh budget. The value is not cached until it is complete, so the steps may change it."""
-        if name in self._in_progress:
-            return (False, _Refusal(f"{name} refers to itself", assigned))
-        saved = (self._frame, self._now, self._steps, self._depth)
-        self._frame, self._now, self._steps, self._depth = None, _start(at), 0, 0
-        self._in_progress.add(name)
-        node: Any = assigned
-        try:
-            if self._total > self._total_budget:
-                raise _budget(assigned)
-            value = self._eval(assigned)
-            for step in steps:
-                node = step
-                self._now = _start(step)
-                self._tick()
-                try:
-                    value = self._apply_step(value, step)
-                except Exception as error:
-                    raise self._as_refusal(error, step) from None
-            if isinstance(value, _ITERATOR_TYPES):
-                raise _Refusal(f"{name} holds an iterator (its value depends on when it is read)", assigned)
-            return (True, value)
-        except _Refusal as refusal:
-            if refusal.node is None:
-                refusal.node = node
-            return (False, refusal)
-        finally:
-            self._in_progress.discard(name)
-            self._total += self._steps
-            self._frame, self._now, self._depth = saved[0], saved[1], saved[3]
-            self._steps = saved[2] + 1
 
     def _apply_step(self, value: Any, step: Any) -> Any:
         """``value`` once ``step`` (see ``step_change``) has run on it."""

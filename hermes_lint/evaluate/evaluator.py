@@ -361,33 +361,41 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         cached = constants.get(name)
         if cached is None:
             assert binding.value is not None  # a constant is bound by an assignment (see _classify)
-            if steps:
-                cached = self._compute_built(name, binding.value, binding.node, steps)
-            else:
-                cached = self._compute_cached(name, binding.value, binding.node)
-            constants[name] = cached
+            cached = constants[name] = self._compute_cached(name, binding.value, binding.node, steps)
         if cached[0]:
             return cached[1]
         raise _copy_of(cached[1])
 
-    def _compute_cached(self, key: Any, expression: ast.expr, at: Positioned) -> Tuple[bool, Any]:
+    def _compute_cached(self, key: Any, expression: ast.expr, at: Positioned,
+                        steps: Tuple[ast.stmt, ...] = ()) -> Tuple[bool, Any]:
         """Evaluate a module-level expression once, in module scope at its own point of the
-        module, with a fresh budget (so the cached result never depends on who asked first)."""
+        module, with a fresh budget (so the cached result never depends on who asked first);
+        then each of ``steps`` (the statements that build a module name, ``built_values``) at its
+        own place, under the same budget."""
         if key in self._in_progress:
             return (False, _Refusal(f"{key} refers to itself", expression))
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = None, _start(at), 0, 0
         self._in_progress.add(key)
+        node: Any = expression
         try:
             if self._total > self._total_budget:
                 raise _budget(expression)
             value = self._eval(expression)
+            for step in steps:
+                node = step
+                self._now = _start(step)
+                self._tick()
+                try:
+                    value = self._apply_step(value, step)
+                except Exception as error:
+                    raise self._as_refusal(error, step) from None
             if isinstance(value, _ITERATOR_TYPES):
                 raise _Refusal(f"{key} holds an iterator (its value depends on when it is read)", expression)
             return (True, value)
         except _Refusal as refusal:
             if refusal.node is None:
-                refusal.node = expression
+                refusal.node = node
             return (False, refusal)
         finally:
             self._in_progress.discard(key)

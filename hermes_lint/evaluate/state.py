@@ -94,7 +94,9 @@ class _EvaluatorState:
         @abstractmethod
         def _check_time(self, name: str, binding: _Binding, node: Optional[ast.AST], used: str = "used") -> None: ...
         @abstractmethod
-        def _compute_cached(self, key: Any, expression: ast.expr, at: Positioned) -> CachedValue: ...
+        def _compute_cached(
+            self, key: Any, expression: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...] = ()
+        ) -> CachedValue: ...
         @abstractmethod
         def _function_info(self, fdef: FunctionNode) -> _FunctionInfo: ...
         @abstractmethod
@@ -254,9 +256,7 @@ class _EvaluatorState:
 
         # built values
         @abstractmethod
-        def _compute_built(
-            self, name: str, assigned: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...]
-        ) -> CachedValue: ...
+        def _apply_step(self, value: Any, step: Any) -> Any: ...
 
         # text
         @abstractmethod
