@@ -185,7 +185,7 @@ LLAMACPP_ERROR = Source(
     "tools/schema_sanitizer.py (which injects `properties: {}` into such nodes before every request)"
 )
 HERMES_FREE_OBJECT = Source(
-    "NousResearch/hermes-agent issue #96734: with `properties: {}` injected into a free-form object "
+    "NousResearch/hermes-agent bug report #96734: with `properties: {}` injected into a free-form object "
     "parameter, models reliably send `{}` for it"
 )
 PERPLEXITY_ERROR = Source(
