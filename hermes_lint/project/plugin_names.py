@@ -237,10 +237,10 @@ def context_names(function: ast.AST, parameter: str) -> Set[str]:
     return names
 
 
-def partial_context_names(function: ast.AST, parameter: str) -> Set[str]:
-    """Local names of ``function`` bound to the plugin context somewhere and to something else
-    elsewhere: a ``register_tool`` call on one cannot be read (``context_names``)."""
-    names = context_names(function, parameter)
+def partial_context_names(function: ast.AST, names: Set[str]) -> Set[str]:
+    """Local names of ``function`` bound to the plugin context (``names``, its
+    ``context_names``) somewhere and to something else elsewhere: a ``register_tool`` call on one
+    cannot be read."""
     return {
         target.id
         for node in ast.walk(function) if isinstance(node, ast.Assign)

@@ -192,7 +192,7 @@ class _Follower(ProjectNames):
             id(s.value) for s in ast.walk(node) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
             and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in contexts
         }
-        partial = partial_context_names(node, parameter) if contexts else set()
+        partial = partial_context_names(node, contexts) if contexts else set()
         for call in ast.walk(node):
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
                 continue
