@@ -12,8 +12,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Union
 
+from hermes_lint.model.scopes import bindings, parameter_names
 from hermes_lint.project.plugins import SOURCE_ROOTS, PluginSpec, module_file
 
 MAX_DEPTH = 8  # calls deep from register, and re-exports followed per name
@@ -194,45 +195,21 @@ def _binds(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
-def context_names(function: ast.AST, parameter: str) -> Set[str]:
+def context_names(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], parameter: str) -> Set[str]:
     """``parameter`` and the local names of ``function`` that are only ever bound to it
     (``host = ctx``, also through another such name): each is the plugin context where it is
-    used. A name bound to anything else too is not: what it holds at a call is not known."""
-    bound: Dict[str, List[Optional[ast.expr]]] = {}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                        bound.setdefault(name.id, []).append(node.value if target is name else None)
-        elif isinstance(node, ast.arg) and node.arg != parameter:
-            bound.setdefault(node.arg, []).append(None)
-    for node in ast.walk(function):  # every other way of binding a name: for, with, augmented, ...
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            targets = [node.target]
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, ast.Delete):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for declared in node.names:
-                bound.setdefault(declared, []).append(None)
-            continue
-        else:
-            continue
-        for target in targets:
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    bound.setdefault(name.id, []).append(None)
+    used. A name bound to anything else too, or a parameter, is not: what it holds at a call is
+    not known."""
+    local = bindings(function)
+    others = parameter_names(function) - {parameter}
     names = {parameter}
     grew = True
     while grew:
         grew = False
-        for local, values in bound.items():
-            if local not in names and all(isinstance(v, ast.Name) and v.id in names for v in values):
-                names.add(local)
+        for name, values in local.items():
+            if (name not in names and name not in others and values
+                    and all(isinstance(v, ast.Name) and v.id in names for v in values)):
+                names.add(name)
                 grew = True
     return names
 
