@@ -80,7 +80,8 @@ class PluginSpec:
 def project_plugins(root: Path, config: "Config") -> Tuple[PluginSpec, ...]:
     """Every plugin of the project at ``root``: its entry points first (in declaration order),
     then the directory plugins (the root itself, else those under each ``plugin-dirs``
-    directory, else the root as a plugins directory), without duplicates."""
+    directory, else the root as a plugins directory), without duplicates; failing all of
+    those, the entry points of a misnamed group (``EntryPoint.loaded_by_hermes`` is False)."""
     specs: List[PluginSpec] = []
     seen_directories = set()
     for entry in entry_points(root):
@@ -102,6 +103,10 @@ def project_plugins(root: Path, config: "Config") -> Tuple[PluginSpec, ...]:
                 manifest=_manifest_of(root, directory),
             )
         )
+    if not specs and not (root / config.toolsets_file).is_file():
+        # A package whose only Hermes declaration is a misnamed group (HRM812): Hermes never
+        # loads it, but its plugin is what the author means, and is checked as such.
+        specs.extend(_entry_point_spec(root, entry) for entry in misnamed_entry_points(root))
     return tuple(specs)
 
 
@@ -203,12 +208,16 @@ def _is_private(directory: Path) -> bool:
 
 def declares_entry_point(directory: Path) -> bool:
     """Cheap test for ``find_root``: a packaging file of ``directory`` (or the metadata of an
-    unpacked wheel or a built sdist in it) names the group."""
+    unpacked wheel or a built sdist in it) names the group, or declares an entry point in a group
+    plainly meant to be it (``hermes.plugins``: HRM812's)."""
+    from hermes_lint.project.entry_point_groups import meant_for_hermes
+
     for name in PACKAGING_FILES + tuple(metadata_files(directory)):
         data = read_packaging_file(directory / name)
         if data is not None and ENTRY_POINT_GROUP in data:
             return True
-    return False
+    files = declared_entry_points(directory, mentioning=_mentions_hermes)
+    return any(meant_for_hermes(entry.group) for file in files for entry in file.entries)
 
 
 def _mentions_hermes(text: str) -> bool:
