@@ -339,3 +339,25 @@ def test_a_package_declared_only_in_a_misnamed_group_is_checked_and_told_hermes_
     (root / "pyproject.toml").write_text(PYPROJECT.format(group="hermes.handlers"))
     code, out, err = check(root)
     assert (code, out) == (2, []) and "no project found" in err
+
+
+def test_a_cached_run_sees_the_only_group_renamed_and_the_summary_follows(tmp_path):
+    root = write(tmp_path / "notes", {
+        "pyproject.toml": PYPROJECT.format(group="hermes.plugins"), "notes_plugin/__init__.py": REGISTER,
+    })
+
+    def cached():
+        completed = subprocess.run([sys.executable, "-m", "hermes_lint", "check"],
+                                   cwd=root, capture_output=True, text=True, timeout=120)
+        return completed.returncode, completed.stdout.splitlines(), completed.stderr
+
+    not_loaded = "; Hermes does not load it: entry point group `hermes.plugins` is not `hermes_agent.plugins`"
+    found = (1, ["pyproject.toml:5:1: " + HRM812.format(group="hermes.plugins")],
+             f"Found 1 diagnostic in 1 file (1 tool in 1 plugin{not_loaded})\n")
+    assert cached() == found
+    assert cached() == found  # warm
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"hermes.plugins"', '"hermes_agent.plugins"'))
+    assert cached() == (0, [], "All checks passed (1 tool in 1 plugin)\n")
+    pyproject.write_text(pyproject.read_text().replace('"hermes_agent.plugins"', '"hermes.plugins"'))
+    assert cached() == found
