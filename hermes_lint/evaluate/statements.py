@@ -61,13 +61,13 @@ class _Statements(_EvaluatorState):
         return _Returned(None if stmt.value is None else self._value(stmt.value))
 
     def _exec_assign(self, stmt: ast.Assign) -> None:
-        value = self._value(stmt.value)
+        value = self._assigned_value(stmt.value)
         for target in stmt.targets:
             self._store(target, value, stmt.value)
 
     def _exec_ann_assign(self, stmt: ast.AnnAssign) -> None:
         if stmt.value is not None:
-            self._store(stmt.target, self._value(stmt.value), stmt.value)
+            self._store(stmt.target, self._assigned_value(stmt.value), stmt.value)
 
     def _exec_aug_assign(self, stmt: ast.AugAssign) -> None:
         target = stmt.target
@@ -237,6 +237,8 @@ _STATEMENTS: Dict[type, Callable] = {
     ast.If: _Statements._exec_if,
     ast.For: _Statements._exec_for,
     ast.Assert: _Statements._exec_assert,
+    ast.FunctionDef: lambda self, stmt: self._exec_def(stmt),
+    ast.AsyncFunctionDef: lambda self, stmt: self._exec_def(stmt),
     ast.Try: _Statements._exec_try,
     ast.Import: lambda self, stmt: self._exec_import(stmt),
     ast.ImportFrom: lambda self, stmt: self._exec_import(stmt),

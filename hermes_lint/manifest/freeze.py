@@ -231,6 +231,8 @@ def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
         return {"module": module, "qualname": target.name}
     if isinstance(target, ast.Lambda):
         return "via import"
+    if isinstance(node, ast.Name) and ctx.semantic.nested_function(node.id) is not None:
+        return "via import"  # a closure: made when the function defining it runs
     if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and ctx.index.is_bound(node.id)):
         return "via import"  # another module's function, a method...: only the import knows
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ctx.index.functions:
