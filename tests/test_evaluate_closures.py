@@ -89,3 +89,25 @@ def test_a_value_computed_at_run_time_is_a_hole_only_where_nothing_it_reaches_ca
     assert trimmed.evaluate_in_body(function, last, ast.parse("[table, token]", mode="eval").body) == Unresolved(
         "parameter settings of register", Location(2, 19)
     )
+
+
+def test_a_closure_held_by_a_module_constant_cannot_change_what_it_sees():
+    # Python gives A == 1 and B == 2; a value that depended on which constant is asked first
+    # would be a guess: calling it is refused, whichever comes first
+    source = """
+    def make():
+        count = []
+        def bump():
+            count.append(1)
+            return len(count)
+        return bump
+
+    BUMP = make()
+    A = BUMP()
+    B = BUMP()
+    """
+    refused = Unresolved("mutates the value of module constant BUMP (in bump)", Location(5, 9))
+    evaluator = evaluator_for(source)
+    assert (evaluator.constant("B"), evaluator.constant("A")) == (refused, refused)
+    # a closure made and called within one evaluation changes only what that evaluation made
+    assert evaluator_for(textwrap.dedent(source) + "\nC = make()() + make()()\n").constant("C") == 2

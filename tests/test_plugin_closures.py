@@ -144,3 +144,22 @@ def test_a_table_changed_under_a_branch_on_a_run_time_value_is_unknown(tmp_path)
         1, unread("kettle_plugin/__init__.py:35:9", "handlers.items()"),
         "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n",
     )
+
+
+def test_the_manifest_freezes_tools_whose_handlers_are_closures_or_functions_of_a_computed_table(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    for name, tools in [("factory_rows", ["lantern_dim", "lantern_flicker", "lantern_shine"]),
+                        ("handler_dict", ["kettle_brew", "kettle_empty", "kettle_fill", "kettle_steep"])]:
+        root = fixture(tmp_path, name)
+        output = tmp_path / f"{name}.json"
+        completed = subprocess.run([sys.executable, "-m", "hermes_lint", "manifest", "--output", str(output)],
+                                   cwd=root, capture_output=True, text=True, timeout=120)
+        assert completed.returncode == 0, completed.stderr
+        frozen = json.loads(output.read_text())
+        assert frozen["import_only"] == {}
+        assert sorted(frozen["tools"]) == tools
+        # the handler is made when register runs: the runtime gets it from the plugin, never by name
+        assert {tool["handler"] for tool in frozen["tools"].values()} == {"via import"}

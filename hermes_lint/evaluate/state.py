@@ -66,6 +66,7 @@ class _EvaluatorState:
     _meta: Dict[int, tuple]
     _plain_checked: Dict[int, Tuple[Any, Optional[Hole]]]
     _functions_allowed: bool
+    _function_constants: Dict[bool, Dict[str, CachedValue]]
     _unknown_locals: bool
     _shared: Tuple[Any, Dict[int, str]]
     _encoded_lines: Dict[int, bytes]
