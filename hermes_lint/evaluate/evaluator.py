@@ -364,6 +364,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return (False, _Refusal(f"{key} refers to itself", expression))
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = None, _start(at), 0, 0
+        # a cached value is the same whoever asks: never with a run's unknown locals
+        unknown_locals, self._unknown_locals = self._unknown_locals, False
         self._in_progress.add(key)
         node: Any = expression
         try:
@@ -387,6 +389,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return (False, refusal)
         finally:
             self._in_progress.discard(key)
+            self._unknown_locals = unknown_locals
             self._total += self._steps
             self._frame, self._now, self._depth = saved[0], saved[1], saved[3]
             self._steps = saved[2] + 1
