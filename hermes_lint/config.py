@@ -281,18 +281,24 @@ def read_pyproject_table(root: Path) -> Optional[Mapping[str, Any]]:
     return _tool_table(_read_toml(pyproject), pyproject)
 
 
-def _read_toml(path: Path) -> Mapping[str, Any]:
+def loads_toml(text: str) -> Dict[str, Any]:
+    """``text`` as TOML, its line endings read as ``read_text()`` reads them (CRLF and a bare CR
+    are LF): the one TOML reader of the settings and of the packaging files. Raises ValueError
+    (``tomllib.TOMLDecodeError``, "... (at line N, column M)") or RecursionError."""
     # Imported here: a project without pyproject.toml (and a warm run) never pays for it.
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
+    return tomllib.loads(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _read_toml(path: Path) -> Mapping[str, Any]:
     try:
         from hermes_lint.regular_files import read_regular_file
 
-        text = read_regular_file(path).decode("utf-8")
-        return tomllib.loads(text.replace("\r\n", "\n").replace("\r", "\n"))  # as read_text() reads it
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return loads_toml(read_regular_file(path).decode("utf-8"))
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError and TOMLDecodeError are ValueErrors
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     except RecursionError:
         raise ConfigError(f"{path}: cannot be read: nested too deeply") from None

@@ -12,10 +12,17 @@ when no packaging file does.
 
 What cannot be read statically is kept as ``UnreadableDeclaration`` at its place, never dropped:
 
-- ``setup(entry_points=...)`` whose value is not a literal (a call, a name bound more than once or
-  not at module level, a ``**`` merge, an f-string row);
+- a packaging file that does not parse and mentions Hermes's group (or a spelling meant for it),
+  at the parse error;
+- ``setup(entry_points=...)`` whose value is not a literal (a call, a name bound more than once,
+  conditionally, not at module level or changed after it is bound, a ``**`` merge, an f-string
+  row), and a ``setup(**kwargs)`` with no ``entry_points=`` of its own;
 - ``pyproject.toml`` whose ``[project]`` lists ``entry-points`` in ``dynamic`` (the backend computes
   them) when neither ``setup.cfg`` nor ``setup.py`` declares any.
+
+Only setuptools' ``setup`` is read: a name bound by ``from setuptools import setup`` (or
+``distutils.core``'s), or ``setuptools.setup`` / ``distutils.core.setup`` of the imported module;
+another object's ``setup()`` method declares nothing.
 
 Several ``setup()`` calls (one per branch of an ``if``, typically) are all read, in source order:
 any of them may be the one that runs, so the entry points of each are the package's (a row
@@ -69,9 +76,10 @@ def read_packaging_file(path: Path) -> Optional[str]:
     from hermes_lint.regular_files import read_regular_file
 
     try:
-        return read_regular_file(path, MAX_PACKAGING_BYTES).decode("utf-8", "replace")
+        text = read_regular_file(path, MAX_PACKAGING_BYTES).decode("utf-8", "replace")
     except (OSError, ValueError):
         return None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # lines as every reader counts them
 
 
 def metadata_files(root: Path) -> List[str]:
@@ -98,7 +106,12 @@ def declared_entry_points(root: Path, mentioning: Optional[Callable[[str], bool]
         text = read_packaging_file(root / name)
         if text is None or (mentioning is not None and not mentioning(text)):
             continue
-        entries, unreadable = reader(text, name)
+        try:
+            entries, unreadable = reader(text, name)
+        except _DoesNotParse as error:
+            if _mentions_group(text):
+                found.append(FileEntryPoints(name, (), (error.declaration,), metadata=False))
+            continue
         if name == "pyproject.toml" and unreadable and not entries:
             dynamic = unreadable[0]  # only a problem when no other file declares them
             continue
@@ -114,6 +127,20 @@ def declared_entry_points(root: Path, mentioning: Optional[Callable[[str], bool]
         if entries:
             found.append(FileEntryPoints(name, tuple(entries), (), metadata=True))
     return tuple(found)
+
+
+class _DoesNotParse(Exception):
+    def __init__(self, declared_in: str, line: int, col: int, why: str) -> None:
+        super().__init__(why)
+        self.declaration = UnreadableDeclaration(declared_in, max(line, 1), max(col, 1), f"{declared_in} does not parse: {why}")
+
+
+def _mentions_group(text: str) -> bool:
+    """``text`` names Hermes's group, or a group plainly meant to be it (HRM812's): a file that
+    does not parse is kept only then (a broken file about something else is not our concern)."""
+    from hermes_lint.project.entry_point_groups import meant_for_hermes
+
+    return ENTRY_POINT_GROUP in text or any(meant_for_hermes(word) for word in re.findall(r"[\w.\-]+", text))
 
 
 def first_declaring(files: Iterable[FileEntryPoints], wanted: Callable[[str], bool]) -> List[DeclaredEntryPoint]:
@@ -160,20 +187,6 @@ def _quoted(group: str) -> str:
 # --- pyproject.toml ------------------------------------------------------------------------
 
 
-def parsed_toml(text: str) -> Optional[Dict[str, Any]]:
-    """``text`` as TOML, or None where it does not parse (its own finding elsewhere)."""
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return None
-
-
 def _table(data: Dict[str, Any], key: str) -> Dict[str, Any]:
     value = data.get(key)
     return value if isinstance(value, dict) else {}
@@ -183,9 +196,16 @@ Read = Tuple[List[DeclaredEntryPoint], List[UnreadableDeclaration]]
 
 
 def _pyproject(text: str, declared_in: str) -> Read:
-    data = parsed_toml(text)
-    if data is None:
-        return [], []
+    from hermes_lint.config import loads_toml
+
+    try:
+        data = loads_toml(text)
+    except ValueError as error:
+        at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(error))
+        why = str(error)[: at.start()] if at else str(error)
+        raise _DoesNotParse(declared_in, int(at.group(1)) if at else 1, int(at.group(2)) if at else 1, why) from None
+    except RecursionError:
+        raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     project = _table(data, "project")
     poetry = _table(_table(data, "tool"), "poetry")
     found: List[DeclaredEntryPoint] = []
@@ -217,14 +237,33 @@ def _pyproject(text: str, declared_in: str) -> Read:
 # --- setup.cfg and entry_points.txt --------------------------------------------------------
 
 
-def _ini(text: str) -> Optional[configparser.ConfigParser]:
+def _parsed_ini(text: str) -> configparser.ConfigParser:
+    """``text`` parsed as ini (raises ``configparser.Error``)."""
     parser = configparser.ConfigParser(interpolation=None)
     parser.optionxform = str  # type: ignore[assignment, method-assign]  # names keep their case
+    parser.read_string(text)
+    return parser
+
+
+def _ini(text: str) -> Optional[configparser.ConfigParser]:
     try:
-        parser.read_string(text)
+        return _parsed_ini(text)
     except configparser.Error:
         return None
-    return parser
+
+
+def _ini_error(error: configparser.Error) -> Tuple[int, str]:
+    """Where an ini file stops parsing, and why."""
+    if isinstance(error, configparser.MissingSectionHeaderError):
+        return error.lineno, f"`{error.line.strip()}` comes before any `[section]` header"
+    if isinstance(error, configparser.ParsingError) and error.errors:
+        line, shown = error.errors[0]  # the line's repr()
+        return line, f"`{ast.literal_eval(shown).strip()}` is neither a `[section]` header nor a `name = value` row"
+    if isinstance(error, configparser.DuplicateOptionError):
+        return error.lineno or 1, f"`{error.option}` is set twice in `[{error.section}]`"
+    if isinstance(error, configparser.DuplicateSectionError):
+        return error.lineno or 1, f"`[{error.section}]` is declared twice"
+    return 1, str(error).splitlines()[0]
 
 
 def _rows(block: str) -> List[Tuple[str, str]]:
@@ -238,8 +277,12 @@ def _rows(block: str) -> List[Tuple[str, str]]:
 
 
 def _setup_cfg(text: str, declared_in: str) -> Read:
-    parser = _ini(text)
-    if parser is None or not parser.has_section("options.entry_points"):
+    try:
+        parser = _parsed_ini(text)
+    except configparser.Error as error:
+        line, why = _ini_error(error)
+        raise _DoesNotParse(declared_in, line, 1, why) from None
+    if not parser.has_section("options.entry_points"):
         return [], []
     start = _header_line(text, r"\[options\.entry_points\]")
     found = []
@@ -272,8 +315,12 @@ def _setup_py(text: str, declared_in: str) -> Read:
     bound once to one) of group -> row or list of rows, or ini-style text."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return [], []
+    except SyntaxError as error:
+        raise _DoesNotParse(declared_in, error.lineno or 1, error.offset or 1, error.msg) from None
+    except ValueError as error:  # a null byte
+        raise _DoesNotParse(declared_in, 1, 1, str(error)) from None
+    except (RecursionError, MemoryError):
+        raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     reader = _SetupPy(tree, text, declared_in)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _called_name(node.func) == "setup":

@@ -1,0 +1,96 @@
+"""What a package's packaging files declare that cannot be read is reported where it is
+(HRM813), never read as "no entry point"; entry points are located at their own line. Through
+the real CLI, at the root of a fresh plugin package."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REGISTER = (
+    'SCHEMA = {"name": "notes_add", "description": "Add a note.", "parameters": {"type": "object", "properties": {}}}\n'
+    "\n\ndef register(ctx):\n"
+    "    ctx.register_tool(name='notes_add', toolset='notes', schema=SCHEMA, handler=lambda a, **k: '{}', check_fn=bool)\n"
+)
+TAIL = ": whether Hermes loads a plugin from it (a `hermes_agent.plugins` entry point) is not checked"
+FOUND_PLUGIN = "All checks passed (1 tool in 1 plugin)\n"
+
+
+def package(root: Path, files: dict) -> Path:
+    for path, text in {"notes_plugin/__init__.py": REGISTER, **files}.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8"))
+    return root
+
+
+def check(cwd: Path, *args: str):
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    completed = subprocess.run(
+        [sys.executable, "-m", "hermes_lint", "check", "--no-cache", *args],
+        cwd=cwd, capture_output=True, text=True, env=environ, timeout=120,
+    )
+    return completed.returncode, completed.stdout.splitlines(), completed.stderr
+
+
+def cannot_verify(where: str, reason: str) -> str:
+    return f"{where}: HRM813 cannot verify this package's entry points: {reason}{TAIL}"
+
+
+ONE_FINDING = "Found 1 diagnostic in 1 file (0 tools)\n"
+
+
+# --- a packaging file that does not parse ------------------------------------------------------
+
+
+def test_a_setup_py_that_does_not_parse_is_cannot_verify_at_the_syntax_error(tmp_path):
+    root = package(tmp_path / "notes", {
+        "setup.py": "from setuptools import setup\n\n"
+        "setup(name='hermes-notes', entry_points={'hermes_agent.plugins': ['notes = notes_plugin']}\n",
+    })
+    assert check(root) == (1, [cannot_verify("setup.py:3:6", "setup.py does not parse: '(' was never closed")],
+                           ONE_FINDING)
+
+
+def test_a_setup_cfg_with_a_broken_header_is_cannot_verify_at_that_line(tmp_path):
+    root = package(tmp_path / "notes", {
+        "setup.cfg": "[metadata]\nname = hermes-notes\n\n[options.entry_points\n"
+        "hermes_agent.plugins =\n    notes = notes_plugin\n",
+    })
+    assert check(root) == (1, [cannot_verify(
+        "setup.cfg:4:1",
+        "setup.cfg does not parse: `[options.entry_points` is neither a `[section]` header nor a `name = value` row",
+    )], ONE_FINDING)
+
+
+def test_a_pyproject_toml_that_does_not_parse_is_cannot_verify_at_the_toml_error(tmp_path):
+    # the project's own settings come from --config: pyproject.toml is only packaging here
+    root = package(tmp_path / "notes", {
+        "pyproject.toml": '[project]\nname = "hermes-notes"\n\n[project.entry-points."hermes_agent.plugins"]\n'
+        'notes = "notes_plugin\n',
+        "lint.toml": 'select = ["HRM"]\n',
+    })
+    assert check(root, "--config", "lint.toml") == (1, [cannot_verify(
+        "pyproject.toml:5:22", "pyproject.toml does not parse: Illegal character '\\n'",
+    )], ONE_FINDING)
+
+
+def test_a_broken_packaging_file_about_a_misspelt_group_is_kept_and_one_about_none_is_not(tmp_path):
+    setup = "from setuptools import setup\n\nsetup(name='hermes-notes', entry_points={'{group}': ['notes = notes_plugin']}\n"
+    root = package(tmp_path / "notes", {"setup.py": setup.replace("{group}", "hermes.plugins")})
+    assert check(root, "--root", ".") == (1, [cannot_verify("setup.py:3:6", "setup.py does not parse: '(' was never closed")],
+                                          ONE_FINDING)
+    (root / "setup.py").write_text(setup.replace("{group}", "console_scripts"))
+    code, out, err = check(root, "--root", ".")
+    assert (code, out) == (0, [])
+    assert err.startswith("Nothing checked: no tool registration found")
+
+
+def test_a_pyproject_with_bare_cr_line_endings_is_read_like_the_settings_read_it(tmp_path):
+    root = package(tmp_path / "notes", {
+        "pyproject.toml": '[project]\rname = "hermes-notes"\r\r[project.entry-points."hermes_agent.plugins"]\r'
+        'notes = "notes_plugin"\r\r[tool.hermes-lint]\rstrict = false\r',
+    })
+    assert check(root) == (0, [], FOUND_PLUGIN)
