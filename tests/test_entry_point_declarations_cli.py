@@ -94,3 +94,30 @@ def test_a_pyproject_with_bare_cr_line_endings_is_read_like_the_settings_read_it
         'notes = "notes_plugin"\r\r[tool.hermes-lint]\rstrict = false\r',
     })
     assert check(root) == (0, [], FOUND_PLUGIN)
+
+
+# --- setup.py: a name the module changes after binding it ---------------------------------------
+
+SETUP_EPS = "from setuptools import setup\n\nEPS = {'console_scripts': ['notes = notes_plugin:main']}\n{change}\n" \
+    "setup(name='hermes-notes', packages=['notes_plugin'], entry_points=EPS)\n"
+
+
+def test_entry_points_a_module_changes_after_binding_them_are_cannot_verify(tmp_path):
+    changes = [
+        "EPS['hermes_agent.plugins'] = ['notes = notes_plugin']",
+        "EPS.update({'hermes_agent.plugins': ['notes = notes_plugin']})",
+        "EPS.setdefault('hermes_agent.plugins', []).append('notes = notes_plugin')",
+        "EPS['console_scripts'].append('notes = notes_plugin')",
+        "EPS |= {'hermes_agent.plugins': ['notes = notes_plugin']}",
+    ]
+    for number, change in enumerate(changes):
+        root = package(tmp_path / f"notes{number}", {"setup.py": SETUP_EPS.replace("{change}", change)})
+        assert check(root, "--root", ".") == (1, [cannot_verify(
+            "setup.py:5:68", "`entry_points=EPS`: `EPS` is changed at line 4",
+        )], ONE_FINDING), change
+
+
+def test_a_name_only_read_after_binding_it_is_its_literal(tmp_path):
+    setup = SETUP_EPS.replace("{change}", "GROUPS = list(EPS.keys()) + [EPS.get('x')]").replace(
+        "'console_scripts': ['notes = notes_plugin:main']", "'hermes_agent.plugins': ['notes = notes_plugin']")
+    assert check(package(tmp_path / "notes", {"setup.py": setup})) == (0, [], FOUND_PLUGIN)

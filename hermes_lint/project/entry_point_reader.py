@@ -349,6 +349,7 @@ class _SetupPy:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
                 self.constants[name] = stmt.value if name not in self.constants else None  # bound twice: unknown
+        self.changed = _changed_names(tree)
 
     def _literal(self, value: ast.expr) -> Tuple[Optional[ast.expr], str]:
         """``value``, or what the module-level name it is bound to once; else (None, why)."""
@@ -358,6 +359,8 @@ class _SetupPy:
             bound = self.constants[value.id]
             if bound is None:
                 return None, f"`{value.id}` is bound more than once"
+            if value.id in self.changed:
+                return None, f"`{value.id}` is changed at line {self.changed[value.id]}"
             return bound, ""
         return value, ""
 
@@ -404,6 +407,41 @@ class _SetupPy:
                 if target.strip():
                     line = _key_line(self.text, name, group_line) or literal.lineno
                     self.found.append(DeclaredEntryPoint(group, name, target.strip(), self.declared_in, line, group_line))
+
+
+_READING_METHODS = frozenset({"get", "copy", "keys", "values", "items", "count", "index"})
+
+
+def _changed_names(tree: ast.Module) -> Dict[str, int]:
+    """Names the module changes in place after binding them, with the first line doing it: an
+    item stored or deleted (``EPS[group] = ...``), an augmented assignment, ``del``, an attribute
+    stored, or a method called on it or on an item of it (``EPS.update(...)``,
+    ``EPS[group].append(...)``) other than one that only reads."""
+    changed: Dict[str, int] = {}
+
+    def base(node: ast.expr) -> Optional[str]:
+        while isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    for node in ast.walk(tree):
+        target: Optional[ast.expr] = None
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+        elif isinstance(node, ast.Delete):
+            for deleted in node.targets:
+                if isinstance(deleted, ast.Name):
+                    changed.setdefault(deleted.id, node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            called_on = node.func.value
+            if node.func.attr not in _READING_METHODS or not isinstance(called_on, ast.Name):
+                target = called_on
+        name = base(target) if target is not None else None
+        if name is not None and (name not in changed or node.lineno < changed[name]):  # type: ignore[attr-defined]
+            changed[name] = node.lineno  # type: ignore[attr-defined]
+    return changed
 
 
 def _short(node: ast.expr) -> str:
