@@ -121,3 +121,32 @@ def test_a_name_only_read_after_binding_it_is_its_literal(tmp_path):
     setup = SETUP_EPS.replace("{change}", "GROUPS = list(EPS.keys()) + [EPS.get('x')]").replace(
         "'console_scripts': ['notes = notes_plugin:main']", "'hermes_agent.plugins': ['notes = notes_plugin']")
     assert check(package(tmp_path / "notes", {"setup.py": setup})) == (0, [], FOUND_PLUGIN)
+
+
+# --- setup.py: setup(**kwargs) ------------------------------------------------------------------
+
+
+def test_setup_given_its_arguments_by_a_double_star_is_cannot_verify_at_the_merged_value(tmp_path):
+    root = package(tmp_path / "notes", {
+        "setup.py": "from setuptools import setup\n\n"
+        "kw = dict(name='hermes-notes', entry_points={'hermes_agent.plugins': ['notes = notes_plugin']})\n"
+        "setup(**kw)\n",
+    })
+    assert check(root) == (1, [cannot_verify("setup.py:4:9", "`setup(**kw)` may pass `entry_points=`")], ONE_FINDING)
+
+
+def test_an_explicit_entry_points_beside_a_double_star_is_read(tmp_path):
+    root = package(tmp_path / "notes", {
+        "setup.py": "from setuptools import setup\n\nkw = dict(name='hermes-notes')\n"
+        "setup(entry_points={'hermes_agent.plugins': ['notes = notes_plugin']}, **kw)\n",
+    })
+    assert check(root) == (0, [], FOUND_PLUGIN)
+
+
+def test_a_double_star_of_a_dict_display_is_read_for_its_entry_points_key(tmp_path):
+    root = package(tmp_path / "notes", {
+        "setup.py": "from setuptools import setup\n\n"
+        "KW = {'name': 'hermes-notes', 'entry_points': {'hermes_agent.plugins': ['notes = notes_plugin']}}\n"
+        "setup(**KW)\n",
+    })
+    assert check(root) == (0, [], FOUND_PLUGIN)

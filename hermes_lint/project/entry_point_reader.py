@@ -324,9 +324,11 @@ def _setup_py(text: str, declared_in: str) -> Read:
     reader = _SetupPy(tree, text, declared_in)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _called_name(node.func) == "setup":
-            for keyword in node.keywords:
-                if keyword.arg == "entry_points":
-                    reader.read(keyword.value)
+            explicit = [keyword.value for keyword in node.keywords if keyword.arg == "entry_points"]
+            for value in explicit:
+                reader.read(value)
+            for value in [] if explicit else [keyword.value for keyword in node.keywords if keyword.arg is None]:
+                reader.read_merged(value)  # an explicit entry_points= is the one a call passes
     found: Dict[Tuple[str, str, str], DeclaredEntryPoint] = {}
     for entry in sorted(reader.found, key=lambda e: (e.group_line, e.line)):
         found.setdefault((entry.group, entry.name, entry.value), entry)
@@ -384,6 +386,18 @@ class _SetupPy:
                 self._cannot(key, f"the group `{_short(key)}` in `entry_points=` is not a literal")
             else:
                 self._group(key.value, key.lineno, group)
+
+    def read_merged(self, value: ast.expr) -> None:
+        """``setup(**value)`` with no ``entry_points=`` of its own: its ``entry_points`` key, when
+        ``value`` is (a name bound once to) a dict display with literal keys."""
+        merged, why = self._literal(value)
+        if isinstance(merged, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in merged.keys):
+            for key, item in zip(merged.keys, merged.values):
+                if isinstance(key, ast.Constant) and key.value == "entry_points":
+                    self.read(item)
+            return None
+        why = f": {why}" if why else ""
+        self._cannot(value, f"`setup(**{_short(value)})` may pass `entry_points=`{why}")
 
     def _group(self, group: str, group_line: int, value: ast.expr) -> None:
         rows, why = self._literal(value)
