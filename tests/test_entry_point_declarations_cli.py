@@ -150,3 +150,40 @@ def test_a_double_star_of_a_dict_display_is_read_for_its_entry_points_key(tmp_pa
         "setup(**KW)\n",
     })
     assert check(root) == (0, [], FOUND_PLUGIN)
+
+
+# --- setup.py: only setuptools' setup() -----------------------------------------------------------
+
+
+def test_another_objects_setup_method_declares_nothing_beside_setuptools_setup(tmp_path):
+    root = package(tmp_path / "notes", {
+        "setup.py": "import setuptools\nfrom docs_kit import app\n\napp.setup(entry_points=make_hooks())\n"
+        "setuptools.setup(name='hermes-notes', entry_points={'console_scripts': ['notes = notes_plugin:main']})\n",
+    })
+    code, out, err = check(root, "--root", ".")
+    assert (code, out) == (0, [])
+    assert err.startswith("Nothing checked: no tool registration found")
+    # the same computed value given to setuptools' setup is what cannot be verified
+    (root / "setup.py").write_text("import setuptools\n\nsetuptools.setup(name='hermes-notes', entry_points=make_hooks())\n")
+    assert check(root, "--root", ".") == (1, [cannot_verify(
+        "setup.py:3:52", "`entry_points=make_hooks()` is not a literal")], ONE_FINDING)
+
+
+def test_setup_is_read_however_setuptools_or_distutils_binds_it(tmp_path):
+    entry_points = "entry_points={'hermes_agent.plugins': ['notes = notes_plugin']}"
+    for number, (imports, call) in enumerate([
+        ("from setuptools import setup", "setup"),
+        ("from setuptools import setup as build", "build"),
+        ("from setuptools import *", "setup"),
+        ("import setuptools as st", "st.setup"),
+        ("from distutils.core import setup", "setup"),
+        ("import distutils.core", "distutils.core.setup"),
+        ("from distutils import core", "core.setup"),
+    ]):
+        root = package(tmp_path / f"notes{number}", {"setup.py": f"{imports}\n\n{call}(name='hermes-notes', {entry_points})\n"})
+        assert check(root) == (0, [], FOUND_PLUGIN), imports
+    # a setup() nothing imported from setuptools is not setuptools'
+    root = package(tmp_path / "other", {"setup.py": f"from docs_kit import setup\n\nsetup(name='hermes-notes', {entry_points})\n"})
+    code, out, err = check(root, "--root", ".")
+    assert (code, out) == (0, [])
+    assert err.startswith("Nothing checked: no tool registration found")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from hermes_lint.project.entry_point_groups import MisnamedGroup, misnamed_groups
@@ -91,11 +92,11 @@ def test_what_setup_py_does_not_spell_out_is_unreadable_at_its_place(tmp_path):
             UnreadableDeclaration("setup.py", 1, 21, "the group `GROUP` in `entry_points=` is not a literal"),
     }
     for number, (text, unreadable) in enumerate(cases.items()):
-        root = write(tmp_path / str(number), {"setup.py": text})
-        assert read(root) == [("setup.py", (), (unreadable,))], text
+        root = write(tmp_path / str(number), {"setup.py": "from setuptools import setup\n" + text})
+        assert read(root) == [("setup.py", (), (replace(unreadable, line=unreadable.line + 1),))], text
         assert entry_points(root) == []
     # declaring none is not unreadable
-    root = write(tmp_path / "none", {"setup.py": "setup(name='x', entry_points=None)\n"})
+    root = write(tmp_path / "none", {"setup.py": "from setuptools import setup\nsetup(name='x', entry_points=None)\n"})
     assert read(root) == []
 
 

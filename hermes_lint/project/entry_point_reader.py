@@ -322,8 +322,9 @@ def _setup_py(text: str, declared_in: str) -> Read:
     except (RecursionError, MemoryError):
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     reader = _SetupPy(tree, text, declared_in)
+    is_setup = _setup_functions(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _called_name(node.func) == "setup":
+        if isinstance(node, ast.Call) and is_setup(node.func):
             explicit = [keyword.value for keyword in node.keywords if keyword.arg == "entry_points"]
             for value in explicit:
                 reader.read(value)
@@ -335,10 +336,32 @@ def _setup_py(text: str, declared_in: str) -> Read:
     return list(found.values()), reader.unreadable
 
 
-def _called_name(func: ast.expr) -> Optional[str]:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else None
+_SETUP_MODULES = ("setuptools", "distutils.core")
+
+
+def _setup_functions(tree: ast.Module) -> Callable[[ast.expr], bool]:
+    """Whether a called expression is setuptools' (or distutils') ``setup``: a name a
+    ``from setuptools import setup`` (``as``, ``*``) binds, or ``setup`` of a name an ``import
+    setuptools`` / ``import distutils.core`` binds. Another object's ``setup()`` declares nothing."""
+    functions, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            for alias in node.names:
+                if node.module in _SETUP_MODULES and alias.name in ("setup", "*"):
+                    functions.add(alias.asname or "setup")
+                elif f"{node.module}.{alias.name}" in _SETUP_MODULES:  # from distutils import core
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _SETUP_MODULES:
+                    modules.add(alias.asname or alias.name)
+
+    def is_setup(func: ast.expr) -> bool:
+        if isinstance(func, ast.Name):
+            return func.id in functions
+        return isinstance(func, ast.Attribute) and func.attr == "setup" and ast.unparse(func.value) in modules
+
+    return is_setup
 
 
 class _SetupPy:
