@@ -187,3 +187,41 @@ def test_setup_is_read_however_setuptools_or_distutils_binds_it(tmp_path):
     code, out, err = check(root, "--root", ".")
     assert (code, out) == (0, [])
     assert err.startswith("Nothing checked: no tool registration found")
+
+
+# --- pyproject.toml: entry points as inline tables and dotted keys --------------------------------
+
+MISNAMED = ("HRM812 entry point group `hermes.plugins` (`{name}`) is not the one Hermes reads: its plugin loader lists "
+            "only `hermes_agent.plugins` entry points, so a pip install of this package loads no plugin; name the "
+            "group `hermes_agent.plugins`")
+MISSING = ('HRM801 entry point `{entry}` names module `missing`, which is not in this project: ep.load() raises '
+           'ModuleNotFoundError unless another installed distribution provides it, and Hermes logs "Failed to load plugin"')
+PROJECT = '[project]\nname = "hermes-notes"\nversion = "1.0"\n'
+
+
+def test_a_group_written_inside_the_project_table_is_located_at_its_own_key(tmp_path):
+    for number, (declaration, name) in enumerate([
+        ('entry-points = { "hermes.plugins" = { name = "notes_plugin" } }\n', "name"),
+        ('entry-points."hermes.plugins".notes = "notes_plugin"\n', "notes"),
+        ('entry-points.hermes.plugins = { notes = "notes_plugin" }\n', None),  # the group `hermes` of key `plugins`
+    ]):
+        root = package(tmp_path / f"notes{number}", {"pyproject.toml": PROJECT + declaration})
+        code, out, err = check(root, "--root", ".")
+        if name is None:
+            assert (code, out) == (0, []) and err.startswith("Nothing checked"), declaration
+            continue
+        assert (code, out) == (1, ["pyproject.toml:4:1: " + MISNAMED.format(name=name)]), declaration
+        assert err == ("Found 1 diagnostic in 1 file (1 tool in 1 plugin; Hermes does not load it: entry point group "
+                       "`hermes.plugins` is not `hermes_agent.plugins`)\n")
+
+
+def test_an_entry_point_is_located_within_its_own_table_never_at_a_same_named_key_elsewhere(tmp_path):
+    root = package(tmp_path / "notes", {"pyproject.toml": PROJECT
+        + 'entry-points."hermes_agent.plugins".name = "missing"\n\n[tool.other]\nname = "x"\n'})
+    assert check(root)[:2] == (1, ["pyproject.toml:4:1: " + MISSING.format(entry='name = "missing"')])
+    root = package(tmp_path / "inline", {"pyproject.toml": PROJECT
+        + '\n[project.entry-points]\n"hermes_agent.plugins" = { notes = "missing" }\n\n[tool.other]\nnotes = "x"\n'})
+    assert check(root)[:2] == (1, ["pyproject.toml:6:1: " + MISSING.format(entry='notes = "missing"')])
+    root = package(tmp_path / "table", {"pyproject.toml": PROJECT
+        + '\n[project.entry-points."hermes_agent.plugins"]\n# the plugin\nnotes = "missing"\n'})
+    assert check(root)[:2] == (1, ["pyproject.toml:7:1: " + MISSING.format(entry='notes = "missing"')])

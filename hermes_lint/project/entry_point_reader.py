@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from hermes_lint.project.toml_lines import table_line, toml_lines, value_line
+
 ENTRY_POINT_GROUP = "hermes_agent.plugins"  # the group Hermes lists pip-installed plugins from
 SOURCE_ROOTS = ("", "src")  # where a package's modules (and a build's metadata) may live
 PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
@@ -179,11 +181,6 @@ def _key_line(text: str, key: str, after: int = 0) -> int:
     return 0
 
 
-def _quoted(group: str) -> str:
-    escaped = re.escape(group)
-    return r"(\"" + escaped + r"\"|'" + escaped + r"'|" + escaped + ")"
-
-
 # --- pyproject.toml ------------------------------------------------------------------------
 
 
@@ -208,26 +205,23 @@ def _pyproject(text: str, declared_in: str) -> Read:
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     project = _table(data, "project")
     poetry = _table(_table(data, "tool"), "poetry")
+    lines = toml_lines(text)
     found: List[DeclaredEntryPoint] = []
-    tables = ((project.get("entry-points"), r"project\.entry-points"), (poetry.get("plugins"), r"tool\.poetry\.plugins"))
-    for groups, header in tables:
+    for groups, where in ((project.get("entry-points"), ("project", "entry-points")),
+                          (poetry.get("plugins"), ("tool", "poetry", "plugins"))):
         if not isinstance(groups, dict):
             continue
         for group, table in groups.items():
             if not isinstance(table, dict):
                 continue
-            line = _header_line(text, r"\[[ \t]*" + header + r"[ \t]*\.[ \t]*" + _quoted(group) + r"[ \t]*\]")
-            if not line:  # an inline table under [project.entry-points]
-                line = _key_line(text, group, _header_line(text, r"\[[ \t]*" + header + r"[ \t]*\]"))
-            start = line or _header_line(text, r"\[[ \t]*" + header)
+            group_line = table_line(lines, where + (group,)) or 1
             for name, value in table.items():
                 if isinstance(value, str):
-                    # a row of an inline table: the group's line
-                    where = _key_line(text, name, start) or line
-                    found.append(DeclaredEntryPoint(group, name, value.strip(), declared_in, where, line or 1))
+                    line = value_line(lines, where + (group, name)) or group_line
+                    found.append(DeclaredEntryPoint(group, name, value.strip(), declared_in, line, group_line))
     dynamic = project.get("dynamic")
     if not found and isinstance(dynamic, list) and "entry-points" in dynamic:
-        line = _key_line(text, "dynamic", _header_line(text, r"\[[ \t]*project[ \t]*\]")) or 1
+        line = value_line(lines, ("project", "dynamic")) or 1
         reason = ("pyproject.toml lists `entry-points` in `dynamic` (the build backend computes them) and neither "
                   "setup.cfg nor setup.py declares them")
         return [], [UnreadableDeclaration(declared_in, line, 1, reason)]
