@@ -225,3 +225,46 @@ def test_an_entry_point_is_located_within_its_own_table_never_at_a_same_named_ke
     root = package(tmp_path / "table", {"pyproject.toml": PROJECT
         + '\n[project.entry-points."hermes_agent.plugins"]\n# the plugin\nnotes = "missing"\n'})
     assert check(root)[:2] == (1, ["pyproject.toml:7:1: " + MISSING.format(entry='notes = "missing"')])
+
+
+# --- setup.py: how a name is bound, and what a value is -------------------------------------------
+
+ROWS = "{'hermes_agent.plugins': ['notes = notes_plugin']}"
+
+
+def test_an_annotated_module_constant_is_its_literal(tmp_path):
+    root = package(tmp_path / "notes", {"setup.py": f"from setuptools import setup\n\nEPS: dict = {ROWS}\n"
+                                        "setup(name='hermes-notes', entry_points=EPS)\n"})
+    assert check(root) == (0, [], FOUND_PLUGIN)
+
+
+def test_a_name_bound_in_both_branches_of_an_if_is_bound_more_than_once(tmp_path):
+    root = package(tmp_path / "notes", {"setup.py": "import sys\nfrom setuptools import setup\n\n"
+                                        f"if sys.platform == 'win32':\n    EPS = {ROWS}\nelse:\n    EPS = {ROWS}\n"
+                                        "setup(name='hermes-notes', entry_points=EPS)\n"})
+    assert check(root) == (1, [cannot_verify("setup.py:8:41", "`entry_points=EPS`: `EPS` is bound more than once")],
+                           ONE_FINDING)
+
+
+def test_a_name_bound_once_but_not_to_a_literal_says_how(tmp_path):
+    for number, (binding, why) in enumerate([
+        (f"if sys.platform == 'win32':\n    EPS = {ROWS}", "`EPS` is bound conditionally at line 5"),
+        ("from notes_plugin.meta import EPS", "`EPS` is bound by an import at line 4"),
+        (f"EPS, OTHER = {ROWS}, None", "`EPS` is bound by unpacking at line 4"),
+    ]):
+        root = package(tmp_path / f"notes{number}", {"setup.py": f"import sys\nfrom setuptools import setup\n\n{binding}\n"
+                                                     "setup(name='hermes-notes', entry_points=EPS)\n"})
+        line = 4 + binding.count("\n") + 1
+        assert check(root, "--root", ".") == (
+            1, [cannot_verify(f"setup.py:{line}:41", f"`entry_points=EPS`: {why}")], ONE_FINDING), binding
+
+
+def test_a_literal_of_another_type_is_not_a_dict_or_ini_text_and_a_call_is_not_a_literal(tmp_path):
+    for number, (value, why) in enumerate([
+        ("1", "`entry_points=1` is not a dict or ini-style text"),
+        ("['notes = notes_plugin']", "`entry_points=['notes = notes_plugin']` is not a dict or ini-style text"),
+        ("dict(EPS)", "`entry_points=dict(EPS)` is not a literal"),
+    ]):
+        root = package(tmp_path / f"notes{number}", {"setup.py": "from setuptools import setup\n\n"
+                                                     f"setup(name='hermes-notes', entry_points={value})\n"})
+        assert check(root, "--root", ".") == (1, [cannot_verify("setup.py:3:41", why)], ONE_FINDING), value

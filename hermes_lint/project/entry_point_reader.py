@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from hermes_lint.project.setup_py_names import changed_names, module_bindings, setup_functions
 from hermes_lint.project.toml_lines import table_line, toml_lines, value_line
 
 ENTRY_POINT_GROUP = "hermes_agent.plugins"  # the group Hermes lists pip-installed plugins from
@@ -316,7 +317,7 @@ def _setup_py(text: str, declared_in: str) -> Read:
     except (RecursionError, MemoryError):
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     reader = _SetupPy(tree, text, declared_in)
-    is_setup = _setup_functions(tree)
+    is_setup = setup_functions(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and is_setup(node.func):
             explicit = [keyword.value for keyword in node.keywords if keyword.arg == "entry_points"]
@@ -330,58 +331,29 @@ def _setup_py(text: str, declared_in: str) -> Read:
     return list(found.values()), reader.unreadable
 
 
-_SETUP_MODULES = ("setuptools", "distutils.core")
-
-
-def _setup_functions(tree: ast.Module) -> Callable[[ast.expr], bool]:
-    """Whether a called expression is setuptools' (or distutils') ``setup``: a name a
-    ``from setuptools import setup`` (``as``, ``*``) binds, or ``setup`` of a name an ``import
-    setuptools`` / ``import distutils.core`` binds. Another object's ``setup()`` declares nothing."""
-    functions, modules = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and not node.level:
-            for alias in node.names:
-                if node.module in _SETUP_MODULES and alias.name in ("setup", "*"):
-                    functions.add(alias.asname or "setup")
-                elif f"{node.module}.{alias.name}" in _SETUP_MODULES:  # from distutils import core
-                    modules.add(alias.asname or alias.name)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in _SETUP_MODULES:
-                    modules.add(alias.asname or alias.name)
-
-    def is_setup(func: ast.expr) -> bool:
-        if isinstance(func, ast.Name):
-            return func.id in functions
-        return isinstance(func, ast.Attribute) and func.attr == "setup" and ast.unparse(func.value) in modules
-
-    return is_setup
-
-
 class _SetupPy:
     def __init__(self, tree: ast.Module, text: str, declared_in: str) -> None:
         self.text, self.declared_in = text, declared_in
         self.found: List[DeclaredEntryPoint] = []
         self.unreadable: List[UnreadableDeclaration] = []
-        self.constants: Dict[str, Optional[ast.expr]] = {}
-        for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                name = stmt.targets[0].id
-                self.constants[name] = stmt.value if name not in self.constants else None  # bound twice: unknown
-        self.changed = _changed_names(tree)
+        self.bindings = module_bindings(tree)
+        self.changed = changed_names(tree)
 
     def _literal(self, value: ast.expr) -> Tuple[Optional[ast.expr], str]:
         """``value``, or what the module-level name it is bound to once; else (None, why)."""
-        if isinstance(value, ast.Name):
-            if value.id not in self.constants:
-                return None, f"`{value.id}` is not bound at module level"
-            bound = self.constants[value.id]
-            if bound is None:
-                return None, f"`{value.id}` is bound more than once"
-            if value.id in self.changed:
-                return None, f"`{value.id}` is changed at line {self.changed[value.id]}"
-            return bound, ""
-        return value, ""
+        if not isinstance(value, ast.Name):
+            return value, ""
+        name, bindings = value.id, self.bindings.get(value.id, [])
+        if not bindings:
+            return None, f"`{name}` is not bound at module level"
+        if len(bindings) > 1:
+            return None, f"`{name}` is bound more than once"
+        line, bound, how = bindings[0]
+        if bound is None:
+            return None, f"`{name}` is bound {how} at line {line}"
+        if name in self.changed:
+            return None, f"`{name}` is changed at line {self.changed[name]}"
+        return bound, ""
 
     def _cannot(self, node: ast.expr, reason: str) -> None:
         self.unreadable.append(UnreadableDeclaration(self.declared_in, node.lineno, node.col_offset + 1, reason))
@@ -395,7 +367,9 @@ class _SetupPy:
         if isinstance(literal, ast.Constant) and isinstance(literal.value, str):
             return self._ini_text(literal)
         if not isinstance(literal, ast.Dict):
-            return self._cannot(value, f"`entry_points={_short(value)}` is not a literal")
+            displayed = isinstance(literal, (ast.Constant, ast.List, ast.Tuple, ast.Set))  # a literal, of another type
+            why = "is not a dict or ini-style text" if displayed else "is not a literal"
+            return self._cannot(value, f"`entry_points={_short(value)}` {why}")
         for key, group in zip(literal.keys, literal.values):
             if key is None:
                 self._cannot(group, f"`**{_short(group)}` in `entry_points=` is not a literal")
@@ -438,41 +412,6 @@ class _SetupPy:
                 if target.strip():
                     line = _key_line(self.text, name, group_line) or literal.lineno
                     self.found.append(DeclaredEntryPoint(group, name, target.strip(), self.declared_in, line, group_line))
-
-
-_READING_METHODS = frozenset({"get", "copy", "keys", "values", "items", "count", "index"})
-
-
-def _changed_names(tree: ast.Module) -> Dict[str, int]:
-    """Names the module changes in place after binding them, with the first line doing it: an
-    item stored or deleted (``EPS[group] = ...``), an augmented assignment, ``del``, an attribute
-    stored, or a method called on it or on an item of it (``EPS.update(...)``,
-    ``EPS[group].append(...)``) other than one that only reads."""
-    changed: Dict[str, int] = {}
-
-    def base(node: ast.expr) -> Optional[str]:
-        while isinstance(node, (ast.Subscript, ast.Attribute)):
-            node = node.value
-        return node.id if isinstance(node, ast.Name) else None
-
-    for node in ast.walk(tree):
-        target: Optional[ast.expr] = None
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            target = node
-        elif isinstance(node, ast.AugAssign):
-            target = node.target
-        elif isinstance(node, ast.Delete):
-            for deleted in node.targets:
-                if isinstance(deleted, ast.Name):
-                    changed.setdefault(deleted.id, node.lineno)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            called_on = node.func.value
-            if node.func.attr not in _READING_METHODS or not isinstance(called_on, ast.Name):
-                target = called_on
-        name = base(target) if target is not None else None
-        if name is not None and (name not in changed or node.lineno < changed[name]):  # type: ignore[attr-defined]
-            changed[name] = node.lineno  # type: ignore[attr-defined]
-    return changed
 
 
 def _short(node: ast.expr) -> str:

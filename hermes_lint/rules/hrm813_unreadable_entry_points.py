@@ -30,16 +30,22 @@ class UnreadableEntryPoints(PluginRule, Rule):
     Hermes finds pip-installed plugins through the ``hermes_agent.plugins`` entry points of the
     installed distributions (``hermes_cli/plugins.py``), which a build writes from the package's
     packaging files. hermes-lint reads those files without running them: a ``setup.py`` whose
-    ``setup(entry_points=...)`` is computed (a call, a name bound more than once, a ``**`` merge,
-    an f-string row) and a ``pyproject.toml`` listing ``entry-points`` in ``dynamic`` with no
-    ``setup.cfg`` or ``setup.py`` declaring them are read by nothing but the build. Reported at
-    the value that cannot be read; write the entry points as literals
-    (``entry_points={"hermes_agent.plugins": ["echo = echo_plugin"]}``, or
-    ``[project.entry-points."hermes_agent.plugins"]``).
+    ``setup(entry_points=...)`` is computed (a call, a name bound more than once or only
+    conditionally, a name the module changes after binding it, a ``**`` merge, an f-string row),
+    a ``setup(**kwargs)`` with no ``entry_points=`` of its own, and a ``pyproject.toml`` listing
+    ``entry-points`` in ``dynamic`` with no ``setup.cfg`` or ``setup.py`` declaring them are read
+    by nothing but the build. Reported at the value that cannot be read; write the entry points
+    as literals (``entry_points={"hermes_agent.plugins": ["echo = echo_plugin"]}``, or
+    ``[project.entry-points."hermes_agent.plugins"]``). A ``pyproject.toml``, ``setup.cfg`` or
+    ``setup.py`` that does not parse and names ``hermes_agent.plugins`` (or a spelling meant for
+    it) is reported at its parse error: a build fails on it, and what it declares is unknown.
+    Only setuptools' ``setup`` is read (``from setuptools import setup``, ``setuptools.setup``,
+    distutils' alike): another object's ``setup()`` method declares no entry points.
 
     Not reported: a package whose packaging also declares a readable ``hermes_agent.plugins``
-    entry point (the plugin Hermes loads is known), a Hermes tree (``toolsets.py``), and, in a
-    project where no plugin was found, a file that does not mention Hermes at all.
+    entry point (the plugin Hermes loads is known), a Hermes tree (``toolsets.py``), a broken
+    packaging file that does not name Hermes's group, and, in a project where no plugin was
+    found, a file that does not mention Hermes at all.
     """
 
     code = "HRM813"
@@ -56,6 +62,17 @@ class UnreadableEntryPoints(PluginRule, Rule):
         # the plugin Hermes loads is declared readably beside a computed group of another framework
         Valid(
             SETUP.replace("{entry_points}", '{"hermes_agent.plugins": ["echo = echo_plugin"], **_console()}'),
+            files=PACKAGE,
+        ),
+        # an annotated module constant is its literal too
+        Valid(
+            'EPS: dict = {"hermes_agent.plugins": ["echo = echo_plugin"]}\n' + SETUP.replace("{entry_points}", "EPS"),
+            files=PACKAGE,
+        ),
+        # another object's setup() method is not setuptools' setup()
+        Valid(
+            "from docs_kit import app\n\napp.setup(entry_points=make_hooks())\n"
+            + SETUP.replace("{entry_points}", '{"hermes_agent.plugins": ["echo = echo_plugin"]}'),
             files=PACKAGE,
         ),
     ]
@@ -79,6 +96,16 @@ class UnreadableEntryPoints(PluginRule, Rule):
             message="cannot verify this package's entry points: the entry point `f'{NAME} = echo_plugin'` of "
             "`hermes_agent.plugins` is not a literal: whether Hermes loads a plugin from it (a "
             "`hermes_agent.plugins` entry point) is not checked",
+        ),
+        Invalid(
+            'EPS = {"console_scripts": ["echo = echo_plugin:main"]}\nEPS["hermes_agent.plugins"] = ["echo = echo_plugin"]\n'
+            + SETUP.replace("{entry_points}", "EPS"),
+            files=PACKAGE,
+            path="setup.py",
+            line=10,
+            col=18,
+            message="cannot verify this package's entry points: `entry_points=EPS`: `EPS` is changed at line 2: "
+            "whether Hermes loads a plugin from it (a `hermes_agent.plugins` entry point) is not checked",
         ),
     ]
 
