@@ -103,8 +103,11 @@ def _installed_files() -> Optional[Tuple[Path, Path, str]]:
 
 def installed_distribution(path: Optional[Sequence[str]] = None) -> Optional["metadata.Distribution"]:
     """The ``hermes-agent`` an installer put in the environment: the first distribution of that
-    name on ``path`` (default ``sys.path``) whose metadata has a ``RECORD``, which every installer
-    writes (pip, uv, an editable install) and a source tree's ``*.egg-info`` has not. The working
+    name on ``path`` (default ``sys.path``) whose metadata has a ``RECORD``: pip and uv write one
+    for an install and for an editable install (PEP 660, its ``*.dist-info`` naming the source
+    directory). A legacy editable install (``setup.py develop``, an ``.egg-link`` to the source
+    tree) writes none, and a source tree's ``*.egg-info`` has none: neither is taken for an
+    installation, and the catalogue answers instead. The working
     directory is not looked in: ``python -m hermes_lint`` puts it first on ``sys.path``, and a
     hermes-agent checkout there is the project being checked, not an installation."""
     import os

@@ -24,10 +24,13 @@ class BuiltinToolName(PluginRule, Rule):
     The built-in names are those of the Hermes installed beside hermes-lint (its ``tools/*.py``,
     read, never imported), else those of the hermes-agent release hermes-lint's catalogue was made
     from; the message names which. The installed Hermes is the ``hermes-agent`` an installer
-    recorded (a ``*.dist-info`` with its ``RECORD`` on the path, or an editable install, read from
-    its source directory); a hermes-agent source tree that is the working directory (first on
-    ``sys.path`` under ``python -m``) is the project being checked, never the installation. A project with its own ``tools/`` (a Hermes tree) is judged by
-    HRM401 against its own tools instead.
+    recorded: a ``*.dist-info`` with its ``RECORD`` on the path, as pip and uv write for an
+    install and for an editable install (PEP 660, read from the source directory it names). A
+    legacy editable install (``setup.py develop``, an ``.egg-link``) writes no ``RECORD`` and is
+    not taken for one: the catalogue answers. A hermes-agent source tree that is the working
+    directory (first on ``sys.path`` under ``python -m``) is the project being checked, never the
+    installation. A project with its own ``tools/`` (a Hermes tree) is judged by HRM401 against
+    its own tools instead.
     """
 
     code = "HRM810"
