@@ -25,8 +25,10 @@ def fixes_of(root: Path, config, diagnostics: Sequence, sources, edits: bool = T
         return {}
     if not edits:
         from hermes_lint.edit.fixable import fix_applicabilities
+        from hermes_lint.rules import all_rules
 
-        known = fix_applicabilities(root, config, diagnostics, sources)
+        rules = {rule.code: rule for rule in all_rules() if rule.fix_applicability is not None}
+        known = fix_applicabilities(root, rules, diagnostics, sources)
         if known is not None:
             return known
     from hermes_lint.autofix.command import fixes_on_disk

@@ -16,7 +16,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from hermes_lint.model.context import char_col
 
@@ -113,13 +113,11 @@ def nodes_at(root: ast.AST, line: int, col: int, file: FixableFile) -> Iterator[
 
 
 def fix_applicabilities(
-    root: Path, config, diagnostics: Sequence, sources: Optional[Dict[str, bytes]] = None
+    root: Path, rules: Mapping[str, Any], diagnostics: Sequence, sources: Optional[Dict[str, bytes]] = None
 ) -> Optional[Dict]:
     """diagnostic -> ``KnownFix`` for each diagnostic with a fix, when every rule with a fix
-    decides its findings from the syntax; None when one cannot (compute the fixes instead)."""
-    from hermes_lint.rules import all_rules
-
-    rules = {rule.code: rule for rule in all_rules() if rule.fix_applicability is not None}
+    (``rules``: code -> rule class) decides its findings from the syntax; None when one cannot
+    (compute the fixes instead)."""
     files: Dict[str, FixableFile] = {}
     found: Dict = {}
     for diagnostic in diagnostics:
