@@ -233,8 +233,9 @@ def _diagnostics(root: Path, config, stdin: Optional[Path], wanted, changed: boo
             # a given file brings in the findings of every module whose facts were read from it
             wanted = affected.expand(root, wanted, paths, changed, reads)
         if changed:
-            everywhere = affected.everywhere_codes()
-            diagnostics = [d for d in diagnostics if d.code in everywhere or (wanted and _in_paths(d.path, wanted))]
+            diagnostics = [
+                d for d in diagnostics if (wanted and _in_paths(d.path, wanted)) or affected.reported_everywhere(d.code)
+            ]
         elif wanted is not None:
             diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
         return diagnostics, {}

@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed, follow_plugin
-
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.config import Config
+    from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed
 
 # PluginContext.register_tool's parameters, in order (Hermes's plugin API).
 PLUGIN_PARAMETERS = (
@@ -149,12 +148,18 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
             _PLUGINS[key] = (project._run, cached[1], cached[2])
         return cached[2]
     def discover() -> PluginSites:
+        # Imported here: a project without plugins (and a warm run) never follows a register.
+        from hermes_lint.project.plugin_register import follow_plugin
+
         return PluginSites(tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config)))
 
     if across_runs is not None and not project._files:  # never for editor buffers
-        sites = across_runs.recorded(root, config.plugin_dirs)
-        if sites is None:
-            sites = across_runs.discover_and_record(root, config.plugin_dirs, discover)
+        if not project_plugins(root, config):  # nothing to follow: no record to read, walk or write
+            sites = PluginSites(())
+        else:
+            sites = across_runs.recorded(root, config.plugin_dirs)
+            if sites is None:
+                sites = across_runs.discover_and_record(root, config.plugin_dirs, discover)
     else:
         sites = discover()
     if len(_PLUGINS) > 32:
