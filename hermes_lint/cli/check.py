@@ -130,9 +130,12 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
             given: Sequence[str] = [str(stdin.parent)] if stdin.parent.is_dir() else []
         else:
             given = [path for path in paths if Path(path).exists()] if changed else paths
-        project_root = resolve_root(root, given)
-        from hermes_lint.check import sites_record
+        from hermes_lint.check import project_reads, sites_record
         from hermes_lint.project import registration_sites
+
+        if not no_cache and stdin is None:  # before anything of the project is read
+            project_reads.record_in_this_process()
+        project_root = resolve_root(root, given)
 
         registration_sites.across_runs = sites_record if not no_cache and stdin is None else None
 

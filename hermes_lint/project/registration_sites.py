@@ -134,10 +134,10 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
 
     if project is None:
         project = _reader_if_imported(root)
-        if project is None:  # a warm run that never read a module: no plugins, nothing to import
-            specs = project_plugins(root, config)
-            if not specs:
-                return PluginSites(())
+        if project is None:  # a warm run that never read a module: nothing to import for it
+            sites = _recorded_without_reader(root, config)
+            if sites is not None:
+                return sites
             from hermes_lint.evaluate.project import project_modules
 
             project = project_modules(str(root))
@@ -165,6 +165,26 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
     if len(_PLUGINS) > 32:
         _PLUGINS.clear()
     _PLUGINS[key] = (project._run, _stamp(root, config, sites), sites)
+    return sites
+
+
+def _recorded_without_reader(root: Path, config: "Config") -> Optional[PluginSites]:
+    """Without a module reader (none is needed when nothing is to be followed): no plugins, or
+    what ``across_runs`` recorded, kept in this process while discovery's inputs keep their
+    stats (``_stamp``); None when discovery must run."""
+    from hermes_lint.project.plugins import project_plugins
+
+    key = (os.path.realpath(root), config.plugin_dirs, None)
+    cached = _PLUGINS.get(key)
+    if cached is not None and cached[1] == _stamp(root, config, cached[2]):
+        return cached[2]
+    if not project_plugins(root, config):
+        return PluginSites(())
+    sites = across_runs.recorded(root, config.plugin_dirs) if across_runs is not None else None
+    if sites is not None:
+        if len(_PLUGINS) > 32:
+            _PLUGINS.clear()
+        _PLUGINS[key] = (-1, _stamp(root, config, sites), sites)
     return sites
 
 
