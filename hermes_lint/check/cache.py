@@ -407,10 +407,6 @@ class ResultCache:
         never through a link); nothing when the directory cannot be used."""
         self._write(name, text)
 
-    def read_file(self, name: str) -> str:
-        """The text of the cache directory's file ``name``: ``OSError`` when it cannot be read."""
-        return self._read(name)
-
     def _write(self, name: str, text: str) -> None:
         try:
             if not self.prepare_directory():

@@ -52,13 +52,15 @@ def idle_cpus(cpus: int) -> int:
     """Of ``cpus``, as many as the last minute's load average leaves idle (at least one), as
     ``make -l`` judges it: on a machine whose cores are busy, more processes only share the same
     time and add the cost of forking and collecting them. The load counts the whole machine (a
-    container sees its host's), so it is set against the whole machine's CPUs."""
+    container sees its host's), so it is set against the whole machine's CPUs. The idle
+    capacity is rounded, not the load truncated: at a load of 0.9 one of two cores is nearly
+    always busy, and a second process would mostly wait for it."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # not available here: assume idle
         return cpus
     machine = max(cpus, os.cpu_count() or cpus)
-    return max(1, min(cpus, machine - int(load)))
+    return max(1, min(cpus, int(machine - load + 0.5)))
 
 
 def worker_count(work_bytes: int, files: int, jobs: Optional[int], cpus: int) -> int:
