@@ -62,9 +62,12 @@ def _snapshot(root: Path, plugin_dirs: Tuple[str, ...], touched, started: int) -
 
     if sites_record.discovery_started is not None:
         started = min(started, sites_record.discovery_started)
-    # the toolkit's own files are in the cache's key already
-    excluded = [str(root / CACHE_DIR_NAME), os.path.dirname(os.path.abspath(hermes_lint.__file__))]
-    recorded = read_watch.snapshot(root, plugin_dirs, set(touched) | sites_record.discovery_reads, started, excluded)
+    # the toolkit's modules are in the cache's key already (its data files, the built-in tools'
+    # catalogue, are not)
+    toolkit = os.path.dirname(os.path.abspath(hermes_lint.__file__)) + os.sep
+    read = {p for p in set(touched) | sites_record.discovery_reads
+            if not (p.startswith(toolkit) and (p.endswith((".py", ".pyc")) or p.endswith("__pycache__")))}
+    recorded = read_watch.snapshot(root, plugin_dirs, read, started, [str(root / CACHE_DIR_NAME)])
     if recorded is None:
         return None
     return {"interpreter": _interpreter(), **recorded}
