@@ -195,3 +195,21 @@ def test_a_tools_tree_warm_follows_the_files_hrm403_searches(tmp_path):
         return root / "gateway", root
 
     assert_warm_follows_cold(root, site, [drop_the_name, name_it_in_a_new_directory])
+
+
+def test_a_warm_plugin_run_that_reuses_its_result_imports_no_plugin_following(plugin_project):
+    root, site = plugin_project
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    environment["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), str(site)])
+    script = (
+        "import sys\nfrom hermes_lint.cli import main\n"
+        "try:\n    main(['check', '-j', '1'])\nexcept SystemExit as exit:\n"
+        "    watched = ('hermes_lint.check.engine', 'hermes_lint.evaluate', 'hermes_lint.project.plugin_names')\n"
+        "    print(exit.code, sorted(set(watched) & set(sys.modules)))\n"
+    )
+    # the first run fills the cache, the second records what it read (all of it settled), the third reuses it
+    runs = [subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120,
+                           env=environment).stdout for _ in range(3)]
+    first = "0 ['hermes_lint.check.engine', 'hermes_lint.evaluate', 'hermes_lint.project.plugin_names']"
+    assert runs[0].splitlines()[-1] == first
+    assert runs[2].splitlines()[-1] == "0 []"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.config import Config
-    from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed
+    from hermes_lint.project.followed_plugins import FollowedPlugin, RegisterFunction, Unfollowed
 
 # PluginContext.register_tool's parameters, in order (Hermes's plugin API).
 PLUGIN_PARAMETERS = (

@@ -11,9 +11,9 @@ from typing import Any, Dict, Optional
 # The classes a record may name, and their modules: imported when a record names one.
 _CLASS_MODULES = {
     "PluginSites": "hermes_lint.project.registration_sites",
-    "FollowedPlugin": "hermes_lint.project.plugin_register",
-    "RegisterFunction": "hermes_lint.project.plugin_register",
-    "Unfollowed": "hermes_lint.project.plugin_register",
+    "FollowedPlugin": "hermes_lint.project.followed_plugins",
+    "RegisterFunction": "hermes_lint.project.followed_plugins",
+    "Unfollowed": "hermes_lint.project.followed_plugins",
     "EntryPoint": "hermes_lint.project.plugins",
     "PluginSpec": "hermes_lint.project.plugins",
 }
