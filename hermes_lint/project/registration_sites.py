@@ -199,29 +199,31 @@ def _reader_if_imported(root: Path):
 def _stamp(root: Path, config: "Config", sites: PluginSites) -> Tuple:
     """The stat of what discovery read: the packaging files, the directories it listed (a
     plugin.yaml or a plugin appearing changes its directory's), the modules ``register`` went
-    through."""
+    through. (Strings and ``os.scandir``, not ``pathlib``: asked on every question of a warm run.)"""
     from hermes_lint.project.plugins import PACKAGING_FILES
 
-    directories = [root] + [root / d for d in config.plugin_dirs]
+    base = os.fspath(root)
+    directories = [base] + [os.path.join(base, d) for d in config.plugin_dirs]
     read = [path for p in sites.plugins for path in p.read] + [p.spec.directory for p in sites.plugins]
     # a module appearing beside one that was read (``from .hermes import register`` before
     # hermes.py exists) changes its directory
-    directories += sorted({root / Path(path).parent for path in read})
+    directories += sorted({os.path.normpath(os.path.join(base, os.path.dirname(path))) for path in read})
     listed = []
     for directory in directories:
         listed.append(directory)
         try:
-            listed.extend(entry for entry in directory.iterdir() if entry.is_dir())
+            with os.scandir(directory) as entries:
+                listed.extend(entry.path for entry in entries if entry.is_dir())
         except OSError:
             pass
-    files = [root / name for name in PACKAGING_FILES]
-    files += [root / path for p in sites.plugins for path in p.read]
+    files = [os.path.join(base, name) for name in PACKAGING_FILES]
+    files += [os.path.join(base, path) for p in sites.plugins for path in p.read]
     return tuple(_stat(path) for path in listed + files)
 
 
-def _stat(path: Path) -> Optional[Tuple[int, ...]]:
+def _stat(path: str) -> Optional[Tuple[int, ...]]:
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return None
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
