@@ -8,8 +8,8 @@ The project phase runs inside ``watching``; when it read through the root, a
 ``read_watch.snapshot`` of every file and directory it opened or listed, and of what plugin
 discovery read in this process (``sites_record.discovery_reads``: the plugin rules reuse
 modules discovery parsed without reading them again), is stored with the diagnostics, with the
-interpreter (its version and ``sys.path``: where ``importlib.metadata`` finds the
-installed Hermes). Only a process's first project phase is recorded: a long-lived process (the
+interpreter (its version, ``sys.path`` and working directory: where the installed Hermes is
+looked for). Only a process's first project phase is recorded: a long-lived process (the
 ``--watch`` loop) keeps in memory what its earlier runs read, which a later run reuses without
 reading it. Stats must be settled since the reads began (the first discovery's start, else the
 phase's), as everywhere in the cache.
@@ -38,7 +38,8 @@ def record_in_this_process() -> None:
 
 
 def _interpreter() -> list:
-    return [sys.version, list(sys.path)]
+    # and the working directory, which the search for the installed Hermes leaves out of sys.path
+    return [sys.version, list(sys.path), os.getcwd()]
 
 
 @contextmanager
