@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 from hermes_lint.analysis.event_loops import event_loop_call, mentions_event_loops
 from hermes_lint.analysis.raises import certainly_caught
 from hermes_lint.analysis.reachability import completes
 from hermes_lint.model.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
-from hermes_lint.model.semantic import CallableNode
+from hermes_lint.model.semantic import NESTED, CallableNode, FunctionNode
 
 _FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
 _YIELD_CLASSES = frozenset({ast.Yield, ast.YieldFrom})
@@ -46,12 +46,15 @@ class FunctionFacts:
     called_functions: List[str]  # module functions this one calls directly (by name)
     params: Set[str]
     bindings: Dict[str, Optional[List[ast.expr]]]  # local name -> plain assigned values | None
+    # For a nested def, what its enclosing functions bind: their names, not the module's, are
+    # what those names mean inside it (values unknown here).
+    enclosing: FrozenSet[str] = frozenset()
     # The one walk of the function's own scope: (node, parent) pairs and parent by node id.
     pairs: List[Tuple[ast.AST, ast.AST]] = field(default_factory=list, repr=False)
     parents: Dict[int, ast.AST] = field(default_factory=dict, repr=False)
 
     def is_local(self, name: str) -> bool:
-        return name in self.params or name in self.bindings
+        return name in self.params or name in self.bindings or name in self.enclosing
 
 
 class ModuleFunctions:
@@ -69,12 +72,19 @@ class ModuleFunctions:
         self.mentions_event_loops = mentions_event_loops(ctx.text)
 
     def facts(self, name: str) -> Optional[FunctionFacts]:
+        """The facts of module function ``name``, or of the nested def qualified name ``name``
+        denotes (``make.<locals>.handle``: its enclosing functions' names are its locals too)."""
         if name not in self._facts:
-            node = self.functions.get(name)
+            node: Optional[FunctionNode] = self.functions.get(name)
+            enclosing: FrozenSet[str] = frozenset()
+            if node is None and NESTED in name:
+                found = self.semantic.nested_function(name)
+                if found is not None:
+                    node, enclosing = found
             self._facts[name] = None  # while being analysed: a recursive call is unknown
             if node is not None:
                 try:
-                    self._facts[name] = analyse_function(node, name, self)
+                    self._facts[name] = analyse_function(node, node.name, self, enclosing)
                 except RecursionError:  # absurdly nested code: unknown, never a crash
                     self._facts[name] = None
         return self._facts[name]
@@ -115,7 +125,8 @@ class ModuleFunctions:
         return isinstance(node, ast.Name) and not fn.is_local(node.id) and self.semantic.is_registry_helper(node, helper)
 
 
-def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions) -> FunctionFacts:
+def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions,
+                     enclosing: FrozenSet[str] = frozenset()) -> FunctionFacts:
     pairs = scope_walk(node)  # one walk (a fresh list), shared by everything below
     # One pass sorts out what the rest looks at: parents, and the few kinds of node tested.
     parents: Dict[int, ast.AST] = {}
@@ -150,6 +161,7 @@ def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions) -
         called_functions=[],
         params=parameter_names(node),
         bindings=bindings(node, binding_pairs, comprehensions),
+        enclosing=enclosing,
         pairs=pairs,
         parents=parents,
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple, Union
 
-from hermes_lint.model.scopes import FUNCTION_NODES, SCOPE_NODES, parameter_names, scope_walk
+from hermes_lint.model.scopes import FUNCTION_NODES, SCOPE_NODES, scope_binding
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _Key = Tuple[int, int, Optional[int], Optional[int]]
@@ -64,7 +64,7 @@ class LocalHandlers:
                 return None  # a class body or a lambda between: not followed
             cached = (id(scope), name)
             if cached not in self._bindings:
-                self._bindings[cached] = _binding(scope, name)
+                self._bindings[cached] = scope_binding(scope, name)
             bound, definition = self._bindings[cached]
             if bound:
                 return definition
@@ -84,30 +84,3 @@ class LocalHandlers:
                     todo.append((child, scopes + (child,) if isinstance(child, SCOPE_NODES) else scopes))
             self._names = names
         return self._names
-
-
-def _binding(scope: FunctionNode, name: str) -> Tuple[bool, Optional[FunctionNode]]:
-    """Whether ``scope`` binds ``name`` (else look outward), and the def that is its only
-    binding (None when it is bound otherwise or more than once)."""
-    if name in parameter_names(scope):
-        return True, None
-    binders: List[ast.AST] = []
-    for child, _ in scope_walk(scope):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child.name == name:
-            binders.append(child)
-        elif isinstance(child, ast.Name) and child.id == name and not isinstance(child.ctx, ast.Load):
-            binders.append(child)
-        elif isinstance(child, (ast.Import, ast.ImportFrom)) and any(
-            (alias.asname or alias.name).split(".")[0] == name for alias in child.names
-        ):
-            binders.append(child)
-        elif isinstance(child, (ast.Global, ast.Nonlocal)) and name in child.names:
-            binders.append(child)
-        elif getattr(child, "name", None) == name or getattr(child, "rest", None) == name:
-            binders.append(child)  # except ... as name, match captures
-    if not binders:
-        return False, None
-    only = binders[0]
-    if len(binders) == 1 and isinstance(only, FUNCTION_NODES) and not only.decorator_list:
-        return True, only
-    return True, None

@@ -40,6 +40,7 @@ Layout (``ModuleEvaluator`` is assembled from one mixin per concern):
 - ``module_index``: what the module binds, and whether anything rebinds or mutates it
 - ``expressions``, ``operators``, ``text``: expression handlers
 - ``calls``, ``statements``: calls, module-function bodies, the no-mutation-of-constants rule
+- ``local_scopes``: nested functions (closures), when a node runs, values at a point of a body
 - ``builtin_functions``, ``methods``: the supported builtins and methods of plain values
 - ``bounds``, ``limits``: budget and size caps; ``locations``: where values come from
 - ``values``, ``syntax``: internal value types; questions about the syntax tree

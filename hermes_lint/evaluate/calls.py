@@ -170,6 +170,8 @@ class _Calls(_EvaluatorState):
         value = self._eval(node.value)
         if value.__class__ is _Instance:
             return self._instance_attribute(value, node.attr, node)
+        if value.__class__ is Hole:  # unknown for the hole's own reason
+            raise self._refuse_hole(value, node)
         raise _Refusal(f"attribute {node.attr} of a {_type_name(value)}", node)
 
     def _arguments(self, node: ast.Call) -> _Arguments:
@@ -218,9 +220,9 @@ class _Calls(_EvaluatorState):
             raise _Refusal(f"{name} contains {what}", where)
         if self._depth >= MAX_CALL_DEPTH:
             raise _Refusal(f"call depth limit ({MAX_CALL_DEPTH}) exceeded calling {name}", node)
-        values = self._bind_parameters(fdef, arguments)
+        values = self._bind_parameters(fdef, arguments, ref.defaults)
         saved = self._frame
-        self._frame = _Frame(name, info.local_names, values)
+        self._frame = _Frame(name, info.local_names, values, ref.closure)
         self._depth += 1
         try:
             outcome = self._execute(fdef.body)
@@ -233,7 +235,9 @@ class _Calls(_EvaluatorState):
             self._depth -= 1
         return outcome.value if outcome.__class__ is _Returned else None
 
-    def _bind_parameters(self, fdef: FunctionNode, arguments: _Arguments) -> dict:
+    def _bind_parameters(self, fdef: FunctionNode, arguments: _Arguments, computed: Optional[dict] = None) -> dict:
+        """The frame values of a call; a nested function's defaults are ``computed`` when its
+        def ran (a module function's are computed once, in module scope: ``_default``)."""
         spec = fdef.args
         name = fdef.name
         positional_params = spec.posonlyargs + spec.args
@@ -265,13 +269,15 @@ class _Calls(_EvaluatorState):
             if param.arg not in values:
                 if position < first_default:
                     raise TypeError(f"{name}() missing required argument: '{param.arg}'")
-                values[param.arg] = self._default(fdef, position, spec.defaults[position - first_default])
+                values[param.arg] = (computed[position] if computed is not None
+                                     else self._default(fdef, position, spec.defaults[position - first_default]))
         for position, param in enumerate(spec.kwonlyargs):
             if param.arg not in values:
                 default = spec.kw_defaults[position]
                 if default is None:
                     raise TypeError(f"{name}() missing required keyword-only argument: '{param.arg}'")
-                values[param.arg] = self._default(fdef, ("kw", position), default)
+                values[param.arg] = (computed[("kw", position)] if computed is not None
+                                     else self._default(fdef, ("kw", position), default))
         if spec.kwarg is not None:
             values[spec.kwarg.arg] = self._remember(extra_keywords, extra_table)
         return values

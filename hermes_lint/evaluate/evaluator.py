@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import ast
-import bisect
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from ..model import Hole, HoleUsed, Unresolved
 from .bounds import _Bounds
@@ -15,13 +14,13 @@ from .classes import _Classes
 from .expressions import _Expressions
 from .holes import _Branches, _Holes
 from .imports import _Imports
+from .local_scopes import _LocalScopes
 from .limits import BUDGET_EXCEEDED, TOTAL_BUDGET_FACTOR
 from .locations import _Locations
 from .module_index import _BINDING_WORDS, _Binding, _BindingIndex, _is_environment
 from .operators import _Operators
 from .primitives import _Primitives
 from .statements import _Statements
-from ..model.context import child_statements
 from .syntax import (
     _EXPRESSION_WORDS,
     FunctionNode,
@@ -39,7 +38,6 @@ from .values import (
     _budget,
     _BuiltinRef,
     _is_immutable,
-    _Frame,
     _FunctionRef,
     _Refusal,
 )
@@ -48,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .project import ParsedProjectModule, ProjectModules
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _BuiltValues, _Classes, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _LocalScopes, _BuiltValues, _Classes, _Text):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
@@ -101,6 +99,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._meta = {}  # id(container) -> (container, key/item locations)
         self._plain_checked = {}
         self._functions_allowed = False  # ``evaluate(objects=True)``: async functions may be parts of the value too
+        self._unknown_locals = False  # ``evaluate_in_body``: a local may be bound to a hole
         self._function_constants: Dict[bool, Dict[str, Any]] = {}  # the constants evaluated so, per mode
         self._shared = (None, {})
         self._encoded_lines = {}
@@ -146,17 +145,6 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return self._run(lambda: self._eval(node), node, now, frame, partial, objects=objects)
         finally:
             self._functions_allowed = former
-
-    def own_function(self, value: Any) -> Optional[str]:
-        """The module-level name of this module's function ``value`` is (a value that
-        ``evaluate(..., objects=True)`` gave), or None."""
-        if value.__class__ is _AsyncFunctionRef:
-            kind = self._classify(value.name)
-            return value.name if kind[0] == "async function" and kind[1].node is value.node else None
-        if value.__class__ is not _FunctionRef or value.owner is not None:
-            return None
-        kind = self._classify(value.name)
-        return value.name if kind[0] in ("function", "async function") and kind[1].node is value.node else None
 
     def call_after_import(self, function: ast.expr) -> Any:
         """The value ``function()`` returns once the module is imported (``function`` an
@@ -376,6 +364,8 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return (False, _Refusal(f"{key} refers to itself", expression))
         saved = (self._frame, self._now, self._steps, self._depth)
         self._frame, self._now, self._steps, self._depth = None, _start(at), 0, 0
+        # a cached value is the same whoever asks: never with a run's unknown locals
+        unknown_locals, self._unknown_locals = self._unknown_locals, False
         self._in_progress.add(key)
         node: Any = expression
         try:
@@ -399,43 +389,10 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             return (False, refusal)
         finally:
             self._in_progress.discard(key)
+            self._unknown_locals = unknown_locals
             self._total += self._steps
             self._frame, self._now, self._depth = saved[0], saved[1], saved[3]
             self._steps = saved[2] + 1
-
-    def _context_of(self, node: ast.expr) -> Tuple[Optional[Tuple[int, int]], Optional[_Frame]]:
-        """When ``node`` runs: at its place in the module, or (inside a function body) after
-        import, with the function's own variables unknown."""
-        if not hasattr(node, "lineno"):
-            return None, None
-        position = _start(node)
-        parent: Union[ast.Module, ast.stmt] = self._tree
-        frame = None
-        deferred = False
-        while True:
-            statements, starts = self._statements_of(parent)
-            at = bisect.bisect_right(starts, position) - 1
-            if at < 0 or _end(statements[at]) < position:
-                break
-            stmt = statements[at]
-            if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
-                if position < _start(stmt.body[0]):
-                    break  # decorators and defaults run when the def does
-                deferred = True
-                frame = _Frame(stmt.name, self._function_info(stmt).local_names, {}, frame, opaque=True)
-            parent = stmt
-        return (None if deferred else position), frame
-
-    def _statements_of(self, parent: Union[ast.Module, ast.stmt]) -> Tuple[List[ast.stmt], List[Tuple[int, int]]]:
-        """The statements directly nested in ``parent``, in source order, with their starts."""
-        cached = self._nested.get(parent)
-        if cached is None:
-            if parent.__class__ in (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-                statements = list(parent.body)
-            else:
-                statements = sorted(child_statements(parent), key=_start)
-            cached = self._nested[parent] = (statements, [_start(s) for s in statements])
-        return cached
 
     def _lookup(self, name: str, node) -> Any:
         frame = self._frame

@@ -257,7 +257,9 @@ def _exception_names(node: Optional[ast.expr]) -> Optional[List[str]]:
 
 def _is_frozen(value: Any) -> bool:
     cls = value.__class__
-    if cls in _SCALAR_TYPES or cls is Hole or cls is _FunctionRef or cls is _BuiltinRef or cls is LocalImport:
+    if cls is _FunctionRef:
+        return value.closure is None  # a closure sees what its frame holds when it runs
+    if cls in _SCALAR_TYPES or cls is Hole or cls is _BuiltinRef or cls is LocalImport:
         return True
     return cls is tuple and all(_is_frozen(item) for item in value)
 

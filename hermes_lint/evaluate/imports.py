@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
 from .project import MAX_IMPORT_DEPTH, ProjectModules, absolute_module
 from .state import _EvaluatorState
-from .values import _Arguments, _ClassRef, _FunctionRef, _Refusal
+from .values import _Arguments, _AsyncFunctionRef, _ClassRef, _FunctionRef, _Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluator import ModuleEvaluator
@@ -56,6 +56,11 @@ class _Imports(_EvaluatorState):
         its keys), so that code changing it changes neither the value nor the next read."""
         self._kinds[name] = ("value", value)
         self._bound_values[name] = value
+
+    def holds_function(self, name: str) -> bool:
+        """Whether ``name``, given a value by ``add_value``, holds a function (of any module of
+        the project, a closure included)."""
+        return self._bound_values.get(name).__class__ in (_FunctionRef, _AsyncFunctionRef)
 
     def function_definition(self, name: str) -> Optional[Tuple[FunctionNode, Dict[str, str], ModuleEvaluator]]:
         """``(def node, imports of its module, evaluator of its module)`` when module-level

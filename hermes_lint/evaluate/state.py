@@ -66,6 +66,8 @@ class _EvaluatorState:
     _meta: Dict[int, tuple]
     _plain_checked: Dict[int, Tuple[Any, Optional[Hole]]]
     _functions_allowed: bool
+    _function_constants: Dict[bool, Dict[str, CachedValue]]
+    _unknown_locals: bool
     _shared: Tuple[Any, Dict[int, str]]
     _encoded_lines: Dict[int, bytes]
     _nested: Dict[ast.AST, Tuple[List[ast.stmt], List[Tuple[int, int]]]]
@@ -226,7 +228,7 @@ class _EvaluatorState:
         @abstractmethod
         def _call_function(self, ref: _FunctionRef, arguments: _Arguments, node: Optional[ast.AST]) -> Any: ...
         @abstractmethod
-        def _bind_parameters(self, fdef: FunctionNode, arguments: _Arguments) -> dict: ...
+        def _bind_parameters(self, fdef: FunctionNode, arguments: _Arguments, computed: Optional[dict] = None) -> dict: ...
         @abstractmethod
         def _default(self, fdef: Any, slot: Any, expression: ast.expr) -> Any: ...
 
@@ -253,6 +255,19 @@ class _EvaluatorState:
         def _set_item(self, container: Any, key: Any, value: Any, key_node: Any, value_node: Any) -> None: ...
         @abstractmethod
         def _ensure_mutable(self, obj: Any) -> None: ...
+
+        # function bodies as scopes
+        @abstractmethod
+        def _exec_def(self, stmt: FunctionNode) -> None: ...
+        @abstractmethod
+        def _assigned_value(self, expression: ast.expr) -> Any: ...
+        @abstractmethod
+        def _hole_of(self, refusal: _Refusal, node: ast.AST) -> Hole: ...
+        @abstractmethod
+        def _run(self, compute: Any, node: Any, now: Any, frame: Any, partial: bool = False,
+                 whole_hole: bool = False, objects: bool = False) -> Any: ...
+        @abstractmethod
+        def _ensure_plain(self, value: Any, objects: bool = False) -> Optional[Hole]: ...
 
         # built values
         @abstractmethod

@@ -13,6 +13,8 @@ from .values import (
     _CONTINUE,
     _PLAIN_CONTAINERS,
     _SCALAR_TYPES,
+    _AsyncFunctionRef,
+    _FunctionRef,
     _Instance,
     _Refusal,
     _Returned,
@@ -61,13 +63,13 @@ class _Statements(_EvaluatorState):
         return _Returned(None if stmt.value is None else self._value(stmt.value))
 
     def _exec_assign(self, stmt: ast.Assign) -> None:
-        value = self._value(stmt.value)
+        value = self._assigned_value(stmt.value)
         for target in stmt.targets:
             self._store(target, value, stmt.value)
 
     def _exec_ann_assign(self, stmt: ast.AnnAssign) -> None:
         if stmt.value is not None:
-            self._store(stmt.target, self._value(stmt.value), stmt.value)
+            self._store(stmt.target, self._assigned_value(stmt.value), stmt.value)
 
     def _exec_aug_assign(self, stmt: ast.AugAssign) -> None:
         target = stmt.target
@@ -190,12 +192,14 @@ class _Statements(_EvaluatorState):
             raise _Refusal(f"mutates the value of {owner}")
 
     def _shared_ids(self) -> Dict[int, str]:
-        version = (len(self._constants), len(self._defaults), len(self._bound_values))
+        with_functions = self._function_constants.get(self._partial_mode, {})
+        version = (self._partial_mode, len(self._constants), len(self._defaults), len(self._bound_values), len(with_functions))
         cached_version, shared = self._shared
         if cached_version == version:
             return shared
         shared = {}
         sources = [(f"module constant {name}", entry[1]) for name, entry in self._constants.items() if entry[0]]
+        sources += [(f"module constant {name}", entry[1]) for name, entry in with_functions.items() if entry[0]]
         sources += [(f"a default value of {key[0].name}", entry[1]) for key, entry in self._defaults.items() if entry[0]]
         sources += [("a row of a table", value) for value in self._bound_values.values()]
         for owner, value in sources:
@@ -213,6 +217,14 @@ class _Statements(_EvaluatorState):
                     stack.extend(obj)
                 elif cls is _Instance:  # what its attributes hold is shared with it
                     stack.extend(obj.attrs.values())
+                elif (cls is _FunctionRef or cls is _AsyncFunctionRef) and obj.closure is not None:
+                    # what a closure sees (and its defaults) is shared by every call of it
+                    shared[id(obj)] = owner
+                    frame = obj.closure
+                    while frame is not None:
+                        stack.extend(frame.values.values())
+                        frame = frame.parent
+                    stack.extend((getattr(obj, "defaults", None) or {}).values())
         self._shared = (version, shared)
         return shared
 
@@ -237,6 +249,8 @@ _STATEMENTS: Dict[type, Callable] = {
     ast.If: _Statements._exec_if,
     ast.For: _Statements._exec_for,
     ast.Assert: _Statements._exec_assert,
+    ast.FunctionDef: lambda self, stmt: self._exec_def(stmt),
+    ast.AsyncFunctionDef: lambda self, stmt: self._exec_def(stmt),
     ast.Try: _Statements._exec_try,
     ast.Import: lambda self, stmt: self._exec_import(stmt),
     ast.ImportFrom: lambda self, stmt: self._exec_import(stmt),

@@ -70,18 +70,24 @@ class _Refusal(Exception):
 
 
 class _FunctionRef:
-    """A module-level ``def`` used as a value (callable; never a result).
+    """A ``def`` used as a value (callable; never a result).
 
     ``owner`` is the evaluator of the module that defines it when that is another module of the
-    project (a function imported from it); None for this module's own functions.
+    project (a function imported from it); None for this module's own module-level functions.
+    A ``def`` run inside a function body (a nested function) has ``closure``, the frame of the
+    call that ran it (names it does not bind are looked up there, as Python does), its
+    ``defaults`` (computed when the def ran) and always its ``owner``.
     """
 
-    __slots__ = ("name", "node", "owner")
+    __slots__ = ("name", "node", "owner", "closure", "defaults")
 
-    def __init__(self, name: str, node: FunctionNode, owner: Optional[_EvaluatorState] = None):
+    def __init__(self, name: str, node: FunctionNode, owner: Optional[_EvaluatorState] = None,
+                 closure: Optional[_Frame] = None, defaults: Optional[Dict[Any, Any]] = None):
         self.name = name
         self.node = node
         self.owner = owner
+        self.closure = closure
+        self.defaults = defaults  # (node's default slot) -> value, for a nested function
 
 
 class _ClassRef:
@@ -121,14 +127,18 @@ class _Instance:
 
 
 class _AsyncFunctionRef:
-    """A module-level ``async def`` used as a value where functions may be parts of a value
-    (``evaluate(objects=True)``: a table naming its handlers); never called."""
+    """An ``async def`` used as a value where functions may be parts of a value
+    (``evaluate(objects=True)``: a table naming its handlers); never called. ``owner`` and
+    ``closure`` as for ``_FunctionRef``."""
 
-    __slots__ = ("name", "node")
+    __slots__ = ("name", "node", "owner", "closure")
 
-    def __init__(self, name: str, node: FunctionNode):
+    def __init__(self, name: str, node: FunctionNode, owner: Optional[_EvaluatorState] = None,
+                 closure: Optional[_Frame] = None):
         self.name = name
         self.node = node
+        self.owner = owner
+        self.closure = closure
 
 
 class _BuiltinRef:
@@ -206,6 +216,8 @@ def _is_immutable(value: Any) -> bool:
 def _type_name(value: Any) -> str:
     if isinstance(value, _FunctionRef):
         return f"function {value.name}"
+    if value.__class__ is _AsyncFunctionRef:
+        return f"async function {value.name}"
     if value.__class__ is _ClassRef:
         return f"class {value.name}"
     if value.__class__ is _Instance:

@@ -15,6 +15,7 @@ from hermes_lint.model.context import char_col
 from hermes_lint.model.env_readers import environment_readers
 from hermes_lint.model.env_spellings import EnvSpellings
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
+from hermes_lint.model.semantic import NESTED
 from hermes_lint.model.parsing import ParsedModule, Positioned, module_name, source_segment
 from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, TABLE_ROW, plugin_calls
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
@@ -188,6 +189,11 @@ class _Extractor:
         if isinstance(node, ast.Name) and node.id.startswith(LOCAL_IMPORT):
             # imported inside the plugin function that registers (``plugin_tools``)
             return CallableRef("imported", text, location, node.id[len(LOCAL_IMPORT):])
+        if isinstance(node, ast.Name) and NESTED in node.id:
+            # a nested def a row of a plugin's table holds (``plugin_tools``): named where it is defined
+            found = self.semantic.nested_function(node.id)
+            return CallableRef("function" if found else "other", found[0].name if found else text, location,
+                               node.id if found else None)
         if isinstance(node, ast.Name):
             return self._name_ref(node.id, text, location, seen=set())
         if isinstance(node, ast.Attribute):

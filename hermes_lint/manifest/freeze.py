@@ -17,6 +17,7 @@ from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unres
 from hermes_lint.model.callables import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, register_argument
 from hermes_lint.model.check_forms import classify_check
 from hermes_lint.model.context import ModuleContext
+from hermes_lint.project.plugin_tools import TABLE_ROW
 
 # ToolEntry fields and register()'s defaults for the keywords the manifest records.
 _DEFAULTS = {
@@ -231,6 +232,10 @@ def _handler_reference(ctx: ModuleContext, module: str, call: ast.Call):
         return {"module": module, "qualname": target.name}
     if isinstance(target, ast.Lambda):
         return "via import"
+    if isinstance(node, ast.Name) and ctx.semantic.nested_function(node.id) is not None:
+        return "via import"  # a closure: made when the function defining it runs
+    if isinstance(node, ast.Name) and node.id.startswith(TABLE_ROW) and ctx.evaluator.holds_function(node.id):
+        return "via import"  # a function a computed table holds (another module's, a closure)
     if isinstance(node, ast.Attribute) or (isinstance(node, ast.Name) and ctx.index.is_bound(node.id)):
         return "via import"  # another module's function, a method...: only the import knows
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ctx.index.functions:

@@ -156,7 +156,9 @@ class CallableRef:
     """What a ``handler=`` or ``check_fn=`` keyword refers to.
 
     kind:
-      - "function": a module-level ``def`` of this module; ``target`` is its name
+      - "function": a module-level ``def`` of this module; ``target`` is its name; or a ``def``
+        nested in one, which a table the evaluator computed holds; ``target`` is its qualified
+        name (``make.<locals>.handle``: ``SemanticModel.nested_function``)
       - "lambda": a lambda written in place; ``target`` is the module function its body calls, if any
       - "imported": a name bound by ``import``/``from ... import``; ``target`` is "module.attr"
       - "attribute": ``obj.attr`` (another module's function, a method...): unknown

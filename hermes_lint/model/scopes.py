@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set,
 from hermes_lint.model.context import CHILD_FIELDS
 
 if TYPE_CHECKING:
-    from hermes_lint.model.semantic import CallableNode
+    from hermes_lint.model.semantic import CallableNode, FunctionNode
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -129,3 +129,30 @@ def ancestors(node: ast.AST, parents: Dict[int, ast.AST]) -> Iterator[ast.AST]:
     while id(node) in parents:
         node = parents[id(node)]
         yield node
+
+
+def scope_binding(scope: FunctionNode, name: str) -> Tuple[bool, Optional[FunctionNode]]:
+    """Whether ``scope`` binds ``name`` (else look outward), and the def that is its only
+    binding (None when it is bound otherwise or more than once)."""
+    if name in parameter_names(scope):
+        return True, None
+    binders: List[ast.AST] = []
+    for child, _ in scope_walk(scope):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child.name == name:
+            binders.append(child)
+        elif isinstance(child, ast.Name) and child.id == name and not isinstance(child.ctx, ast.Load):
+            binders.append(child)
+        elif isinstance(child, (ast.Import, ast.ImportFrom)) and any(
+            (alias.asname or alias.name).split(".")[0] == name for alias in child.names
+        ):
+            binders.append(child)
+        elif isinstance(child, (ast.Global, ast.Nonlocal)) and name in child.names:
+            binders.append(child)
+        elif getattr(child, "name", None) == name or getattr(child, "rest", None) == name:
+            binders.append(child)  # except ... as name, match captures
+    if not binders:
+        return False, None
+    only = binders[0]
+    if len(binders) == 1 and isinstance(only, FUNCTION_NODES) and not only.decorator_list:
+        return True, only
+    return True, None

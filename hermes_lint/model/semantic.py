@@ -35,7 +35,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeV
 
 from hermes_lint.model import Registration
 from hermes_lint.model.context import ModuleIndex, child_statements
-from hermes_lint.model.scopes import bindings, parameter_names
+from hermes_lint.model.scopes import bindings, parameter_names, scope_binding
 
 _Analysis = TypeVar("_Analysis")
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -46,6 +46,9 @@ TRY_NODES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 # How many calls deep any analysis follows a call into another module function (returns, raises,
 # ``args`` reads, event loops, environment tests, check forms): the one limit they share.
 CALL_DEPTH = 4
+
+# What separates the names of a nested function's qualified name (Python's ``__qualname__``).
+NESTED = ".<locals>."
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _BUILTIN_EXCEPTIONS = {
@@ -151,6 +154,26 @@ class SemanticModel:
         return not (
             name in index.imports or name in index.functions or name in index.classes or name in self.global_names
         )
+
+    def nested_function(self, qualname: str) -> Optional[Tuple[FunctionNode, FrozenSet[str]]]:
+        """The def a qualified name (``make.<locals>.handle``, as the evaluator names a nested
+        function it computed) certainly denotes, with the names its enclosing functions bind
+        (their locals, not the module's names, for the code inside): each part the only binding
+        of its name in the scope around it, by an undecorated ``def``; else None."""
+        outer, *inner = qualname.split(NESTED)
+        function = self.functions.get(outer)
+        if function is None or not inner:
+            return None
+        enclosing: Set[str] = set()
+        for name in inner:
+            if function.decorator_list:
+                return None
+            enclosing |= self.local_names(function)
+            bound, definition = scope_binding(function, name)
+            if definition is None:
+                return None
+            function = definition
+        return function, frozenset(enclosing)
 
     # --- what a name denotes -------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_names import context_names
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
+from hermes_lint.model.semantic import NESTED
 
 PLUGIN_METHOD = "register_tool"
 PLUGIN_HOOK = "register"
@@ -174,6 +175,8 @@ class _Reader:
             elif isinstance(stmt, ast.For):
                 # a table assigned in the function (`tools = {...}`) is that table
                 rows = self._rows(_substitute_expr(stmt.iter, bindings))
+                if rows is None and stmt in self.function.body:
+                    rows = self._rows_in_body(stmt)
                 bound = [_bind(stmt.target, row) for row in rows or ()]
                 read = [b for b in bound if b is not None]
                 if rows is None or len(read) != len(bound):
@@ -254,6 +257,27 @@ class _Reader:
             return list(node.elts)
         return self._evaluated_rows(receiver if items else original, items, original)
 
+    def _rows_in_body(self, loop: ast.For) -> Optional[List[ast.expr]]:
+        """Rows of a table the function builds in its locals before the loop (``handlers =
+        build(); handlers.pop("_x")``), evaluated by running its statements up to the loop (its
+        register calls left out) with its parameters unknown; None when any part is unknown."""
+        if self.evaluator is None or not hasattr(self.evaluator, "evaluate_in_body"):
+            return None
+        iterable, items = loop.iter, False
+        if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "items"
+                and not iterable.args and not iterable.keywords):
+            iterable, items = iterable.func.value, True
+        skip = [s for s in self.function.body if isinstance(s, ast.Expr) and self._is_register(s.value)]
+        try:
+            value = self.evaluator.evaluate_in_body(self.function, loop, iterable, skip)
+        except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
+            return None
+        if isinstance(value, dict):
+            value = list(value.items()) if items else list(value)
+        elif items or not isinstance(value, (list, tuple)):
+            return None
+        return [_row(item, loop.iter, self.evaluator) for item in value]
+
     def _assigned_once(self, name: str) -> bool:
         """Whether module name ``name`` is its assigned value (no statement changes it after)."""
         return self.evaluator is None or not hasattr(self.evaluator, "is_constant") or self.evaluator.is_constant(name)
@@ -294,6 +318,13 @@ def _row(value, at: ast.expr, evaluator) -> ast.expr:
     located where the keys are written."""
     node: ast.expr
     function = evaluator.own_function(value)
+    if function is not None and NESTED in function:  # a nested def: named where it is defined
+        node = ast.Name(id=function, ctx=ast.Load())
+        definition = value.node
+        node.lineno, node.col_offset = definition.lineno, definition.col_offset
+        keyword = "async def " if isinstance(definition, ast.AsyncFunctionDef) else "def "
+        node.end_lineno, node.end_col_offset = definition.lineno, definition.col_offset + len(keyword) + len(definition.name)
+        return node
     if function is not None:
         node = ast.Name(id=function, ctx=ast.Load())
     elif value is None or isinstance(value, (str, int, float, bool)):
