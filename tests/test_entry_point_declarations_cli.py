@@ -4,10 +4,8 @@ the real CLI, at the root of a fresh plugin package."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+from tests.project_files import check_lines as check
 
 REGISTER = (
     'SCHEMA = {"name": "notes_add", "description": "Add a note.", "parameters": {"type": "object", "properties": {}}}\n'
@@ -24,15 +22,6 @@ def package(root: Path, files: dict) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
     return root
-
-
-def check(cwd: Path, *args: str):
-    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint", "check", "--no-cache", *args],
-        cwd=cwd, capture_output=True, text=True, env=environ, timeout=120,
-    )
-    return completed.returncode, completed.stdout.splitlines(), completed.stderr
 
 
 def cannot_verify(where: str, reason: str) -> str:

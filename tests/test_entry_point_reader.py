@@ -3,9 +3,6 @@ plugin discovery (``hermes_agent.plugins``) and HRM812 (a misnamed group) take f
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,14 +13,7 @@ from hermes_lint.project.entry_point_reader import (
     declared_entry_points,
 )
 from hermes_lint.project.plugins import EntryPoint, entry_points
-
-
-def write(root: Path, files: dict) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
+from tests.project_files import check_lines as check, write
 
 
 def read(root: Path):
@@ -125,15 +115,6 @@ REGISTER = (
     "\n\ndef register(ctx):\n"
     "    ctx.register_tool(name='notes_add', toolset='notes', schema=SCHEMA, handler=lambda a, **k: '{}', check_fn=bool)\n"
 )
-
-
-def check(cwd: Path, *args: str):
-    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint", "check", "--no-cache", *args],
-        cwd=cwd, capture_output=True, text=True, env=environ, timeout=120,
-    )
-    return completed.returncode, completed.stdout.splitlines(), completed.stderr
 
 
 def test_a_computed_setup_entry_point_is_cannot_verify_not_nothing_found(tmp_path):

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from tests.project_files import write
 
 HOOKS = "VALID_HOOKS = {'pre_tool_call', 'on_installed_only'}\n"
 HERMES_FILES = {
@@ -25,14 +26,6 @@ PLUGIN = {
     "__init__.py": "def register(ctx):\n"
     "    ctx.register_tool(name='echo', toolset='e', schema={}, handler=lambda a, **k: '')\n",
 }
-
-
-def write(root: Path, files: dict) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
 
 
 def installed(site: Path, version: str, files: dict, extra_metadata: dict = None) -> Path:

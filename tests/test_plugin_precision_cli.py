@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
+from tests.project_files import check_lines as check, write
 
 PYPROJECT = '[project]\nname = "hermes-notes"\nversion = "1.0.0"\n\n[project.entry-points."{group}"]\nnotes = "notes_plugin"\n'
 MANIFEST = "name: notes\nversion: 1.0.0\ndescription: Notes.\n"
@@ -14,23 +14,6 @@ SCHEMA = (
     'SCHEMA = {"name": "{name}", "description": "A note tool.", '
     '"parameters": {"type": "object", "properties": {}}}\n'
 )
-
-
-def write(root: Path, files: dict) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
-
-
-def check(cwd: Path, *args: str):
-    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    completed = subprocess.run(
-        [sys.executable, "-m", "hermes_lint", "check", "--no-cache", *args],
-        cwd=cwd, capture_output=True, text=True, env=environ, timeout=120,
-    )
-    return completed.returncode, completed.stdout.splitlines(), completed.stderr
 
 
 def plugin(tmp_path: Path, modules: dict, group: str = "hermes_agent.plugins", manifest: str = MANIFEST) -> Path:

@@ -13,17 +13,10 @@ import pytest
 from hermes_lint.config import Config
 from hermes_lint.project_check import run_project
 from hermes_lint.extract import builtin_tools as builtin
+from tests.project_files import write
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RELEASE = Path("/work/ext/releases/hermes_agent-0.19.0")
-
-
-def write(root: Path, files: dict) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
 
 
 def codes(root: Path, *selected: str):
