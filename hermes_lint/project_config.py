@@ -72,7 +72,8 @@ def default_manifest(root: Path, config: Config) -> str:
 
 def find_root(start: Path) -> Optional[Path]:
     """The project around ``start``: the nearest directory at or above it that holds toolsets.py,
-    a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration; failing
+    a [tool.hermes-lint] table or a ``hermes_agent.plugins`` entry point declaration (or one in
+    a group plainly meant to be it, ``hermes.plugins``: HRM812's); failing
     that, the nearest that is a directory plugin (plugin.yaml beside __init__.py), or ``start``
     itself when it holds some (``<name>/plugin.yaml``, ``<category>/<name>/``, ``plugins/``
     included)."""

@@ -308,3 +308,56 @@ def test_a_cached_run_sees_the_group_renamed(tmp_path):
     assert cached() == (1, ["pyproject.toml:5:1: " + HRM812.format(group="hermes-agent.plugins")])
     pyproject.write_text(pyproject.read_text().replace('"hermes-agent.plugins"', '"hermes_agent.plugins"'))
     assert cached() == (0, [])
+
+
+def test_a_package_declared_only_in_a_misnamed_group_is_checked_and_told_hermes_does_not_load_it(tmp_path):
+    root = write(tmp_path / "notes", {
+        "pyproject.toml": PYPROJECT.format(group="hermes.plugins"),
+        "notes_plugin/__init__.py": REGISTER.replace(", check_fn=bool", ""),
+    })
+    not_loaded = "Hermes does not load it: entry point group `hermes.plugins` is not `hermes_agent.plugins`"
+    assert check(root) == (1, [
+        "notes_plugin/__init__.py:5:5: HRM201 tool `notes_add` has no `check_fn`: it is offered to the model even where "
+        "it cannot run; if it needs nothing, say so with a named check that returns True "
+        "(`def check_notes_requirements(): return True`) or the project's shared one",
+        "pyproject.toml:5:1: " + HRM812.format(group="hermes.plugins"),
+    ], f"Found 2 diagnostics in 2 files (1 tool in 1 plugin; {not_loaded})\n")
+    # from a subdirectory too: the package is the project
+    assert check(root / "notes_plugin", "--select", "HRM812")[:2] == (1, ["../pyproject.toml:5:1: " + HRM812.format(group="hermes.plugins")])
+    # the other rules clean: the summary still says Hermes does not load it
+    assert check(root, "--ignore", "HRM812,HRM201") == (0, [], f"All checks passed (1 tool in 1 plugin; {not_loaded})\n")
+    # registering nothing: why nothing was checked names the group
+    (root / "notes_plugin" / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    assert check(root, "--ignore", "HRM812") == (0, [], "Nothing checked: no tool registration found: plugin notes: "
+                                                 "declared in entry point group `hermes.plugins`, which Hermes does not "
+                                                 "read; its register(ctx) registers no tool\n")
+    # the group named right: a plugin Hermes loads, nothing said about groups
+    (root / "pyproject.toml").write_text(PYPROJECT.format(group="hermes_agent.plugins"))
+    (root / "notes_plugin" / "__init__.py").write_text(REGISTER)
+    assert check(root) == (0, [], "All checks passed (1 tool in 1 plugin)\n")
+    # a group of another framework only: no project
+    (root / "pyproject.toml").write_text(PYPROJECT.format(group="hermes.handlers"))
+    code, out, err = check(root)
+    assert (code, out) == (2, []) and "no project found" in err
+
+
+def test_a_cached_run_sees_the_only_group_renamed_and_the_summary_follows(tmp_path):
+    root = write(tmp_path / "notes", {
+        "pyproject.toml": PYPROJECT.format(group="hermes.plugins"), "notes_plugin/__init__.py": REGISTER,
+    })
+
+    def cached():
+        completed = subprocess.run([sys.executable, "-m", "hermes_lint", "check"],
+                                   cwd=root, capture_output=True, text=True, timeout=120)
+        return completed.returncode, completed.stdout.splitlines(), completed.stderr
+
+    not_loaded = "; Hermes does not load it: entry point group `hermes.plugins` is not `hermes_agent.plugins`"
+    found = (1, ["pyproject.toml:5:1: " + HRM812.format(group="hermes.plugins")],
+             f"Found 1 diagnostic in 1 file (1 tool in 1 plugin{not_loaded})\n")
+    assert cached() == found
+    assert cached() == found  # warm
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"hermes.plugins"', '"hermes_agent.plugins"'))
+    assert cached() == (0, [], "All checks passed (1 tool in 1 plugin)\n")
+    pyproject.write_text(pyproject.read_text().replace('"hermes_agent.plugins"', '"hermes.plugins"'))
+    assert cached() == found

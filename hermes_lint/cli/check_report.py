@@ -65,19 +65,31 @@ def summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[s
 
 def checked_summary(sites: Optional["ProjectSites"], registrations: int, unread: int) -> str:
     """What was checked, for the summary line: ``7 tools in 2 plugins``, ``84 tools in tools/ and
-    87 plugins``."""
+    87 plugins``; plugins declared only in a misnamed entry point group (HRM812) are said not to
+    be loaded by Hermes."""
+    from hermes_lint.project.entry_point_reader import ENTRY_POINT_GROUP
     from hermes_lint.report.terminal import plural
 
     tools = plural(registrations, "tool")
     plugins = len(sites.plugins) if sites is not None else 0
     parts = []
+    unloaded = ""
     if sites is not None and sites.tool_modules:
         parts.append(f"{Path(sites.tools_dir).as_posix()}/")
     if plugins:
+        assert sites is not None
+        misnamed = sorted({
+            p.spec.entry_point.group for p in sites.plugins
+            if p.spec.entry_point is not None and not p.spec.entry_point.loaded_by_hermes
+        })
+        if misnamed:
+            groups = " and ".join(f"`{group}`" for group in misnamed)
+            them = "it" if plugins == 1 else "them"
+            unloaded = f"; Hermes does not load {them}: entry point group {groups} is not `{ENTRY_POINT_GROUP}`"
         parts.append(plural(plugins, "plugin"))
     where = f" in {' and '.join(parts)}" if parts else ""
     more = f", {unread} unread" if unread else ""
-    return f"{tools}{where}{more}"
+    return f"{tools}{where}{more}{unloaded}"
 
 
 def nothing_found(sites: Optional["ProjectSites"], config: Config) -> str:
@@ -102,11 +114,12 @@ def nothing_found(sites: Optional["ProjectSites"], config: Config) -> str:
         spec = plugin.spec
         if spec.register_module is None:
             what = f"`{spec.entry_point.value}`" if spec.entry_point else spec.directory
-            reasons.append(f"plugin {spec.name}: {what} names no module of the project")
-        elif plugin.problem:
-            reasons.append(f"plugin {spec.name}: {plugin.problem}")
+            why = f"{what} names no module of the project"
         else:
-            reasons.append(f"plugin {spec.name}: its register(ctx) registers no tool")
+            why = plugin.problem or "its register(ctx) registers no tool"
+        if spec.entry_point is not None and not spec.entry_point.loaded_by_hermes:
+            why = f"declared in entry point group `{spec.entry_point.group}`, which Hermes does not read; {why}"
+        reasons.append(f"plugin {spec.name}: {why}")
     return "; ".join(reasons)
 
 

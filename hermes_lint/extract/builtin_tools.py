@@ -3,7 +3,8 @@ names its plugin loader knows (``VALID_HOOKS``, HRM805).
 
 Where they come from, in order:
 1. the Hermes installed in the environment that runs hermes-lint (the ``hermes-agent``
-   distribution), read from its ``tools/*.py`` files with hermes-lint's own extraction and from
+   distribution an installer recorded, ``installed_distribution``: never a source checkout that
+   happens to be the working directory), read from its ``tools/*.py`` files with hermes-lint's own extraction and from
    the ``VALID_HOOKS`` literal of its ``hermes_cli/plugins.py``, never imported: the names its
    registry will really hold;
 2. otherwise the catalogue shipped with hermes-lint (``hermes_lint/data/hermes_builtin_tools.json``),
@@ -20,7 +21,10 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib import metadata
 
 CATALOGUE = "hermes_builtin_tools.json"
 CATALOGUE_FORMAT = "hermes-lint-builtin-tools"
@@ -81,19 +85,53 @@ def hooks_in_plugin_loader(plugins_module: Path) -> Tuple[str, ...]:
 
 
 def _installed_files() -> Optional[Tuple[Path, Path, str]]:
-    """(``tools/``, ``hermes_cli/plugins.py``, version) of the installed ``hermes-agent``, found
-    through its recorded files (``importlib.metadata``: nothing is imported)."""
-    from importlib import metadata  # imported by a plugin rule's first question only
-
-    try:
-        distribution = metadata.distribution(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
+    """(``tools/``, ``hermes_cli/plugins.py``, version) of the installed ``hermes-agent``
+    (``installed_distribution``), through its recorded files: nothing is imported."""
+    distribution = installed_distribution()
+    if distribution is None:
         return None
     located = {file.as_posix(): Path(str(distribution.locate_file(file))) for file in distribution.files or ()}
     registry, loader = located.get("tools/registry.py"), located.get("hermes_cli/plugins.py")
+    if registry is None or loader is None:
+        source = _editable_source(distribution)  # an editable install records its files nowhere
+        if source is not None:
+            registry, loader = source / "tools" / "registry.py", source / "hermes_cli" / "plugins.py"
     if registry is None or loader is None or not registry.is_file():
         return None
     return registry.parent, loader, distribution.version
+
+
+def installed_distribution(path: Optional[Sequence[str]] = None) -> Optional["metadata.Distribution"]:
+    """The ``hermes-agent`` an installer put in the environment: the first distribution of that
+    name on ``path`` (default ``sys.path``) whose metadata has a ``RECORD``, which every installer
+    writes (pip, uv, an editable install) and a source tree's ``*.egg-info`` has not. The working
+    directory is not looked in: ``python -m hermes_lint`` puts it first on ``sys.path``, and a
+    hermes-agent checkout there is the project being checked, not an installation."""
+    import os
+    import sys
+    from importlib import metadata  # imported by a plugin rule's first question only
+
+    here = os.path.realpath(os.getcwd())
+    directories = [entry for entry in (sys.path if path is None else path) if os.path.realpath(entry or ".") != here]
+    for distribution in metadata.distributions(name=DISTRIBUTION, path=directories):
+        if distribution.read_text("RECORD") is not None:
+            return distribution
+    return None
+
+
+def _editable_source(distribution: "metadata.Distribution") -> Optional[Path]:
+    """The source directory of an editable install (PEP 610 ``direct_url.json``:
+    ``dir_info.editable``), None otherwise."""
+    from urllib.parse import unquote, urlparse
+
+    try:
+        data = json.loads(distribution.read_text("direct_url.json") or "null")
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("dir_info"), dict) or not data["dir_info"].get("editable"):
+        return None
+    url = urlparse(str(data.get("url", "")))
+    return Path(unquote(url.path)) if url.scheme == "file" else None
 
 
 @lru_cache(maxsize=1)

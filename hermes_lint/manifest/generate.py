@@ -137,6 +137,7 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
     import_only: Dict[str, dict] = {}
     tools: Dict[str, dict] = {}
     inputs: Dict[str, str] = {}
+    frozen_modules: List[Tuple[str, str, list, list, Dict[str, str]]] = []  # in file order
 
     for source in sources.tool_files:
         if source.data is None:
@@ -178,14 +179,22 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
                 # what would be wrong with freezing them does not block the manifest.
                 import_only[module] = {"path": source.path, "reasons": reasons}
                 continue
-            problems.extend(module_problems)
-            modules[module] = {"path": source.path, "tools": [tool["name"] for tool, _ in frozen]}
-            if reads:  # the runtime imports the module instead when one of them changed
-                modules[module]["reads"] = sorted(reads)
-            for tool, _registration in frozen:
-                tools.setdefault(tool["name"], tool)
+            frozen_modules.append((module, source.path, frozen, module_problems, reads))
         finally:
             results.append(module_result(parsed, facts, ctx, blocking))
+    shared = {} if plugin_project is not None else _registered_more_than_once(frozen_modules)
+    for module, path, frozen, module_problems, reads in frozen_modules:
+        names = [tool["name"] for tool, _ in frozen]
+        if any(name in shared for name in names):
+            import_only[module] = {"path": path, "reasons": [_shared_reason(name, path, shared[name])
+                                                             for name in dict.fromkeys(names) if name in shared]}
+            continue
+        problems.extend(module_problems)
+        modules[module] = {"path": path, "tools": names}
+        if reads:  # the runtime imports the module instead when one of them changed
+            modules[module]["reads"] = sorted(reads)
+        for tool, _registration in frozen:
+            tools.setdefault(tool["name"], tool)
     problems.extend(d for d in finish(results, sources, blocking) if d.code in BLOCKING_CODES)
 
     toolsets, toolsets_problems = _resolved_toolsets(sources, source_hashes, tools)
@@ -212,6 +221,26 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
     data = {DIGEST_KEY: digest, **data}
     listed = {source.path for source in sources.tool_files}
     return Generated(data, text, [], skipped, {p: h for p, h in inputs.items() if p not in listed})
+
+
+def _registered_more_than_once(frozen_modules) -> Dict[str, List[str]]:
+    """Tool name -> the files registering it, for names registered more than once (by two
+    modules, or twice by one). The manifest holds one record per name, but which registration
+    the registry keeps (the later one replaces an earlier one of its toolset, or of another with
+    ``override=True``) is decided as the modules run, in file order: such modules are imported,
+    as without a manifest, and the runtime's table is what import discovery makes of them."""
+    files: Dict[str, List[str]] = {}
+    for _module, path, frozen, _problems, _reads in frozen_modules:
+        for tool, _registration in frozen:
+            files.setdefault(tool["name"], []).append(path)
+    return {name: paths for name, paths in files.items() if len(paths) > 1}
+
+
+def _shared_reason(name: str, path: str, paths: List[str]) -> str:
+    others = sorted(set(paths) - {path})
+    where = f"by {' and '.join(others)} too" if others else "twice"
+    return (f"tool `{name}` is registered {where}: which registration the registry keeps is decided as the "
+            "modules run, so they are imported")
 
 
 # --------------------------------------------------------------------------- toolsets

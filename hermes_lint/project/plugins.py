@@ -18,26 +18,30 @@ and what that function reaches, is ``plugin_register``'s.
 
 from __future__ import annotations
 
-import ast
-import configparser
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from hermes_lint.project.entry_point_reader import (
+    ENTRY_POINT_GROUP,
+    PACKAGING_FILES,
+    SOURCE_ROOTS,
+    DeclaredEntryPoint,
+    declared_entry_points,
+    first_declaring,
+    metadata_files,
+    read_packaging_file,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.config import Config
 
-ENTRY_POINT_GROUP = "hermes_agent.plugins"
 MANIFEST_NAMES = ("plugin.yaml", "plugin.yml")  # the loader tries them in this order
 # Hermes's scan of its bundled plugins directory skips these names: memory providers, context
 # engines and model providers have discovery systems of their own (``hermes_cli/plugins.py``);
 # ``platforms/`` is a category, scanned one level deeper.
 BUNDLED_OWN_DISCOVERY = frozenset({"memory", "context_engine", "model-providers"})
 BUNDLED_CATEGORIES = frozenset({"platforms"})
-SOURCE_ROOTS = ("", "src")  # where a package's modules may live (flat and src/ layouts)
-PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
-MAX_PACKAGING_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,11 @@ class EntryPoint:
     value: str  # "pkg", "pkg.sub", "pkg.mod:register", "pkg.mod:obj"
     declared_in: str  # pyproject.toml / setup.cfg / setup.py, relative to the project root
     line: int  # 1-based line of the declaration (0 if unknown)
+    group: str = ENTRY_POINT_GROUP  # another only for a misnamed group (HRM812), which Hermes never reads
+
+    @property
+    def loaded_by_hermes(self) -> bool:
+        return self.group == ENTRY_POINT_GROUP
 
     @property
     def module(self) -> str:
@@ -71,7 +80,8 @@ class PluginSpec:
 def project_plugins(root: Path, config: "Config") -> Tuple[PluginSpec, ...]:
     """Every plugin of the project at ``root``: its entry points first (in declaration order),
     then the directory plugins (the root itself, else those under each ``plugin-dirs``
-    directory, else the root as a plugins directory), without duplicates."""
+    directory, else the root as a plugins directory), without duplicates; failing all of
+    those, the entry points of a misnamed group (``EntryPoint.loaded_by_hermes`` is False)."""
     specs: List[PluginSpec] = []
     seen_directories = set()
     for entry in entry_points(root):
@@ -93,6 +103,10 @@ def project_plugins(root: Path, config: "Config") -> Tuple[PluginSpec, ...]:
                 manifest=_manifest_of(root, directory),
             )
         )
+    if not specs and not (root / config.toolsets_file).is_file():
+        # A package whose only Hermes declaration is a misnamed group (HRM812): Hermes never
+        # loads it, but its plugin is what the author means, and is checked as such.
+        specs.extend(_entry_point_spec(root, entry) for entry in misnamed_entry_points(root))
     return tuple(specs)
 
 
@@ -194,27 +208,20 @@ def _is_private(directory: Path) -> bool:
 
 def declares_entry_point(directory: Path) -> bool:
     """Cheap test for ``find_root``: a packaging file of ``directory`` (or the metadata of an
-    unpacked wheel or a built sdist in it) names the group."""
-    for name in PACKAGING_FILES + tuple(_metadata_files(directory)):
-        data = _read(directory / name)
+    unpacked wheel or a built sdist in it) names the group, or declares an entry point in a group
+    plainly meant to be it (``hermes.plugins``: HRM812's)."""
+    from hermes_lint.project.entry_point_groups import meant_for_hermes
+
+    for name in PACKAGING_FILES + tuple(metadata_files(directory)):
+        data = read_packaging_file(directory / name)
         if data is not None and ENTRY_POINT_GROUP in data:
             return True
-    return False
+    files = declared_entry_points(directory, mentioning=_mentions_hermes)
+    return any(meant_for_hermes(entry.group) for file in files for entry in file.entries)
 
 
-def _metadata_files(root: Path) -> List[str]:
-    """``*.dist-info/entry_points.txt`` (an unpacked wheel) and ``*.egg-info/entry_points.txt``
-    (a built sdist), at the root or under src/, relative and sorted."""
-    found = []
-    for base in SOURCE_ROOTS:
-        try:
-            children = sorted((root / base).iterdir()) if (root / base).is_dir() else []
-        except OSError:
-            continue
-        for child in children:
-            if child.name.endswith((".dist-info", ".egg-info")) and (child / "entry_points.txt").is_file():
-                found.append(f"{base + '/' if base else ''}{child.name}/entry_points.txt")
-    return found
+def _mentions_hermes(text: str) -> bool:
+    return "hermes" in text.lower()
 
 
 def entry_points(root: Path) -> List[EntryPoint]:
@@ -222,168 +229,21 @@ def entry_points(root: Path) -> List[EntryPoint]:
     the order pyproject.toml, setup.cfg, setup.py (the first that declares any is the one a
     build backend uses; later ones are ignored unless it declares none); failing those, the
     ``entry_points.txt`` of an unpacked wheel's or a built sdist's metadata."""
-    for name, reader in (("pyproject.toml", _pyproject), ("setup.cfg", _setup_cfg), ("setup.py", _setup_py)):
-        text = _read(root / name)
-        if text is None or ENTRY_POINT_GROUP not in text:
-            continue
-        found = reader(text, name)
-        if found:
-            return found
-    for name in _metadata_files(root):  # what a build wrote: the same ini format as setup.cfg's
-        text = _read(root / name)
-        if text is None or ENTRY_POINT_GROUP not in text:
-            continue
-        parser = configparser.ConfigParser(interpolation=None)
-        parser.optionxform = str  # type: ignore[assignment, method-assign]  # names keep their case
-        try:
-            parser.read_string(text)
-        except configparser.Error:
-            continue
-        if parser.has_section(ENTRY_POINT_GROUP):
-            start = _header_line(text, r"^[ \t]*\[" + re.escape(ENTRY_POINT_GROUP) + r"\]")
-            rows = "\n".join(f"{k} = {v}" for k, v in parser.items(ENTRY_POINT_GROUP))
-            found = _ini_lines(rows, text, name, start)
-            if found:
-                return found
-    return []
+    files = declared_entry_points(root, mentioning=lambda text: ENTRY_POINT_GROUP in text)
+    return [_entry_point(entry) for entry in first_declaring(files, lambda group: group == ENTRY_POINT_GROUP)]
 
 
-def _read(path: Path) -> Optional[str]:
-    from hermes_lint.regular_files import read_regular_file
+def misnamed_entry_points(root: Path) -> List[EntryPoint]:
+    """The entry points of groups plainly meant to be ``hermes_agent.plugins`` but spelt
+    otherwise (``entry_point_groups.meant_for_hermes``), from the first file declaring any."""
+    from hermes_lint.project.entry_point_groups import meant_for_hermes
 
-    try:
-        return read_regular_file(path, MAX_PACKAGING_BYTES).decode("utf-8", "replace")
-    except (OSError, ValueError):
-        return None
-
-
-def _line_of(text: str, name: str, after: int = 0) -> int:
-    """The first line at or after ``after`` that starts with the key ``name`` (quoted or not)."""
-    pattern = re.compile(r"^[ \t]*[\"']?" + re.escape(name) + r"[\"']?\s*[=:]", re.MULTILINE)
-    offset = 0
-    if after:
-        offset = len("\n".join(text.split("\n")[: after - 1]))
-    match = pattern.search(text, offset)
-    return text.count("\n", 0, match.start()) + 1 if match else 0
+    files = declared_entry_points(root, mentioning=_mentions_hermes)
+    return [_entry_point(entry) for entry in first_declaring(files, meant_for_hermes)]
 
 
-def _header_line(text: str, pattern: str) -> int:
-    match = re.search(pattern, text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else 0
-
-
-def parsed_toml(text: str) -> Optional[Dict[str, Any]]:
-    """``text`` as TOML, or None where it does not parse (its own finding elsewhere)."""
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return None
-
-
-def _pyproject(text: str, declared_in: str) -> List[EntryPoint]:
-    data = parsed_toml(text)
-    if data is None:
-        return []
-    project: Dict[str, Any] = data["project"] if isinstance(data.get("project"), dict) else {}
-    tables = [(project.get("entry-points"), r"^[ \t]*\[\s*project\.entry-points")]
-    poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
-    if isinstance(poetry, dict):
-        tables.append((poetry.get("plugins"), r"^[ \t]*\[\s*tool\.poetry\.plugins"))
-    found: List[EntryPoint] = []
-    for groups, header in tables:
-        group = groups.get(ENTRY_POINT_GROUP) if isinstance(groups, dict) else None
-        if not isinstance(group, dict):
-            continue
-        start = _header_line(text, header + r"\.[\"']?" + re.escape(ENTRY_POINT_GROUP))
-        start = start or _header_line(text, header)
-        for name, value in group.items():
-            if isinstance(value, str):
-                found.append(EntryPoint(name, value.strip(), declared_in, _line_of(text, name, start)))
-    return found
-
-
-def _setup_cfg(text: str, declared_in: str) -> List[EntryPoint]:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return []
-    if not parser.has_option("options.entry_points", ENTRY_POINT_GROUP):
-        return []
-    start = _header_line(text, r"^[ \t]*\[options\.entry_points\]")
-    return _ini_lines(parser.get("options.entry_points", ENTRY_POINT_GROUP), text, declared_in, start)
-
-
-def _ini_lines(block: str, text: str, declared_in: str, start: int, line: int = 0) -> List[EntryPoint]:
-    found = []
-    for row in block.splitlines():
-        name, equals, value = row.partition("=")
-        if equals and name.strip() and value.strip():
-            where = line or _line_of(text, name.strip(), start)
-            found.append(EntryPoint(name.strip(), value.strip(), declared_in, where))
-    return found
-
-
-def _setup_py(text: str, declared_in: str) -> List[EntryPoint]:
-    """``setup(entry_points={...})`` with a literal value (or a module-level name bound once to
-    one); nothing is run."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    constants: Dict[str, ast.expr] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name = stmt.targets[0].id
-            constants[name] = stmt.value if name not in constants else ast.Constant(None)  # bound twice: unknown
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _called_name(node.func) == "setup"):
-            continue
-        for keyword in node.keywords:
-            if keyword.arg != "entry_points":
-                continue
-            value = keyword.value
-            if isinstance(value, ast.Name):
-                value = constants.get(value.id, value)
-            return _setup_py_groups(value, text, declared_in)
-    return []
-
-
-def _called_name(func: ast.expr) -> Optional[str]:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else None
-
-
-def _setup_py_groups(value: ast.expr, text: str, declared_in: str) -> List[EntryPoint]:
-    if isinstance(value, ast.Constant) and isinstance(value.value, str):  # ini-style text
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read_string(value.value)
-        except configparser.Error:
-            return []
-        if not parser.has_option(ENTRY_POINT_GROUP, ENTRY_POINT_GROUP) and parser.has_section(ENTRY_POINT_GROUP):
-            rows = "\n".join(f"{k} = {v}" for k, v in parser.items(ENTRY_POINT_GROUP))
-            return _ini_lines(rows, text, declared_in, value.lineno)
-        return []
-    if not isinstance(value, ast.Dict):
-        return []
-    for key, group in zip(value.keys, value.values):
-        if not (isinstance(key, ast.Constant) and key.value == ENTRY_POINT_GROUP):
-            continue
-        found: List[EntryPoint] = []
-        items = group.elts if isinstance(group, (ast.List, ast.Tuple)) else [group]
-        for item in items:
-            if isinstance(item, ast.Constant) and isinstance(item.value, str):
-                found.extend(_ini_lines(item.value, text, declared_in, item.lineno, item.lineno))
-        return found
-    return []
+def _entry_point(entry: DeclaredEntryPoint) -> EntryPoint:
+    return EntryPoint(entry.name, entry.value, entry.declared_in, entry.line, entry.group)
 
 
 # --- from an entry point to the package --------------------------------------------------------

@@ -23,7 +23,10 @@ class BuiltinToolName(PluginRule, Rule):
 
     The built-in names are those of the Hermes installed beside hermes-lint (its ``tools/*.py``,
     read, never imported), else those of the hermes-agent release hermes-lint's catalogue was made
-    from; the message names which. A project with its own ``tools/`` (a Hermes tree) is judged by
+    from; the message names which. The installed Hermes is the ``hermes-agent`` an installer
+    recorded (a ``*.dist-info`` with its ``RECORD`` on the path, or an editable install, read from
+    its source directory); a hermes-agent source tree that is the working directory (first on
+    ``sys.path`` under ``python -m``) is the project being checked, never the installation. A project with its own ``tools/`` (a Hermes tree) is judged by
     HRM401 against its own tools instead.
     """
 

@@ -34,6 +34,11 @@ class EntryPointGroupMisnamed(PluginRule, Rule):
     ``setup.py`` or an unpacked wheel's ``entry_points.txt``: name the group
     ``hermes_agent.plugins``.
 
+    A package whose only Hermes declaration is such a group (no ``plugin.yaml``) is still a
+    plugin project: its entry point is followed to ``register(ctx)`` and its tools are checked by
+    every other rule as if the group were right (that is the plugin its author means, and will
+    fix the group of), and the summary says Hermes does not load it.
+
     Only a group that is plainly meant to be Hermes's is reported: ``hermes`` or ``hermes agent``
     followed by ``plugin``/``plugins``, joined by dots, dashes or underscores, in any case. Not
     reported: other frameworks' groups, a project whose packaging also declares a
@@ -69,6 +74,14 @@ class EntryPointGroupMisnamed(PluginRule, Rule):
             fix=(('"hermes.plugins"', '"hermes_agent.plugins"'),),
         ),
         Invalid(PYPROJECT.format(group="hermes-agent.plugins"), files=PLUGIN_FILES, path="pyproject.toml", line=5, col=1),
+        # the package's only Hermes declaration: no plugin.yaml
+        Invalid(
+            PYPROJECT.format(group="hermes.plugin"),
+            files={"echo_plugin/__init__.py": REGISTER},
+            path="pyproject.toml",
+            line=5,
+            col=1,
+        ),
         Invalid(PYPROJECT.format(group="hermes_agent_plugins"), files=PLUGIN_FILES, path="pyproject.toml", line=5, col=1),
         # what a built sdist's metadata says, its pyproject.toml declaring no entry points
         Invalid(
@@ -91,7 +104,7 @@ class EntryPointGroupMisnamed(PluginRule, Rule):
         if ctx.root is None or ctx.toolsets is not None:
             return
         views = plugin_views(ctx)
-        if not views or any(view.spec.entry_point is not None for view in views):
+        if not views or any(view.spec.entry_point is not None and view.spec.entry_point.loaded_by_hermes for view in views):
             return  # no plugin here, or Hermes finds its entry point
         for group in misnamed_groups(ctx.root):
             names = ", ".join(f"`{name}`" for name in group.entries)
