@@ -32,6 +32,7 @@ from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_names import context_names
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
+from hermes_lint.model.schema_walk import is_structural_path
 from hermes_lint.model.semantic import NESTED
 
 PLUGIN_METHOD = "register_tool"
@@ -205,6 +206,10 @@ class _Reader:
             self.reasons.setdefault(id(call), f"more than {MAX_UNROLLED} registrations are unrolled from one module")
             return
         synthesized = _as_keywords(_substitute(call, bindings))
+        if self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
+            for keyword in synthesized.keywords:
+                if keyword.arg == "schema":
+                    keyword.value = self._unknown_parts(keyword.value, ())
         # What the tool is (name, toolset, schema) must be known; a handler, check or flag
         # computed at run time is only unknown itself (``LOCAL_VALUE``), the rest is still read.
         core = list(synthesized.args) + [kw.value for kw in synthesized.keywords if kw.arg in _CORE or kw.arg is None]
@@ -235,6 +240,34 @@ class _Reader:
         self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
+
+    def _unknown_parts(self, node: ast.expr, path: Tuple[Union[str, int], ...]) -> ast.expr:
+        """A schema display with each value computed at run time (``f"... {cfg.limit}"``) that
+        decides neither the tool's name nor the schema's structure (``is_structural_path``) given
+        a name of its own the evaluator refuses: that part is unknown (a hole), the rest is read.
+        A value that does decide them, a computed key or a ``**`` of a computed mapping is left
+        as it is, so the registration stays unread."""
+        if not isinstance(node, ast.Dict):
+            return node
+        values = []
+        for key, value in zip(node.keys, node.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                values.append(value)
+                continue
+            where = path + (key.value,)
+            if isinstance(value, ast.Dict):
+                values.append(self._unknown_parts(value, where))
+                continue
+            names = sorted({n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in self.local})
+            if not names or where == ("name",) or is_structural_path(where):
+                values.append(value)
+                continue
+            own = f"{LOCAL_VALUE}schema {'.'.join(map(str, where))}"
+            listed = ", ".join(f"`{name}`" for name in names)
+            self.evaluator.add_unknown(own, f"{listed} {'is' if len(names) == 1 else 'are'} computed inside "
+                                            f"`{self.function.name}` at run time")
+            values.append(ast.copy_location(ast.Name(id=own, ctx=ast.Load()), value))
+        return ast.copy_location(ast.Dict(keys=list(node.keys), values=values), node)
 
     def _rows(self, node: ast.expr) -> Optional[List[ast.expr]]:
         """The elements of a literal table: a tuple/list display, a module constant bound once to
