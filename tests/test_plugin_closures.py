@@ -163,3 +163,19 @@ def test_the_manifest_freezes_tools_whose_handlers_are_closures_or_functions_of_
         assert sorted(frozen["tools"]) == tools
         # the handler is made when register runs: the runtime gets it from the plugin, never by name
         assert {tool["handler"] for tool in frozen["tools"].values()} == {"via import"}
+
+
+def test_a_nested_handler_its_scope_binds_twice_is_read_as_a_tool_but_not_analysed(tmp_path):
+    root = fixture(tmp_path, "factory_rows")
+    # `_dim` is defined again after the first def: which def the row holds is not certain from the
+    # names alone, so its handler findings go (the tool itself is still read and checked)
+    rewrite(root / "lantern_plugin" / "tools.py", "    async def _flicker(",
+            "    def _dim(args, **_):\n        return _dump({})\n\n    async def _flicker(")
+    assert check(root) == (
+        1,
+        FACTORY_FINDINGS.replace(
+            "lantern_plugin/tools.py:13:5: HRM104 handler `_dim` accepts no **kwargs; the registry calls "
+            "`handler(args, **kwargs)` (with `task_id` and other keywords)\n", ""
+        ).replace("tools.py:16:5:", "tools.py:19:5:"),
+        "Found 2 diagnostics in 1 file (3 tools in 1 plugin)\n",
+    )
