@@ -16,9 +16,12 @@ Such loops are unrolled statically: one register call per row, with the loop var
 replaced by the row's own expressions (so a tool's name is located at its string in the
 table); the rows of ``TABLE.items()`` and of a table the evaluator computes (a comprehension, a
 constant of another module) are unrolled too. A local assigned once in the function and never
-changed in place (``schema = {...}``) is replaced by its expression. A call whose arguments still
-depend on a value computed at run time is not read: it is kept, with why, as an unread register
-call, reported as "cannot verify" (HRM003), so rules that need every registration stay silent.
+changed in place (``schema = {...}``) is replaced by its expression. A value computed at run time
+that decides neither what the tool is nor its schema's structure (a handler, a check, a
+description naming a setting) is an unknown part of that one registration. A call whose name,
+toolset or schema structure still depends on such a value is not read: it is kept, with why, as
+an unread register call, reported as "cannot verify" (HRM003), so rules that need every
+registration stay silent.
 """
 
 from __future__ import annotations
