@@ -110,3 +110,26 @@ def test_the_manifest_resolves_a_tool_with_a_computed_part_at_import_and_freezes
     assert tools["lamp_dim"]["schema"]["parameters"] == {
         "type": "object", "properties": {"level": {"type": "integer", "description": None}}, "required": ["level"],
     }
+
+
+def test_rows_of_nested_handlers_with_a_computed_description_are_read(tmp_path):
+    # the nested `lamp_on` reads an undeclared `chamber`: a handler the loop's rows name from
+    # the function's locals is not analysed (unknown, so no finding), but its tool is checked
+    root = lamp(tmp_path, '    room = {"room"', (
+        '    def lamp_on(args, **_):\n        return json.dumps({"on": True, "room": args.get("chamber")})\n\n'
+        '    room = {"room"'
+    ))
+    assert check(root) == (
+        1, f"{TOOLS}:38:44: HRM306 parameter `room` has no description\n",
+        "Found 1 diagnostic in 1 file (3 tools in 1 plugin)\n",
+    )
+
+
+def test_a_single_call_with_a_computed_description_is_read_too(tmp_path):
+    root = lamp(tmp_path, "    for name, description, parameters, handler in rows:\n", (
+        '    ctx.register_tool(name="lamp_test", toolset="lamp", check_fn=bridge_available, handler=lamp_off,\n'
+        '                      schema={"name": "lamp_test", "description": limit,\n'
+        '                              "parameters": {"type": "object", "properties": {}}})\n'
+        "    for name, description, parameters, handler in rows:\n"
+    ))
+    assert check(root) == (1, MISSING_ROOM, "Found 1 diagnostic in 1 file (4 tools in 1 plugin)\n")
