@@ -39,6 +39,13 @@ def unread(line: int, why: str) -> str:
 
 COMPUTED = "`settings` is computed inside `register_lamp_tools` at run time"
 NOT_UNROLLED = "the loop over `rows` cannot be unrolled statically"
+# lamp_off, the row whose description is literal, is read: its envelope is a finding of its own
+ENVELOPE = (
+    f"{TOOLS}:41:20: HRM304 schema is a whole OpenAI tool definition "
+    '({"type": "function", "function": {...}}), which Hermes builds itself from `schema` '
+    '({"type": "function", "function": {**schema, "name": ...}}): the model would get a function with no '
+    "description and no parameters; pass the inner `function` dict as `schema=`\n"
+)
 
 
 def test_descriptions_computed_from_a_parameter_leave_every_row_read(tmp_path):
@@ -57,6 +64,11 @@ def test_descriptions_computed_from_a_parameter_leave_every_row_read(tmp_path):
     pytest.param('schema={"name": name,', 'schema={**settings.extra, "name": name,',
                  (unread(39, COMPUTED), "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n"),
                  id="a-computed-mapping-spread-into-the-schema"),
+    pytest.param('schema={"name": name, "description": description, "parameters": parameters},',
+                 'schema={"type": "function", "function": {"name": name, "description": description,\n'
+                 '                                                      "parameters": parameters}},',
+                 (unread(39, COMPUTED) + ENVELOPE, "Found 2 diagnostics in 1 file (1 tool in 1 plugin, 1 unread)\n"),
+                 id="an-openai-envelope"),
     pytest.param("    rows = [\n", "    rows = settings.more_rows + [\n",
                  (unread(39, NOT_UNROLLED), "Found 1 diagnostic in 1 file (0 tools in 1 plugin, 1 unread)\n"),
                  id="an-unknown-number-of-rows"),

@@ -245,11 +245,12 @@ class _Reader:
             self.handled.append(call)
 
     def _unknown_parts(self, node: ast.expr, path: Tuple[Union[str, int], ...]) -> ast.expr:
-        """A schema display with each value computed at run time (``f"... {cfg.limit}"``) that
-        decides neither the tool's name nor the schema's structure (``is_structural_path``) given
-        a name of its own the evaluator refuses: that part is unknown (a hole), the rest is read.
-        A value that does decide them, a computed key or a ``**`` of a computed mapping is left
-        as it is, so the registration stays unread."""
+        """A schema display with each value computed at run time (``f"... {cfg.limit}"``) under
+        its ``description`` or ``parameters`` that is not the schema's structure
+        (``is_structural_path``) given a name of its own the evaluator refuses: that part is
+        unknown (a hole), the rest is read. Any other computed value (the schema's name, its
+        structure, a computed key, a ``**`` of a computed mapping, a key of another shape such as
+        an OpenAI envelope's ``function``) is left as it is, so the registration stays unread."""
         if not isinstance(node, ast.Dict):
             return node
         values = []
@@ -262,7 +263,7 @@ class _Reader:
                 values.append(self._unknown_parts(value, where))
                 continue
             names = sorted({n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in self.local})
-            if not names or where == ("name",) or is_structural_path(where):
+            if not names or where[0] not in _SCHEMA_PARTS or is_structural_path(where):
                 values.append(value)
                 continue
             own = f"{LOCAL_VALUE}schema {'.'.join(map(str, where))}"
@@ -464,6 +465,9 @@ LOCAL_VALUE = "\N{WORD JOINER}local value "
 # The names of the rows of a table the evaluator computes (followed by a number).
 TABLE_ROW = "\N{WORD JOINER}table row "
 _CORE = frozenset({"name", "toolset", "schema"})
+# The keys of a Hermes tool schema under which a value computed at run time can be an unknown
+# part (not its "name"; nor anything of another shape, such as an OpenAI envelope's "function").
+_SCHEMA_PARTS = frozenset({"description", "parameters"})
 
 
 class _Substitute(ast.NodeTransformer):
