@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from hermes_lint.evaluate.project import MAX_IMPORT_DEPTH
 from hermes_lint.model.semantic import CALL_DEPTH
 
@@ -236,3 +238,71 @@ def test_readers_of_other_modules_are_found_as_far_as_imports_are_followed(tmp_p
     at_limit = check(tmp_path / "limit", {**tools, **reexported(MAX_IMPORT_DEPTH - 1)})
     assert at_limit == [CHECK_FINDING, HANDLER_FINDING]
     assert check(tmp_path / "past", {**tools, **reexported(MAX_IMPORT_DEPTH)}) == []
+
+
+
+# A block holding a reader's only read of the variable, one kind each.
+READ_IN_BLOCK = {
+    "match case": """
+        match os.getenv("HERMES_PROFILE"):
+            case "work":
+                return os.environ.get(name)""",
+    "with": """
+        with open(os.devnull):
+            return os.environ.get(name)""",
+    "else of for": """
+        for _attempt in range(2):
+            pass
+        else:
+            return os.environ.get(name)""",
+    "else of if": """
+        if os.getenv("HERMES_PROFILE"):
+            pass
+        else:
+            return os.environ.get(name)""",
+    "except handler": """
+        try:
+            open(os.devnull).close()
+        except OSError:
+            return os.environ.get(name)""",
+    "else of try": """
+        try:
+            open(os.devnull).close()
+        except OSError:
+            pass
+        else:
+            return os.environ.get(name)""",
+    "finally": """
+        try:
+            open(os.devnull).close()
+        finally:
+            return os.environ.get(name)""",
+}
+
+
+@pytest.mark.parametrize("block", sorted(READ_IN_BLOCK))
+def test_a_reader_of_the_tool_module_is_found_whatever_block_its_read_is_in(tmp_path, block):
+    body = textwrap.indent(textwrap.dedent(READ_IN_BLOCK[block]).strip(), " " * 12)
+    tool = f"""
+        import os
+        from tools.registry import registry
+
+        def _secret(name):
+{body}
+            return None
+
+        def check_door():
+            return bool(_secret("DOOR_KEY"))
+
+        registry.register(name="unlock", toolset="home", schema={{}}, handler=lambda a, **k: "",
+                          check_fn=check_door)
+    """
+    line = 9 + body.count("\n")
+    assert check(tmp_path, {"tools/unlock_tool.py": tool}) == [
+        f"tools/unlock_tool.py:{line}:17: HRM203 `DOOR_KEY` is required by check_fn `check_door` but not "
+        "listed in `requires_env` of tool `unlock`"
+    ]
+    # A return that gives something other than the variable (here, beside the read) makes it
+    # no reader: the check reads nothing known.
+    other = tool.replace("return None", "return os.devnull")
+    assert check(tmp_path, {"tools/unlock_tool.py": other}) == []

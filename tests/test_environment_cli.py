@@ -205,3 +205,32 @@ def test_a_listed_variable_that_a_pathlib_check_cannot_read_is_never_checked(tmp
 def test_a_check_that_starts_a_process_may_test_any_variable(tmp_path):
     files = {"tools/jira_tool.py": JIRA_TOOL.replace("CHECK", 'subprocess.run(["jira", "me"]).returncode == 0')}
     assert check(tmp_path, files) == []
+
+
+def repeated_helper_check(calls: int) -> str:
+    """A check that calls the same helper ``calls`` times (the same argument each time), then
+    tests its variable: the helper's steps count towards the interpreter's budget every time."""
+    work = "\n".join(f"    x{n} = n + {n}" for n in range(20))
+    lines = "\n".join("    _work(1)" for _ in range(calls))
+    return (
+        "import os\nfrom tools.registry import registry\n\n"
+        f"def _work(n):\n{work}\n    return n\n\n"
+        f"def _check():\n{lines}\n    return bool(os.getenv(\"LIGHTS_TOKEN\"))\n\n"
+        'registry.register(name="lights", toolset="demo", schema={}, handler=lambda a, **k: "",\n'
+        "                  check_fn=_check)\n"
+    )
+
+
+def test_a_helper_called_again_costs_its_steps_again(tmp_path):
+    from hermes_lint.model.env_interpreter import MAX_STEPS
+
+    assert MAX_STEPS == 4000  # 10 calls stay far under it, 100 calls far over
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "lights_tool.py").write_text(repeated_helper_check(10))
+    assert check(tmp_path, {}) == [
+        "tools/lights_tool.py:38:17: HRM203 `LIGHTS_TOKEN` is required by check_fn `_check` but not listed "
+        "in `requires_env` of tool `lights`"
+    ]
+    # Past the budget the interpreter gives up: nothing is proved.
+    (tmp_path / "tools" / "lights_tool.py").write_text(repeated_helper_check(100))
+    assert check(tmp_path, {}) == []

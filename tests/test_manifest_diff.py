@@ -108,6 +108,24 @@ def test_a_tool_whose_module_became_import_only_is_unknown_not_removed():
     assert [(c.label, c.kind) for c in label_changes(BASE, new)] == [(UNKNOWN, "tool no longer frozen")]
 
 
+def test_a_toolset_listing_only_tools_no_longer_frozen_is_unknown_and_one_that_dropped_a_tool_breaks():
+    only_fetch = manifest(FETCH, toolsets={"web": ["search", "fetch"], "pages": ["fetch"]})
+    gone = {"tools.fetch_tool": {"path": "tools/fetch_tool.py", "reasons": ["x"]}}
+    # a plugin manifest's toolsets list its frozen tools: they go with the module's tools
+    changes = label_changes(only_fetch, manifest(import_only=gone, toolsets={"web": ["search"]}))
+    assert [(c.label, c.kind, c.tool, c.where) for c in changes] == [
+        (UNKNOWN, "tool no longer frozen", "fetch", ""),
+        (UNKNOWN, "toolset no longer frozen", "", "pages"),
+        (UNKNOWN, "toolset tool no longer frozen", "fetch", "web"),
+    ]
+    # the same toolsets losing a tool whose module is not import-only: breaking
+    changes = label_changes(only_fetch, manifest(FETCH, toolsets={"web": ["search"]}))
+    assert [(c.label, c.kind, c.tool, c.where) for c in changes] == [
+        (BREAKING, "toolset removed", "", "pages"),
+        (BREAKING, "toolset dropped a tool", "fetch", "web"),
+    ]
+
+
 def test_tool_description_changed_is_compatible():
     def edit(m):
         m["tools"]["fetch"]["description"] = "Fetch a page."

@@ -261,6 +261,38 @@ def test_manifest_of_a_plugin_package_and_diff_of_two_releases(tmp_path):
     assert "breaking    `notes_add`: property `text` is now required" in completed.stdout
 
 
+def test_a_registration_that_cannot_be_read_makes_its_module_import_only_and_diff_unknown(tmp_path):
+    import json
+
+    root = layout(tmp_path, "src_layout")
+    target = root / "src" / "notes_plugin" / "hermes-tools.json"
+    assert manifest(root)[0] == 0
+    old = tmp_path / "old.json"
+    shutil.copy(target, old)
+    hermes = root / "src" / "notes_plugin" / "hermes.py"
+    hermes.write_text(hermes.read_text().replace(
+        '    ctx.register_tool(name="notes_list"',
+        '    for name in sorted(ctx.enabled_tools()):\n        ctx.register_tool(name=name'))
+    # the module's other tool is readable, but a manifest listing it alone would say notes_list is gone
+    assert manifest(root) == (0, "", "wrote src/notes_plugin/hermes-tools.json (0 tools: 0 frozen, 0 resolved at "
+                                     "import; 1 import-only module: notes_plugin.hermes)\n")
+    data = json.loads(target.read_text())
+    assert (data["tools"], data["modules"], data["toolsets"]) == ({}, {}, {})
+    assert data["import_only"] == {"notes_plugin.hermes": {"path": "src/notes_plugin/hermes.py", "reasons": [
+        "line 26: this register_tool call cannot be read (the loop over `sorted(ctx.enabled_tools())` cannot be "
+        "unrolled statically): its tool is not checked"]}}
+    completed = subprocess.run([sys.executable, "-m", "hermes_lint", "diff", str(old), str(target), "--fail-on",
+                                "breaking"], capture_output=True, text=True, timeout=120)
+    assert (completed.returncode, completed.stdout) == (0, (
+        "unknown     tool `notes_add` is no longer in the manifest: its module `notes_plugin.hermes` is import-only "
+        "now, so only the import can tell whether it still registers it\n"
+        "unknown     tool `notes_list` is no longer in the manifest: its module `notes_plugin.hermes` is import-only "
+        "now, so only the import can tell whether it still registers it\n"
+        "unknown     toolset `notes` is no longer in the manifest: the modules of its tools are import-only now, so "
+        "only the import can tell what it includes\n"
+        f"3 changes from {old} to {target}: 3 unknown\n"))
+
+
 def test_manifest_of_a_plugins_directory(tmp_path):
     import json
 

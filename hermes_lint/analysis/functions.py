@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 from hermes_lint.analysis.event_loops import event_loop_call, mentions_event_loops
 from hermes_lint.analysis.raises import certainly_caught
 from hermes_lint.analysis.reachability import completes
-from hermes_lint.model.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, bindings, parameter_names, scope_walk
+from hermes_lint.model.scopes import BINDING_CLASSES, FUNCTION_NODES, ancestors, parameter_names, scope_walk
 from hermes_lint.model.semantic import NESTED, CallableNode, FunctionNode
 
 _FACT_CLASSES = frozenset({ast.Return, ast.Raise, ast.Call})
@@ -160,7 +160,7 @@ def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions,
         event_loop_calls=[],
         called_functions=[],
         params=parameter_names(node),
-        bindings=bindings(node, binding_pairs, comprehensions),
+        bindings=analyzer.semantic.bindings(node, binding_pairs, comprehensions),
         enclosing=enclosing,
         pairs=pairs,
         parents=parents,

@@ -17,10 +17,20 @@ if TYPE_CHECKING:
     from hermes_lint.project.registration_sites import ProjectSites
 
 
-def fixes_of(root: Path, config, diagnostics: Sequence, sources) -> Dict:
-    """Each diagnostic's fix (safe and unsafe); nothing is imported for a clean run."""
+def fixes_of(root: Path, config, diagnostics: Sequence, sources, edits: bool = True) -> Dict:
+    """Each diagnostic's fix (safe and unsafe); nothing is imported for a clean run. Without
+    ``edits`` (a report that prints none), a ``KnownFix`` where the rules can tell from the
+    syntax alone that there is one (``edit.fixable``): libcst is then never imported."""
     if not diagnostics:
         return {}
+    if not edits:
+        from hermes_lint.edit.fixable import fix_applicabilities
+        from hermes_lint.rules import all_rules
+
+        rules = {rule.code: rule for rule in all_rules() if rule.fix_applicability is not None}
+        known = fix_applicabilities(root, rules, diagnostics, sources)
+        if known is not None:
+            return known
     from hermes_lint.autofix.command import fixes_on_disk
 
     return fixes_on_disk(root, config, diagnostics, sources)
@@ -32,7 +42,8 @@ def report(diagnostics, root: Path, config, output_format: str, output_file: Opt
     """Write the report, then the summary ``line`` (what was checked: ``summary_line``) on stderr."""
     from hermes_lint.report import terminal
 
-    fixes = fixes_of(root, config, diagnostics, sources)
+    prints_edits = show_fixes or (output_format in ("json", "sarif") and not statistics)
+    fixes = fixes_of(root, config, diagnostics, sources, edits=prints_edits)
     text, json_text = render(diagnostics, root, config, output_format, fixes, sources, colour=output_file is None,
                              show_source=show_source, show_fixes=show_fixes, statistics=statistics, unsafe=unsafe)
     write_output(text, output_file, json_text=json_text)

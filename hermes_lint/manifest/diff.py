@@ -11,7 +11,8 @@ per difference a caller of the tools would notice, labelled:
   or a type widened, a constraint loosened, a property no longer required, a description or a
   default changed, a toolset that gained a tool or is new;
 - ``unknown``: the manifests cannot tell — a tool that disappeared from the frozen tools while
-  its module became import-only (it may still register the tool), or a schema keyword whose
+  its module became import-only (it may still register the tool; so may a toolset that lists
+  only frozen tools, as a plugin manifest's do), or a schema keyword whose
   change this module does not judge (``not``, ``if``/``then``/``else``, ``patternProperties``...).
 
 A rename is a removed tool and an added one with the same module and the same ``parameters``:
@@ -27,7 +28,7 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from hermes_lint.regular_files import read_regular_file
 from hermes_lint.model.schema_walk import JSON_TYPES, json_equal, json_text, parameter_label
@@ -99,12 +100,14 @@ def label_changes(old: Dict[str, Any], new: Dict[str, Any]) -> List[Change]:
     added = sorted(set(new_tools) - set(old_tools))
     renamed = _renames(removed, added, old_tools, new_tools)
     newly_import_only = set(new.get("import_only") or {}) - set(old.get("import_only") or {})
+    unfrozen: Set[str] = set()  # tools gone from the manifest whose module is import-only now
     for name in sorted(set(old_tools) | set(new_tools)):
         if name in renamed:
             changes.append(Change(BREAKING, "tool renamed", name, "", f"tool `{name}` renamed to `{renamed[name]}`"))
         elif name in removed:
             module = old_tools[name].get("module")
             if module in newly_import_only or module in (new.get("import_only") or {}):
+                unfrozen.add(name)
                 changes.append(Change(
                     UNKNOWN, "tool no longer frozen", name, "",
                     f"tool `{name}` is no longer in the manifest: its module `{module}` is import-only now, "
@@ -117,7 +120,7 @@ def label_changes(old: Dict[str, Any], new: Dict[str, Any]) -> List[Change]:
                 changes.append(Change(COMPATIBLE, "tool added", name, "", f"tool `{name}` added"))
         else:
             changes.extend(_tool_changes(name, old_tools[name], new_tools[name]))
-    changes.extend(_toolset_changes(old.get("toolsets"), new.get("toolsets")))
+    changes.extend(_toolset_changes(old.get("toolsets"), new.get("toolsets"), frozenset(unfrozen)))
     return changes
 
 
@@ -429,7 +432,9 @@ def _values(values: List[Any]) -> str:
 # --------------------------------------------------------------------------- toolsets
 
 
-def _toolset_changes(old: Any, new: Any) -> List[Change]:
+def _toolset_changes(old: Any, new: Any, unfrozen: FrozenSet[str] = frozenset()) -> List[Change]:
+    """``unfrozen``: tools no longer in the new manifest because their module is import-only;
+    a toolset that lost only those may still have them (as their modules' import decides)."""
     if not isinstance(old, dict) or not isinstance(new, dict):
         if isinstance(old, dict) and old and new is None:
             return [Change(UNKNOWN, "toolsets not readable", "", "",
@@ -440,13 +445,22 @@ def _toolset_changes(old: Any, new: Any) -> List[Change]:
         before = old.get(toolset)
         after = new.get(toolset)
         if after is None:
-            changes.append(Change(BREAKING, "toolset removed", "", toolset, f"toolset `{toolset}` removed"))
+            if before and all(tool in unfrozen for tool in before):
+                changes.append(Change(UNKNOWN, "toolset no longer frozen", "", toolset,
+                                      f"toolset `{toolset}` is no longer in the manifest: the modules of its "
+                                      "tools are import-only now, so only the import can tell what it includes"))
+            else:
+                changes.append(Change(BREAKING, "toolset removed", "", toolset, f"toolset `{toolset}` removed"))
             continue
         if before is None:
             changes.append(Change(COMPATIBLE, "toolset added", "", toolset, f"toolset `{toolset}` added"))
             continue
         for tool in before:
-            if tool not in after:
+            if tool not in after and tool in unfrozen:
+                changes.append(Change(UNKNOWN, "toolset tool no longer frozen", tool, toolset,
+                                      f"toolset `{toolset}` no longer lists `{tool}`, whose module is import-only "
+                                      "now: only the import can tell whether it still includes it"))
+            elif tool not in after:
                 changes.append(Change(BREAKING, "toolset dropped a tool", tool, toolset,
                                       f"toolset `{toolset}` no longer includes `{tool}`"))
         for tool in after:

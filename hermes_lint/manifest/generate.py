@@ -152,7 +152,7 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
         try:  # freeze first: module_result releases the context's analyses
             if facts.parse_error is not None:
                 skipped.append(facts.parse_error)
-            plugin_module = any(r.plugin for r in facts.registrations)
+            plugin_module = bool(facts.unread_plugin_calls) or any(r.plugin for r in facts.registrations)
             if ctx is None or not (facts.registers_tools or (plugin_project is not None and plugin_module)):
                 continue  # runtime discovery never imports it either
             stem = PurePosixPath(source.path).stem
@@ -169,6 +169,10 @@ def generate(sources, config: Config, plugin_project: Optional[Any] = None) -> G
                 )
                 continue
             frozen, reasons, module_problems = freeze_module(ctx, facts, module)
+            if plugin_project is not None:
+                # A call that cannot be read registers tools the manifest would not list: the
+                # module is not frozen, so that `diff` calls its tools unknown, never removed.
+                reasons.extend(f"line {location.line}: {reason}" for location, reason in facts.unread_plugin_calls)
             # Files of the project values were read from, schemas' and checks' alike.
             reads = ctx.evaluator.read_modules()
             reads.pop(source.path, None)

@@ -15,6 +15,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 from hermes_lint.model.context import ModuleContext, walk
 from hermes_lint.model.semantic import CALL_DEPTH, CallableNode
 from hermes_lint.model.env_access import EnvAccessIndex
+from hermes_lint.model.env_calls import CallEntry, CallMemo, call_key
 from hermes_lint.model.env_values import COMPARE, ERROR, FALSY, SET, TRUTHY, UNKNOWN, concrete, join, truth
 from hermes_lint.model import Location, Unresolved
 
@@ -42,14 +43,18 @@ class _Frame:
 class EnvRun:
     """One abstract execution of a check with ``unset`` unset and every other variable unknown."""
 
-    def __init__(self, ctx: ModuleContext, env: EnvAccessIndex, unset: Optional[str], handler: bool = False):
+    def __init__(self, ctx: ModuleContext, env: EnvAccessIndex, unset: Optional[str], handler: bool = False,
+                 memo: Optional[CallMemo] = None):
         """``handler``: the run is of a handler, whose ``async def`` body is the result the
-        registry awaits (a check's coroutine object would be truthy, whatever its body says)."""
+        registry awaits (a check's coroutine object would be truthy, whatever its body says).
+        ``memo``: the calls of module functions remembered by the module's earlier runs."""
         self.ctx = ctx
         self.handler = handler
         self.env = env
         self.unset = unset
+        self.memo = memo
         self.reads: Dict[str, Location] = {}
+        self._read_at: Dict[str, int] = {}  # the step count of each variable's first read
         self.steps = 0
 
     # --- functions ---------------------------------------------------------------------
@@ -92,12 +97,52 @@ class EnvRun:
     def call(self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int) -> Any:
         if depth >= CALL_DEPTH:
             return UNKNOWN
-        results = self.outcomes(fn, args, kwargs, depth + 1)
-        if all(kind == "raise" for kind, _ in results):
+        key = call_key(fn, args, kwargs, depth) if self.memo is not None else None
+        entry = self.memo.find(key, self.unset) if self.memo is not None and key is not None else None
+        if entry is None:
+            entry = self._run_call(fn, args, kwargs, depth)
+            if self.memo is not None and key is not None:
+                self.memo.add(key, entry)
+        else:
+            self._replay(entry)
+        if entry.raises:
             raise _Raise()
-        if any(kind == "raise" for kind, _ in results):
-            return UNKNOWN
-        return join(value for _, value in results)
+        return entry.value
+
+    def _run_call(self, fn: CallableNode, args: List[Any], kwargs: Dict[str, Any], depth: int) -> CallEntry:
+        """The call run, with what it read and its steps (``env_calls``); a give-up propagates
+        with the reads made before it."""
+        outer, outer_at, start = self.reads, self._read_at, self.steps
+        self.reads, self._read_at = {}, {}
+        try:
+            results = self.outcomes(fn, args, kwargs, depth + 1)
+        finally:
+            inner, inner_at = self.reads, self._read_at
+            self.reads, self._read_at = outer, outer_at
+            for name, where in inner.items():
+                self._record(name, where, inner_at[name])
+        reads = tuple((name, where, inner_at[name] - start) for name, where in inner.items())
+        raises = all(kind == "raise" for kind, _ in results)
+        if raises or any(kind == "raise" for kind, _ in results):
+            value: Any = UNKNOWN
+        else:
+            value = join(value for _, value in results)
+        return CallEntry(self.unset, frozenset(inner), reads, self.steps - start, raises, value)
+
+    def _replay(self, entry: CallEntry) -> None:
+        start = self.steps
+        for name, where, after in entry.reads:
+            if start + after > MAX_STEPS:
+                break  # read after the step that gives up
+            self._record(name, where, start + after)
+        self.steps = start + entry.steps
+        if self.steps > MAX_STEPS:
+            raise GiveUp()
+
+    def _record(self, name: str, where: Location, steps: int) -> None:
+        if name not in self.reads:
+            self.reads[name] = where
+            self._read_at[name] = steps
 
     # --- statements --------------------------------------------------------------------
 
@@ -301,7 +346,8 @@ class EnvRun:
         name = self.expr(access.name_node, state, frame, depth)
         if not isinstance(name, str):
             return UNKNOWN
-        self.reads.setdefault(name, self.ctx.loc(access.node))
+        if name not in self.reads:
+            self._record(name, self.ctx.loc(access.node), self.steps)
         if access.reader is not None:
             return self._reader(access, name, state, frame, depth)
         default = self.expr(access.default, state, frame, depth) if access.default is not None else None

@@ -46,8 +46,9 @@ def environment_readers(
     found: Dict[str, Optional[EnvReader]] = {}
     recogniser = _Recogniser()
     own = EnvSpellings(index.imports)
+    candidates = _candidate_names(index.tree)
     for name, function in index.functions.items():
-        if name in index.assigned:
+        if name in index.assigned or name not in candidates:
             continue
         if evaluator is not None:
             reader = recogniser.of_name(evaluator, name, 1)
@@ -66,6 +67,81 @@ def environment_readers(
         if reader is not None:
             found[name] = reader
     index.env_readers = found
+    return found
+
+
+def _candidate_names(tree: ast.Module) -> Set[str]:
+    """Names of the module's functions (at its top level or in its top-level ``if``/``try``
+    blocks: any of them may be the one a name is bound to) that ``may_be_reader`` keeps."""
+    names: Set[str] = set()
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if may_be_reader(stmt):
+                names.add(stmt.name)
+        elif not isinstance(stmt, ast.ClassDef):
+            stack.extend(_nested_statements(stmt))
+    return names
+
+
+def may_be_reader(function: ast.AST) -> bool:
+    """What a reader's syntax must have, however the module spells a read: a plain ``def`` with
+    a positional first parameter, whose every ``return`` may read it (the value holds a call
+    with the first parameter as first argument, ``getenv(name)`` or ``_lookup(name)``, or a
+    subscript by it, ``environ[name]``) or gives nothing, ``None``, a string or another parameter,
+    and at least one may read. Most functions fail it at their first ``return``: the walk of the
+    whole body (``_Reader``) is then saved, and so is the look-up of the readers it may call."""
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+        return False
+    spec = function.args
+    positional = spec.posonlyargs + spec.args
+    if not positional:
+        return False
+    first = positional[0].arg
+    others = {arg.arg for arg in positional[1:] + spec.kwonlyargs}
+    may_read = False
+    stack: List[ast.AST] = list(function.body)
+    while stack:  # the function's own statements: a ``return`` is one, never inside an expression
+        stmt = stack.pop()
+        if isinstance(stmt, ast.Return):
+            value = stmt.value
+            if value is not None and _may_read(value, first):
+                may_read = True
+            elif not (
+                value is None
+                or (isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, str)))
+                or (isinstance(value, ast.Name) and value.id in others)
+            ):
+                return False
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(_nested_statements(stmt))
+    return may_read
+
+
+def _may_read(value: ast.expr, first: str) -> bool:
+    """Whether ``value`` holds ``f(first, ...)`` or ``x[first]``: every read of the variable
+    ``first`` names, and every hand-over to another reader, is one of those."""
+    for node in ast.walk(value):
+        if node.__class__ is ast.Call:
+            argument = node.args[0] if node.args else None
+        elif node.__class__ is ast.Subscript:
+            argument = node.slice
+        else:
+            continue
+        if argument.__class__ is ast.Name and argument.id == first:
+            return True
+    return False
+
+
+def _nested_statements(stmt: ast.AST) -> List[ast.AST]:
+    found: List[ast.AST] = []
+    for field in ("body", "orelse", "finalbody"):
+        found.extend(getattr(stmt, field, ()))
+    for handler in getattr(stmt, "handlers", ()):
+        found.extend(handler.body)
+    for case in getattr(stmt, "cases", ()):
+        found.extend(case.body)
     return found
 
 
@@ -102,7 +178,7 @@ class _Recogniser:
     def of_function(self, function: ast.AST, spellings: EnvSpellings, owner: Any, depth: int) -> Optional[EnvReader]:
         """``function`` as a reader (``owner``: the evaluator of its module, which finds the
         readers it calls), ``depth``: how many functions of a delegation chain this is."""
-        if depth > CALL_DEPTH or id(function) in self._active:
+        if depth > CALL_DEPTH or id(function) in self._active or not may_be_reader(function):
             return None
         key = (id(function), depth)
         if key not in self._done:

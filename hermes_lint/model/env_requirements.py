@@ -30,6 +30,7 @@ from hermes_lint.model.env_access import EnvAccessIndex
 from hermes_lint.model.env_spellings import EnvAccess
 from hermes_lint.model.env_assignments import variables_set_by_project
 from hermes_lint.model.env_handler_reads import handler_required_reads
+from hermes_lint.model.env_calls import CallMemo
 from hermes_lint.model.env_interpreter import EnvRun, GiveUp
 from hermes_lint.model.env_values import ERROR, truth
 from hermes_lint.model.semantic import CallableNode
@@ -58,6 +59,7 @@ class EnvAnalysis:
         self._required_by_check: Dict[int, Dict[str, Location]] = {}
         self._required_by_handler: Dict[int, Dict[str, Location]] = {}
         self._mentions: Dict[Tuple[int, ...], Set[str]] = {}
+        self._calls = CallMemo()  # the interpreter's calls of module functions, across its runs
         self._set_by_project: Optional[FrozenSet[str]] = None
 
     def set_by_project(self, name: str) -> bool:
@@ -75,7 +77,7 @@ class EnvAnalysis:
     # --- check_fn ----------------------------------------------------------------------
 
     def _run(self, fn: CallableNode, unset: Optional[str], handler: bool = False):
-        run = EnvRun(self.ctx, self.env, unset, handler)
+        run = EnvRun(self.ctx, self.env, unset, handler, self._calls)
         try:
             return run.outcomes(fn, [], {}, 0), run.reads
         except (GiveUp, RecursionError):

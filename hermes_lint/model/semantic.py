@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple, Type, TypeVar, Union, cast
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union, cast
 
 from hermes_lint.model import Registration
 from hermes_lint.model.context import ModuleIndex, child_statements
@@ -67,6 +67,7 @@ class SemanticModel:
         self._functions: Optional[Dict[str, FunctionNode]] = None
         self._global_names: Optional[FrozenSet[str]] = None
         self._local_names: Dict[int, Tuple[ast.AST, FrozenSet[str]]] = {}
+        self._bindings: Dict[int, Tuple[ast.AST, Dict[str, Optional[List[ast.expr]]]]] = {}
         self._analyses: Dict[type, Any] = {}  # analysis class -> its one instance (``analysis``)
         # Each registration with the ``register(...)`` call it was read from, set by extraction.
         self.registration_calls: List[Tuple[Registration, ast.Call]] = []
@@ -84,6 +85,7 @@ class SemanticModel:
         would keep the whole syntax tree alive until the cyclic GC finds it."""
         self._analyses.clear()
         self._local_names.clear()
+        self._bindings.clear()
 
     # --- bindings ------------------------------------------------------------------------------
 
@@ -106,7 +108,17 @@ class SemanticModel:
         entry = self._local_names.get(id(fn))
         if entry is None or entry[0] is not fn:
             # The entry keeps ``fn`` alive, so its id cannot be reused by another node.
-            entry = self._local_names[id(fn)] = (fn, frozenset(parameter_names(fn) | set(bindings(fn))))
+            entry = self._local_names[id(fn)] = (fn, frozenset(parameter_names(fn) | set(self.bindings(fn))))
+        return entry[1]
+
+    def bindings(self, fn: ast.AST, binding_pairs: Optional[List[Tuple[ast.AST, ast.AST]]] = None,
+                 comprehensions: Sequence[ast.comprehension] = ()) -> Dict[str, Optional[List[ast.expr]]]:
+        """``scopes.bindings(fn, ...)``, computed once per function whichever analysis asks first
+        (the handler analyses pass the walk they have); callers must not modify it."""
+        entry = self._bindings.get(id(fn))
+        if entry is None or entry[0] is not fn:
+            # The entry keeps ``fn`` alive, so its id cannot be reused by another node.
+            entry = self._bindings[id(fn)] = (fn, bindings(fn, binding_pairs, comprehensions))
         return entry[1]
 
     # --- which function runs -------------------------------------------------------------------

@@ -130,6 +130,13 @@ class Rule:
         return None
 
     @classmethod
+    def fix_available(cls, diagnostic: Any, file: Any) -> Optional[bool]:
+        """Whether ``fix`` gives ``diagnostic`` a fix, read from ``file``'s ``ast`` alone
+        (``hermes_lint.edit.fixable.FixableFile``) without libcst: True or False exactly as
+        ``fix`` would, or None when only ``fix`` can tell."""
+        return None
+
+    @classmethod
     def fix_description(cls) -> str:
         """One line for the docs: whether ``check --fix`` fixes the rule's findings, and how."""
         if cls.fix_applicability is None:

@@ -62,6 +62,39 @@ class RequiresEnvMismatch(Rule):
 
         return add_required_variable(diagnostic, source)
 
+    @classmethod
+    def fix_available(cls, diagnostic, file):
+        """``fix``'s answer where every register call starts its line (libcst finds it there)."""
+        from hermes_lint.edit.fixable import call_arguments, keyword, string_value
+
+        variable = diagnostic.fix_value("variable")
+        if variable is None:
+            return False
+        names = {value for key, value in diagnostic.fix_data if key == "tool"}
+        lines = {int(value) for key, value in diagnostic.fix_data if key == "line"}
+        edits = False
+        for stmt in file.tree.body:
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "register"):
+                continue
+            if call.col_offset != 0:
+                return None
+            positional, starred = call_arguments(call)
+            given = keyword(call, "name")
+            name = string_value(given.value if given is not None else positional[0] if positional else None)
+            if name not in names and call.lineno not in lines:
+                continue
+            listed = keyword(call, "requires_env")
+            if listed is None:
+                if starred or len(call.args) > 5 or not (call.args or call.keywords):
+                    return False  # may be passed another way; or a call with nothing to add after
+            elif not isinstance(listed.value, ast.List) or any(
+                string_value(e.value if isinstance(e, ast.Starred) else e) == variable for e in listed.value.elts
+            ):
+                return False
+            edits = True
+        return edits
+
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         # One finding per place and message, naming every tool it concerns.
         grouped: Dict[Tuple[Location, str], List[Registration]] = {}

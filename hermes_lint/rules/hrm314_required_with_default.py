@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 from typing import Iterator, List
 
 from hermes_lint.model.context import ModuleContext
@@ -174,6 +175,38 @@ class RequiredWithDefault(Rule):
                             edit = remove_element(source, path, item)
                             return [edit] if edit is not None else None
         return None
+
+    @classmethod
+    def fix_available(cls, diagnostic, file):
+        """``fix``'s answer where the ``default`` key is a plain string literal of a dict."""
+        from hermes_lint.edit.fixable import dict_parents, nodes_at, string_value
+
+        statement = file.statement(diagnostic.line)
+        if statement is None:
+            return None
+        parents = dict_parents(statement)
+        keys = [n for n in nodes_at(statement, diagnostic.line, diagnostic.col, file)
+                if parents.get(id(n), (None, 0, ""))[2] == "key"]
+        if len(keys) != 1 or not file.is_plain_string(keys[0]):
+            return None
+        if string_value(keys[0]) != "default":
+            return False
+        holder, _, _ = parents[id(keys[0])]  # the property's dict
+        chain = []  # the entries holding it: the property's, then "properties"'s
+        for _ in range(2):
+            entry = parents.get(id(holder))
+            if entry is None or entry[2] != "value" or entry[0].keys[entry[1]] is None:
+                return False
+            chain.append(entry)
+            holder = entry[0]
+        prop = string_value(chain[0][0].keys[chain[0][1]])
+        if prop is None or string_value(chain[1][0].keys[chain[1][1]]) != "properties":
+            return False
+        for key, value in zip(holder.keys, holder.values):
+            if key is not None and string_value(key) == "required" and isinstance(value, ast.List):
+                if any(not isinstance(item, ast.Starred) and string_value(item) == prop for item in value.elts):
+                    return True
+        return False
 
     def check(self, ctx: ModuleContext) -> Iterator[Finding]:
         for registration in ctx.facts.registrations:

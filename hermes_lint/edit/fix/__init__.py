@@ -10,5 +10,7 @@ next to its examples) and the machinery they share:
 
 The commands that apply them (``check --fix``, ``--unsafe-fixes``, ``--diff``, ``--add-noqa``)
 are ``hermes_lint.autofix``. Nothing here is imported by a plain ``check``: libcst is loaded only
-when fixes are asked for (``--fix``, ``--diff``) or shown (``--format json|sarif``).
+when fixes are asked for (``--fix``, ``--diff``) or shown (``--format json|sarif``,
+``--show-fixes``), or when a finding's rule cannot tell from the syntax whether it has one
+(``hermes_lint.edit.fixable``).
 """
