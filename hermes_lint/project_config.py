@@ -77,9 +77,11 @@ def find_root(start: Path) -> Optional[Path]:
     that, the nearest that is a directory plugin (plugin.yaml beside __init__.py), or ``start``
     itself when it holds some (``<name>/plugin.yaml``, ``<category>/<name>/``, ``plugins/``
     included)."""
+    start = start.resolve()
+    if (start / "toolsets.py").is_file():
+        return start  # the usual case, without importing plugin discovery
     from hermes_lint.project.plugins import declares_entry_point, holds_directory_plugins, is_directory_plugin
 
-    start = start.resolve()
     nearest_plugin: Optional[Path] = None
     for candidate in (start, *start.parents):
         if (candidate / "toolsets.py").is_file():

@@ -95,9 +95,10 @@ def test_worker_count_follows_the_work_the_cpus_and_jobs(work, files, jobs, cpus
 @pytest.mark.parametrize(
     "machine, load, expected",
     [
-        (4, 0.0, 4), (4, 0.99, 4), (4, 1.0, 3), (4, 2.5, 2), (4, 3.99, 1), (4, 9.0, 1),
+        # the idle capacity, rounded: a load of 0.5 leaves 3.5 cores of 4, 0.51 leaves 3.49
+        (4, 0.0, 4), (4, 0.5, 4), (4, 0.51, 3), (4, 0.99, 3), (4, 1.5, 3), (4, 1.51, 2), (4, 3.49, 1), (4, 9.0, 1),
         # A container allowed 4 CPUs of a 64-CPU host sees the host's load.
-        (64, 30.0, 4), (64, 61.0, 3), (64, 70.0, 1),
+        (64, 30.0, 4), (64, 60.5, 4), (64, 60.51, 3), (64, 70.0, 1),
     ],
 )
 def test_idle_cpus_follow_the_load_average(monkeypatch, machine, load, expected):

@@ -12,7 +12,7 @@ that caused it may be in the tool module. So PATHS stand for:
 - the files those modules read, where their findings may be located.
 
 Project rules depend on the whole project: ``check --changed`` reports their findings wherever
-they are (``everywhere_codes``). HRM501 is not among them: the manifest hook
+they are (``reported_everywhere``). HRM501 is not among them: the manifest hook
 (``manifest --check``) runs on every commit for it.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from hermes_lint.config import Config
 
@@ -29,12 +29,16 @@ if TYPE_CHECKING:
     from hermes_lint.evaluate.project import ProjectModules
 
 
-def everywhere_codes() -> FrozenSet[str]:
-    """Codes of the rules that look at the whole project: a change anywhere (a tool deleted, a
-    name removed from toolsets.py) can make them report in a file the change did not touch."""
-    from hermes_lint.rules import all_rules
+def reported_everywhere(code: str) -> bool:
+    """Whether ``code`` is a rule that looks at the whole project: a change anywhere (a tool
+    deleted, a name removed from toolsets.py) can make it report in a file the change did not
+    touch. Only that rule is imported (a run with no finding imports none)."""
+    from hermes_lint.rules import rule_by_code
 
-    return frozenset(rule.code for rule in all_rules() if rule.scope == "project")
+    try:
+        return rule_by_code(code).scope == "project"
+    except KeyError:
+        return False
 
 
 def given_relative(root: Path, paths: Sequence[str]) -> Tuple[str, ...]:

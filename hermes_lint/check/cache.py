@@ -71,8 +71,10 @@ class ResultCache:
         self._current_hashes: Dict[str, str] = {}  # project file -> sha256 now (read_modules)
         self._new_modules: Dict[str, str] = {}  # module files to write: name -> text
         self._toolsets: Optional[Dict[str, Any]] = None  # toolsets.py's sha256 and facts
-        # What the project file reused by ``project_diagnostics`` says each module read.
+        # What the project file reused by ``project_diagnostics`` says each module read, and
+        # what its project phase read (``project_reads``; None: nothing through the root).
         self.project_module_reads: Optional[Dict[str, Tuple[str, ...]]] = None
+        self.project_reads: Optional[Dict[str, Any]] = None
 
     @property
     def key(self) -> str:
@@ -267,7 +269,8 @@ class ResultCache:
     # --- the whole project's diagnostics -------------------------------------------------
 
     def project_diagnostics(self, state: str) -> Optional[List[model.Diagnostic]]:
-        """The final diagnostics of the last run if its inputs had exactly this ``state``."""
+        """The final diagnostics of the last run if its inputs had exactly this ``state``; the
+        caller checks ``project_reads`` too, when they are not None."""
         try:
             data = json.loads(self._read(PROJECT_NAME))
             if not isinstance(data, dict) or data.get("key") != self.key_text or data.get("state") != state:
@@ -288,6 +291,7 @@ class ResultCache:
         if not (isinstance(checked, list) and len(checked) == 2 and all(type(n) is int for n in checked)):
             return None
         self.checked = (checked[0], checked[1])
+        self.project_reads = data.get("project_reads")
         reads = data.get("module_reads")
         self.project_module_reads = (
             {module: tuple(paths) for module, paths in reads.items()}
@@ -303,13 +307,15 @@ class ResultCache:
         read_modules: Tuple[Tuple[str, str], ...] = (),
         module_reads: Optional[Dict[str, Tuple[str, ...]]] = None,
         checked: Tuple[int, int] = (0, 0),
+        project_reads: Optional[Dict[str, Any]] = None,
     ) -> None:
         """``read_modules``: files outside ``state`` (not tool modules) whose content the
         diagnostics depend on, with their sha256; ``module_reads``: each tool module that read
         values from other files -> those files (``affected.module_reads``), which a reuse of
         these diagnostics for ``check PATHS`` needs (``project_module_reads``); ``checked``:
         (registrations read, register calls not read), for the summary line (``checked`` after
-        ``project_diagnostics``)."""
+        ``project_diagnostics``); ``project_reads``: what the project phase read through the
+        project root (``project_reads``), when it did."""
         payload = json.dumps(encode(list(diagnostics)), separators=(",", ":"))
         text = json.dumps(
             {
@@ -320,6 +326,7 @@ class ResultCache:
                 "crc32": zlib.crc32(payload.encode()),
                 "diagnostics": payload,
                 "checked": list(checked),
+                "project_reads": project_reads,
             },
             separators=(",", ":"),
         )
@@ -394,6 +401,11 @@ class ResultCache:
         _create_if_missing(self.directory / "CACHEDIR.TAG", CACHEDIR_TAG)
         _create_if_missing(self.directory / ".gitignore", "*\n")
         return True
+
+    def write_file(self, name: str, text: str) -> None:
+        """``text`` as the cache directory's file ``name``, written as the index is (atomically,
+        never through a link); nothing when the directory cannot be used."""
+        self._write(name, text)
 
     def _write(self, name: str, text: str) -> None:
         try:

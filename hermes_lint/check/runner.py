@@ -52,13 +52,15 @@ def idle_cpus(cpus: int) -> int:
     """Of ``cpus``, as many as the last minute's load average leaves idle (at least one), as
     ``make -l`` judges it: on a machine whose cores are busy, more processes only share the same
     time and add the cost of forking and collecting them. The load counts the whole machine (a
-    container sees its host's), so it is set against the whole machine's CPUs."""
+    container sees its host's), so it is set against the whole machine's CPUs. The idle
+    capacity is rounded, not the load truncated: at a load of 0.9 one of two cores is nearly
+    always busy, and a second process would mostly wait for it."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # not available here: assume idle
         return cpus
     machine = max(cpus, os.cpu_count() or cpus)
-    return max(1, min(cpus, machine - int(load)))
+    return max(1, min(cpus, int(machine - load + 0.5)))
 
 
 def worker_count(work_bytes: int, files: int, jobs: Optional[int], cpus: int) -> int:
@@ -424,6 +426,10 @@ def check_project(
     state = listing.state(config) if cache is not None else None
     if cache is not None and state is not None:
         reused = cache.project_diagnostics(state)
+        if reused is not None and cache.project_reads is not None:
+            from hermes_lint.check.project_reads import unchanged
+
+            reused = reused if unchanged(root, config.plugin_dirs, cache.project_reads) else None
         if reused is not None:
             if reads is not None and cache.project_module_reads is not None:
                 reads.update(cache.project_module_reads)
@@ -435,6 +441,7 @@ def check_project(
                 checked[:] = list(cache.checked)
             return reused
     from hermes_lint.check.engine import ProjectSources, finish
+    from hermes_lint.check.project_reads import watching
 
     # The project phase is all that reads the cached modules' facts here: their full facts
     # (schemas included) are read only for a project rule that reads schemas; else the compact
@@ -443,8 +450,9 @@ def check_project(
     with _freezing():
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched, touched = _watched(root)
-        diagnostics = finish(results, ProjectSources([], toolsets, watched), config, cache)
-        diagnostics = sorted(diagnostics + manifest_findings(root, config))
+        with watching(root, config.plugin_dirs) as phase_reads:
+            diagnostics = finish(results, ProjectSources([], toolsets, watched), config, cache)
+            diagnostics = sorted(diagnostics + manifest_findings(root, config))
         if reads is not None:
             reads.update(module_reads(results))
         if cache is not None:
@@ -453,8 +461,10 @@ def check_project(
     if checked is not None:
         checked[:] = list(counts)
     # A project rule that looked at other files of the project (HRM403 searches them for a tool
-    # name) made the result depend on more than the stats in ``state``: not reusable.
-    if cache is not None and state is not None and not touched():
+    # name, the plugin rules read plugin.yaml) made the result depend on more than the stats in
+    # ``state``: reusable only with a record of what the phase read.
+    reads = phase_reads() if cache is not None and state is not None and touched() else None
+    if cache is not None and state is not None and (reads is not None or not touched()):
         listed = set(listing.relative)
         read_modules = {
             path: sha256
@@ -463,7 +473,7 @@ def check_project(
             if path not in listed  # tool modules are in ``state`` already
         }
         cache.store_project_diagnostics(
-            state, diagnostics, tuple(sorted(read_modules.items())), module_reads(results), counts
+            state, diagnostics, tuple(sorted(read_modules.items())), module_reads(results), counts, reads
         )
     return diagnostics
 

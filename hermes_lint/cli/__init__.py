@@ -208,8 +208,14 @@ class _LazyGroup(click.Group):
     ) -> Any:
         """Click's, except that a usage error is the one line every other error is (click's own
         report is four: usage, a hint, a blank line, the error)."""
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        from hermes_lint.check.cache_identity import pinned_on_first_use
+
+        with pinned_on_first_use():
+            if not standalone_mode:
+                return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            return self._main_standalone(args, prog_name, complete_var, **extra)
+
+    def _main_standalone(self, args, prog_name, complete_var, **extra: Any) -> Any:
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:

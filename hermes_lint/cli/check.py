@@ -130,9 +130,12 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
             given: Sequence[str] = [str(stdin.parent)] if stdin.parent.is_dir() else []
         else:
             given = [path for path in paths if Path(path).exists()] if changed else paths
-        project_root = resolve_root(root, given)
-        from hermes_lint.check import sites_record
+        from hermes_lint.check import project_reads, sites_record
         from hermes_lint.project import registration_sites
+
+        if not no_cache and stdin is None:  # before anything of the project is read
+            project_reads.record_in_this_process()
+        project_root = resolve_root(root, given)
 
         registration_sites.across_runs = sites_record if not no_cache and stdin is None else None
 
@@ -233,8 +236,9 @@ def _diagnostics(root: Path, config, stdin: Optional[Path], wanted, changed: boo
             # a given file brings in the findings of every module whose facts were read from it
             wanted = affected.expand(root, wanted, paths, changed, reads)
         if changed:
-            everywhere = affected.everywhere_codes()
-            diagnostics = [d for d in diagnostics if d.code in everywhere or (wanted and _in_paths(d.path, wanted))]
+            diagnostics = [
+                d for d in diagnostics if (wanted and _in_paths(d.path, wanted)) or affected.reported_everywhere(d.code)
+            ]
         elif wanted is not None:
             diagnostics = [d for d in diagnostics if _in_paths(d.path, wanted)]
         return diagnostics, {}

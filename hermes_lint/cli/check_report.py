@@ -18,10 +18,15 @@ if TYPE_CHECKING:
 
 
 def fixes_of(root: Path, config, diagnostics: Sequence, sources, edits: bool = True) -> Dict:
-    """Each diagnostic's fix (safe and unsafe); nothing is imported for a clean run. Without
-    ``edits`` (a report that prints none), a ``KnownFix`` where the rules can tell from the
-    syntax alone that there is one (``edit.fixable``): libcst is then never imported."""
+    """Each diagnostic's fix (safe and unsafe); the fixing machinery is imported only when a
+    diagnostic's rule has a fix (each rule asked alone: ``rule_by_code``). Without ``edits`` (a
+    report that prints none), a ``KnownFix`` where the rules can tell from the syntax alone that
+    there is one (``edit.fixable``): libcst is then never imported."""
     if not diagnostics:
+        return {}
+    from hermes_lint.rules import rule_by_code
+
+    if not any(_has_fix(rule_by_code, d.code) for d in diagnostics):
         return {}
     if not edits:
         from hermes_lint.edit.fixable import fix_applicabilities
@@ -34,6 +39,13 @@ def fixes_of(root: Path, config, diagnostics: Sequence, sources, edits: bool = T
     from hermes_lint.autofix.command import fixes_on_disk
 
     return fixes_on_disk(root, config, diagnostics, sources)
+
+
+def _has_fix(rule_by_code, code: str) -> bool:
+    try:
+        return rule_by_code(code).fix_applicability is not None
+    except KeyError:
+        return False
 
 
 def report(diagnostics, root: Path, config, output_format: str, output_file: Optional[str], sources,

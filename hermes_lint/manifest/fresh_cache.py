@@ -104,6 +104,6 @@ def remember_fresh(root: Path, config: Config, target: Path, summary: str, input
                       separators=(",", ":"))
     try:
         if cache.prepare_directory():
-            cache._write(FRESH_NAME, text)
+            cache.write_file(FRESH_NAME, text)
     except OSError:  # a read-only checkout: the next run generates again
         pass

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
-from hermes_lint.project.plugin_names import dotted_name
-from hermes_lint.project.registration_sites import ProjectSites
-from hermes_lint.project.toolset_resolution import registered_by_toolset
+if TYPE_CHECKING:  # imported where used: ``default_manifest`` is asked by every run's configuration
+    from hermes_lint.project.registration_sites import ProjectSites
 
 MANIFEST_NAME = "hermes-tools.json"  # the ``manifest`` setting's default in a plugin project
 # Not the runtime's "hermes-tool-manifest" (whose shipped schema it does not follow: its package
@@ -26,7 +25,7 @@ MANIFEST_NAME = "hermes-tools.json"  # the ``manifest`` setting's default in a p
 FORMAT = "hermes-plugin-tool-manifest"
 
 
-def default_manifest(sites: ProjectSites) -> str:
+def default_manifest(sites: "ProjectSites") -> str:
     """In the package directory of a project with one plugin (it ships with the package), else
     at the root."""
     directories = {p.spec.directory for p in sites.plugins}
@@ -39,9 +38,11 @@ def _slug(name: str) -> str:
     return re.sub(r"\W", "_", name) or "plugin"
 
 
-def module_name(path: str, sites: ProjectSites) -> str:
+def module_name(path: str, sites: "ProjectSites") -> str:
     """The import name of a plugin module: its dotted path (``src/`` dropped); a directory
     plugin's own files are named after the plugin, as the loader's ``hermes_plugins.<slug>``."""
+    from hermes_lint.project.plugin_names import dotted_name
+
     dotted = dotted_name(path)
     plugin = sites.plugin_sites.plugin_of(path)
     spec = next((p.spec for p in sites.plugins if p.spec.name == plugin), None)
@@ -52,8 +53,10 @@ def module_name(path: str, sites: ProjectSites) -> str:
     return dotted or _slug(plugin or "plugin")
 
 
-def plugin_fields(sites: ProjectSites, tools: Dict[str, dict]) -> Dict[str, Any]:
+def plugin_fields(sites: "ProjectSites", tools: Dict[str, dict]) -> Dict[str, Any]:
     """``package``, ``tools_dir``, ``plugins`` and ``toolsets`` of a plugin project's manifest."""
+    from hermes_lint.project.toolset_resolution import registered_by_toolset
+
     by_module: Dict[str, List[str]] = {}
     for tool in tools.values():
         by_module.setdefault(tool["module"], []).append(tool["name"])

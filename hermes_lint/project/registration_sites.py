@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed, follow_plugin
-
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_lint.config import Config
+    from hermes_lint.project.followed_plugins import FollowedPlugin, RegisterFunction, Unfollowed
 
 # PluginContext.register_tool's parameters, in order (Hermes's plugin API).
 PLUGIN_PARAMETERS = (
@@ -135,10 +134,10 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
 
     if project is None:
         project = _reader_if_imported(root)
-        if project is None:  # a warm run that never read a module: no plugins, nothing to import
-            specs = project_plugins(root, config)
-            if not specs:
-                return PluginSites(())
+        if project is None:  # a warm run that never read a module: nothing to import for it
+            sites = _recorded_without_reader(root, config)
+            if sites is not None:
+                return sites
             from hermes_lint.evaluate.project import project_modules
 
             project = project_modules(str(root))
@@ -149,17 +148,43 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
             _PLUGINS[key] = (project._run, cached[1], cached[2])
         return cached[2]
     def discover() -> PluginSites:
+        # Imported here: a project without plugins (and a warm run) never follows a register.
+        from hermes_lint.project.plugin_register import follow_plugin
+
         return PluginSites(tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config)))
 
     if across_runs is not None and not project._files:  # never for editor buffers
-        sites = across_runs.recorded(root, config.plugin_dirs)
-        if sites is None:
-            sites = across_runs.discover_and_record(root, config.plugin_dirs, discover)
+        if not project_plugins(root, config):  # nothing to follow: no record to read, walk or write
+            sites = PluginSites(())
+        else:
+            sites = across_runs.recorded(root, config.plugin_dirs)
+            if sites is None:
+                sites = across_runs.discover_and_record(root, config.plugin_dirs, discover)
     else:
         sites = discover()
     if len(_PLUGINS) > 32:
         _PLUGINS.clear()
     _PLUGINS[key] = (project._run, _stamp(root, config, sites), sites)
+    return sites
+
+
+def _recorded_without_reader(root: Path, config: "Config") -> Optional[PluginSites]:
+    """Without a module reader (none is needed when nothing is to be followed): no plugins, or
+    what ``across_runs`` recorded, kept in this process while discovery's inputs keep their
+    stats (``_stamp``); None when discovery must run."""
+    from hermes_lint.project.plugins import project_plugins
+
+    key = (os.path.realpath(root), config.plugin_dirs, None)
+    cached = _PLUGINS.get(key)
+    if cached is not None and cached[1] == _stamp(root, config, cached[2]):
+        return cached[2]
+    if not project_plugins(root, config):
+        return PluginSites(())
+    sites = across_runs.recorded(root, config.plugin_dirs) if across_runs is not None else None
+    if sites is not None:
+        if len(_PLUGINS) > 32:
+            _PLUGINS.clear()
+        _PLUGINS[key] = (-1, _stamp(root, config, sites), sites)
     return sites
 
 
@@ -174,29 +199,31 @@ def _reader_if_imported(root: Path):
 def _stamp(root: Path, config: "Config", sites: PluginSites) -> Tuple:
     """The stat of what discovery read: the packaging files, the directories it listed (a
     plugin.yaml or a plugin appearing changes its directory's), the modules ``register`` went
-    through."""
+    through. (Strings and ``os.scandir``, not ``pathlib``: asked on every question of a warm run.)"""
     from hermes_lint.project.plugins import PACKAGING_FILES
 
-    directories = [root] + [root / d for d in config.plugin_dirs]
+    base = os.fspath(root)
+    directories = [base] + [os.path.join(base, d) for d in config.plugin_dirs]
     read = [path for p in sites.plugins for path in p.read] + [p.spec.directory for p in sites.plugins]
     # a module appearing beside one that was read (``from .hermes import register`` before
     # hermes.py exists) changes its directory
-    directories += sorted({root / Path(path).parent for path in read})
+    directories += sorted({os.path.normpath(os.path.join(base, os.path.dirname(path))) for path in read})
     listed = []
     for directory in directories:
         listed.append(directory)
         try:
-            listed.extend(entry for entry in directory.iterdir() if entry.is_dir())
+            with os.scandir(directory) as entries:
+                listed.extend(entry.path for entry in entries if entry.is_dir())
         except OSError:
             pass
-    files = [root / name for name in PACKAGING_FILES]
-    files += [root / path for p in sites.plugins for path in p.read]
+    files = [os.path.join(base, name) for name in PACKAGING_FILES]
+    files += [os.path.join(base, path) for p in sites.plugins for path in p.read]
     return tuple(_stat(path) for path in listed + files)
 
 
-def _stat(path: Path) -> Optional[Tuple[int, ...]]:
+def _stat(path: str) -> Optional[Tuple[int, ...]]:
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return None
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)

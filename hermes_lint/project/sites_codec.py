@@ -8,12 +8,30 @@ from dataclasses import fields, is_dataclass
 from typing import Any, Dict, Optional
 
 
-def _classes() -> Dict[str, type]:
-    from hermes_lint.project.plugin_register import FollowedPlugin, RegisterFunction, Unfollowed
-    from hermes_lint.project.plugins import EntryPoint, PluginSpec
-    from hermes_lint.project.registration_sites import PluginSites
+# The classes a record may name, and their modules: imported when a record names one.
+_CLASS_MODULES = {
+    "PluginSites": "hermes_lint.project.registration_sites",
+    "FollowedPlugin": "hermes_lint.project.followed_plugins",
+    "RegisterFunction": "hermes_lint.project.followed_plugins",
+    "Unfollowed": "hermes_lint.project.followed_plugins",
+    "EntryPoint": "hermes_lint.project.plugins",
+    "PluginSpec": "hermes_lint.project.plugins",
+}
 
-    return {c.__name__: c for c in (PluginSites, FollowedPlugin, RegisterFunction, Unfollowed, EntryPoint, PluginSpec)}
+
+class _Classes(dict):
+    """The allow-list of ``_CLASS_MODULES``, each class imported on first use."""
+
+    def __missing__(self, name: str) -> type:
+        import importlib
+
+        cls = getattr(importlib.import_module(_CLASS_MODULES[name]), name)
+        self[name] = cls
+        return cls
+
+
+def _classes() -> Dict[str, type]:
+    return _Classes()
 
 
 def encode_sites(value: Any) -> Any:

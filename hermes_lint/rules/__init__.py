@@ -35,8 +35,19 @@ def all_rules() -> Tuple[Type[Rule], ...]:
     return tuple(found[code] for code in sorted(found))
 
 
+@lru_cache(maxsize=None)
 def rule_by_code(code: str) -> Type[Rule]:
-    for rule in all_rules():
+    """The rule of ``code``, importing its module alone (the code is in its file name): a run
+    that asks about the codes it reports does not import every rule."""
+    prefix = f"{code.lower()}_"
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith(prefix) and _RULE_MODULE.match(info.name):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            for value in vars(module).values():
+                if isinstance(value, type) and issubclass(value, Rule) and value.__module__ == module.__name__:
+                    if value.code == code:
+                        return value
+    for rule in all_rules():  # a rule whose module is named otherwise (never, by convention)
         if rule.code == code:
             return rule
     raise KeyError(code)
