@@ -16,9 +16,12 @@ Such loops are unrolled statically: one register call per row, with the loop var
 replaced by the row's own expressions (so a tool's name is located at its string in the
 table); the rows of ``TABLE.items()`` and of a table the evaluator computes (a comprehension, a
 constant of another module) are unrolled too. A local assigned once in the function and never
-changed in place (``schema = {...}``) is replaced by its expression. A call whose arguments still
-depend on a value computed at run time is not read: it is kept, with why, as an unread register
-call, reported as "cannot verify" (HRM003), so rules that need every registration stay silent.
+changed in place (``schema = {...}``) is replaced by its expression. A value computed at run time
+that decides neither what the tool is nor its schema's structure (a handler, a check, a
+description naming a setting) is an unknown part of that one registration. A call whose name,
+toolset or schema structure still depends on such a value is not read: it is kept, with why, as
+an unread register call, reported as "cannot verify" (HRM003), so rules that need every
+registration stay silent.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_names import context_names
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
+from hermes_lint.model.schema_walk import is_structural_path
 from hermes_lint.model.semantic import NESTED
 
 PLUGIN_METHOD = "register_tool"
@@ -205,6 +209,10 @@ class _Reader:
             self.reasons.setdefault(id(call), f"more than {MAX_UNROLLED} registrations are unrolled from one module")
             return
         synthesized = _as_keywords(_substitute(call, bindings))
+        if self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
+            for keyword in synthesized.keywords:
+                if keyword.arg == "schema":
+                    keyword.value = self._unknown_parts(keyword.value, ())
         # What the tool is (name, toolset, schema) must be known; a handler, check or flag
         # computed at run time is only unknown itself (``LOCAL_VALUE``), the rest is still read.
         core = list(synthesized.args) + [kw.value for kw in synthesized.keywords if kw.arg in _CORE or kw.arg is None]
@@ -235,6 +243,35 @@ class _Reader:
         self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
+
+    def _unknown_parts(self, node: ast.expr, path: Tuple[Union[str, int], ...]) -> ast.expr:
+        """A schema display with each value computed at run time (``f"... {cfg.limit}"``) under
+        its ``description`` or ``parameters`` that is not the schema's structure
+        (``is_structural_path``) given a name of its own the evaluator refuses: that part is
+        unknown (a hole), the rest is read. Any other computed value (the schema's name, its
+        structure, a computed key, a ``**`` of a computed mapping, a key of another shape such as
+        an OpenAI envelope's ``function``) is left as it is, so the registration stays unread."""
+        if not isinstance(node, ast.Dict):
+            return node
+        values = []
+        for key, value in zip(node.keys, node.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                values.append(value)
+                continue
+            where = path + (key.value,)
+            if isinstance(value, ast.Dict):
+                values.append(self._unknown_parts(value, where))
+                continue
+            names = sorted({n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in self.local})
+            if not names or where[0] not in _SCHEMA_PARTS or is_structural_path(where):
+                values.append(value)
+                continue
+            own = f"{LOCAL_VALUE}schema {'.'.join(map(str, where))}"
+            listed = ", ".join(f"`{name}`" for name in names)
+            self.evaluator.add_unknown(own, f"{listed} {'is' if len(names) == 1 else 'are'} computed inside "
+                                            f"`{self.function.name}` at run time")
+            values.append(ast.copy_location(ast.Name(id=own, ctx=ast.Load()), value))
+        return ast.copy_location(ast.Dict(keys=list(node.keys), values=values), node)
 
     def _rows(self, node: ast.expr) -> Optional[List[ast.expr]]:
         """The elements of a literal table: a tuple/list display, a module constant bound once to
@@ -428,6 +465,9 @@ LOCAL_VALUE = "\N{WORD JOINER}local value "
 # The names of the rows of a table the evaluator computes (followed by a number).
 TABLE_ROW = "\N{WORD JOINER}table row "
 _CORE = frozenset({"name", "toolset", "schema"})
+# The keys of a Hermes tool schema under which a value computed at run time can be an unknown
+# part (not its "name"; nor anything of another shape, such as an OpenAI envelope's "function").
+_SCHEMA_PARTS = frozenset({"description", "parameters"})
 
 
 class _Substitute(ast.NodeTransformer):
