@@ -1,5 +1,5 @@
-"""Writing a small project into a temporary directory and running the real ``hermes-lint check``
-on it in a subprocess, as a user would."""
+"""Writing a small project into a temporary directory, editing it, and running the real
+``hermes-lint check`` on it in a subprocess, as a user would."""
 
 from __future__ import annotations
 
@@ -27,3 +27,18 @@ def check_lines(cwd: Path, *args: str):
         cwd=cwd, capture_output=True, text=True, env=environ, timeout=120,
     )
     return completed.returncode, completed.stdout.splitlines(), completed.stderr
+
+
+def rewrite(path: Path, old: str, new: str) -> None:
+    """Replace ``old`` (which must be there) by ``new`` in the file ``path``."""
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new))
+
+
+def unread(location: str, loop: str) -> str:
+    """The HRM003 line of a registration loop over ``loop`` that cannot be unrolled."""
+    return (
+        f"{location}: HRM003 cannot verify: this register_tool call cannot be read (the loop over "
+        f"`{loop}` cannot be unrolled statically): its tool is not checked\n"
+    )

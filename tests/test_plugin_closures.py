@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.project_files import rewrite, unread
 from tests.test_plugin_projects import check
 
 CLOSURES = Path(__file__).resolve().parent / "fixtures" / "plugin_closures"
@@ -17,19 +18,6 @@ def fixture(tmp_path: Path, name: str) -> Path:
     target = tmp_path / name
     shutil.copytree(CLOSURES / name, target)
     return target
-
-
-def rewrite(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new))
-
-
-def unread(location: str, loop: str) -> str:
-    return (
-        f"{location}: HRM003 cannot verify: this register_tool call cannot be read (the loop over "
-        f"`{loop}` cannot be unrolled statically): its tool is not checked\n"
-    )
 
 
 FACTORY_FINDINGS = (
