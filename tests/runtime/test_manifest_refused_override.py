@@ -13,17 +13,14 @@ toolsets, definitions, every dispatch (twice) and the registry's warnings are co
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hermes_lint.config import Config
 from hermes_lint.manifest.generate import generate_for_root
+from tests.runtime.fresh_interpreter import run_json
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PLUGIN_MODULE = '''\
 import json
@@ -87,14 +84,7 @@ print(json.dumps({"names": names, "toolsets": toolsets, "definitions": definitio
 
 
 def start(mode: str, tools_dir: Path) -> dict:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    environment["PYTHONPATH"] = str(REPO_ROOT)
-    completed = subprocess.run(
-        [sys.executable, "-c", START_SCRIPT, mode, str(tools_dir / "manifest.json"), str(tools_dir)],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, env=environment,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
+    return run_json(START_SCRIPT, mode, str(tools_dir / "manifest.json"), str(tools_dir))
 
 
 @pytest.fixture(scope="module")

@@ -7,14 +7,14 @@ leaves it (the later registration replaces the earlier), while the other modules
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.runtime.fresh_interpreter import run_json
+
 
 
 def module(tools: list) -> str:
@@ -50,12 +50,7 @@ print(json.dumps({"modules": modules, "names": names,
 
 
 def start(mode: str, tools_dir: Path) -> dict:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    environment["PYTHONPATH"] = str(REPO_ROOT)
-    completed = subprocess.run([sys.executable, "-c", START, mode, str(tools_dir)], cwd=REPO_ROOT,
-                               capture_output=True, text=True, timeout=120, env=environment)
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
+    return run_json(START, mode, str(tools_dir))
 
 
 @pytest.fixture(scope="module")
