@@ -289,8 +289,7 @@ def _analyse_function(fdef: FunctionNode) -> _FunctionInfo:
 _STATEMENT_WORDS = {
     ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.While: "while loop",
     ast.Import: "import", ast.ImportFrom: "import", ast.Global: "global declaration",
-    ast.Nonlocal: "nonlocal declaration", ast.FunctionDef: "nested function definition",
-    ast.AsyncFunctionDef: "nested function definition", ast.ClassDef: "class definition",
+    ast.Nonlocal: "nonlocal declaration", ast.ClassDef: "class definition",
     ast.Raise: "raise", ast.Delete: "del", ast.AsyncFor: "async for", ast.Match: "match",
 }
 
