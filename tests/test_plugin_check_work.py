@@ -1,5 +1,6 @@
 """What a check of a plugin project does beyond what a ``tools/`` tree's does, through the real
-CLI in a fresh interpreter: the libraries that only some plugins need (``packaging`` for
+CLI in a fresh interpreter: every module ``register`` goes through is parsed once (discovery's
+parse is the check's), and the libraries that only some plugins need (``packaging`` for
 ``python_dependencies``, ``importlib.metadata`` for an installed Hermes) are imported only when
 they are needed."""
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_lint.evaluate.project import ProjectModules
 from hermes_lint.extract.builtin_tools import _may_hold_distribution
 from tests.project_files import write
 
@@ -83,6 +85,21 @@ def hermes_installed_here() -> bool:
     return any(True for _ in metadata.distributions(name="hermes-agent"))
 
 
+def test_each_module_register_goes_through_is_parsed_once(tmp_path):
+    root = write(tmp_path, PACKAGE)
+    lines, summary, parses, _, status = run_counting(root, "check", "--no-cache", "-j", "1")
+    assert (status, lines, summary) == (0, [], ["All checks passed (2 tools in 1 plugin)"])
+    assert parses == {"echo_plugin/plugin.py": 1, "echo_plugin/echo_tools.py": 1, "echo_plugin/shout_tools.py": 1}
+
+
+def test_a_finding_in_a_followed_module_is_the_same_from_its_one_parse(tmp_path):
+    root = write(tmp_path, PACKAGE)
+    (root / "echo_plugin/shout_tools.py").write_text(TOOL.format(name="shout").replace('"description": "The text."', '"description": ""'))
+    lines, _, parses, _, status = run_counting(root, "check", "--no-cache", "-j", "1", "--select", "HRM306")
+    assert (status, lines) == (1, ["echo_plugin/shout_tools.py:4:80: HRM306 parameter `text` has an empty description"])
+    assert parses["echo_plugin/shout_tools.py"] == 1
+
+
 def test_packaging_is_imported_only_for_a_plugin_yaml_that_lists_python_dependencies(tmp_path):
     manifest = "name: echo\nversion: 1.0.0\ndescription: Echo text back.\nprovides_tools: [echo, shout]\n"
     root = write(tmp_path, {**PACKAGE, "echo_plugin/plugin.yaml": manifest})
@@ -129,3 +146,22 @@ def test_a_path_entry_that_is_no_directory_is_left_to_importlib_metadata(tmp_pat
     assert _may_hold_distribution([str(archive)]) is True
     assert _may_hold_distribution([str(tmp_path / "missing")]) is False
     assert _may_hold_distribution([str(tmp_path / "Hermes_Agent-1.egg")]) is True
+
+
+def test_a_parse_is_handed_over_once_and_only_for_the_same_bytes(tmp_path):
+    root = write(tmp_path, {"pkg/tools.py": "NAME = 'echo'\n"})
+    modules = ProjectModules(str(root))
+    tree = modules.parsed("pkg/tools.py")[2]
+    assert modules.take("pkg/tools.py", b"NAME = 'shout'\n") is None  # other bytes: kept, not handed over
+    assert modules.parsed("pkg/tools.py")[2] is tree
+    taken = modules.take("pkg/tools.py", b"NAME = 'echo'\n")
+    assert (taken.path, taken.text, taken.tree, taken.error) == ("pkg/tools.py", "NAME = 'echo'\n", tree, None)
+    assert modules.take("pkg/tools.py", b"NAME = 'echo'\n") is None  # forgotten once handed over
+    again = modules.parsed("pkg/tools.py")  # read again
+    assert again[2] is not tree and again[1] == taken.sha256
+
+
+def test_an_editor_buffer_is_never_handed_over(tmp_path):
+    modules = ProjectModules(str(tmp_path), files={"pkg/tools.py": b"NAME = 'echo'\n"})
+    assert modules.parsed("pkg/tools.py") is not None
+    assert modules.take("pkg/tools.py", b"NAME = 'echo'\n") is None
