@@ -214,13 +214,13 @@ def context_names(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], parame
     return names
 
 
-def partial_context_names(function: ast.AST, names: Set[str]) -> Set[str]:
+def partial_context_names(function: ast.AST, names: Set[str], nodes: Optional[List[ast.AST]] = None) -> Set[str]:
     """Local names of ``function`` bound to the plugin context (``names``, its
     ``context_names``) somewhere and to something else elsewhere: a ``register_tool`` call on one
-    cannot be read."""
+    cannot be read. ``nodes``: its ``ast.walk``, when the caller has it."""
     return {
         target.id
-        for node in ast.walk(function) if isinstance(node, ast.Assign)
+        for node in (ast.walk(function) if nodes is None else nodes) if isinstance(node, ast.Assign)
         and isinstance(node.value, ast.Name) and node.value.id in names
         for target in node.targets if isinstance(target, ast.Name) and target.id not in names
     }
