@@ -141,3 +141,26 @@ def test_a_setup_py_ini_text_row_is_located_in_its_own_section_of_the_literal(tm
                                       '    entry_points="""\n[console_scripts]\nnotes = notes_plugin.cli:main\n'
                                       '[hermes_agent.plugins]\nnotes = missing\n""",\n)\n'})
     assert check(root)[:2] == (1, ["setup.py:9:1: " + MISSING])
+
+
+# --- pyproject.toml: a key inside a multi-line string or array is no key ------------------------
+
+PYPROJECT_HEAD = '[project]\nname = "hermes-notes"\nversion = "1.0"\n'
+
+
+@pytest.mark.parametrize("before, line", [
+    # a multi-line basic string quoting the table and the key
+    ('description = """\n[project.entry-points."hermes_agent.plugins"]\nnotes = "notes_plugin"\n"""\n', 10),
+    # a multi-line literal string, closed by four quotes (the last three close it)
+    ("[tool.docs]\nexample = '''\n[project.entry-points.\"hermes_agent.plugins\"]\nnotes = 'x''''\n", 10),
+    # an escaped quote before the closing quotes, and a string that opens and closes on one line
+    ('[tool.docs]\nsame_line = """notes = 1"""\nexample = """\\"""\n[project.entry-points."hermes_agent.plugins"]\n'
+     'notes = "x"\n\\""""\n', 12),
+    # a multi-line array whose row looks like a table header, and a key after it
+    ('[tool.matrix]\nrows = [\n  ["project"],\n]\nentry-points = { "hermes_agent.plugins" = { notes = "x" } }\n', 11),
+])
+def test_a_pyproject_entry_point_is_located_at_its_key_not_at_the_same_text_in_a_string_or_array(tmp_path, before, line):
+    toml = PYPROJECT_HEAD + before + '\n[project.entry-points."hermes_agent.plugins"]\nnotes = "missing"\n'
+    root = notes(tmp_path / "notes", {"pyproject.toml": toml})
+    assert toml.split("\n")[line - 1] == 'notes = "missing"'
+    assert check(root)[:2] == (1, [f"pyproject.toml:{line}:1: " + MISSING])
