@@ -164,3 +164,36 @@ def test_a_pyproject_entry_point_is_located_at_its_key_not_at_the_same_text_in_a
     root = notes(tmp_path / "notes", {"pyproject.toml": toml})
     assert toml.split("\n")[line - 1] == 'notes = "missing"'
     assert check(root)[:2] == (1, [f"pyproject.toml:{line}:1: " + MISSING])
+
+
+# --- a pyproject.toml that is not TOML: where, and why ----------------------------------------
+
+
+def test_a_broken_pyproject_of_a_plugin_package_is_an_error_at_its_line_with_the_parsers_reason(tmp_path):
+    root = notes(tmp_path / "notes", {"pyproject.toml": PYPROJECT_HEAD
+                                      + '\n[project.entry-points."hermes_agent.plugins"]\nnotes = "notes_plugin\n'})
+    expected = (2, [], f"hermes-lint: error: {root.resolve() / 'pyproject.toml'}:6:22: not valid TOML: Illegal character '\\n'\n")
+    assert check(root) == expected
+    assert check(root / "notes_plugin") == expected  # from inside the package, the same
+    # the end of the file is where an unclosed value stops the parser
+    (root / "pyproject.toml").write_text(PYPROJECT_HEAD + '[tool.hermes-lint]\nselect = ["HRM"\n')
+    assert check(root) == (2, [], f"hermes-lint: error: {root.resolve() / 'pyproject.toml'}: not valid TOML: "
+                           "Unclosed array (at the end of the file)\n")
+
+
+def test_a_broken_pyproject_of_a_hermes_tree_is_an_error_at_its_line(tmp_path):
+    root = tree(tmp_path / "hermes", {"toolsets.py": "TOOLSETS = {}\n", "tools/__init__.py": "",
+                                      "pyproject.toml": "[tool.hermes-lint\nselect = []\n"})
+    assert check(root) == (2, [], f"hermes-lint: error: {root.resolve() / 'pyproject.toml'}:1:18: not valid TOML: "
+                           "Expected ']' at the end of a table declaration\n")
+
+
+def test_a_packaging_pyproject_unclosed_at_its_end_is_cannot_verify_at_its_last_line(tmp_path):
+    # the settings come from --config: pyproject.toml is only packaging here (HRM813)
+    root = notes(tmp_path / "notes", {"pyproject.toml": PYPROJECT_HEAD + '\n[project.entry-points."hermes_agent.plugins"]\n'
+                                      'notes = ["notes_plugin"\n\n', "lint.toml": 'select = ["HRM"]\n'})
+    assert check(root, "--config", "lint.toml")[:2] == (1, [
+        "pyproject.toml:6:1: HRM813 cannot verify this package's entry points: pyproject.toml does not parse: Unclosed "
+        "array (at the end of the file): whether Hermes loads a plugin from it (a `hermes_agent.plugins` entry point) "
+        "is not checked",
+    ])

@@ -191,14 +191,13 @@ Read = Tuple[List[DeclaredEntryPoint], List[UnreadableDeclaration]]
 
 
 def _pyproject(text: str, declared_in: str) -> Read:
-    from hermes_lint.config import loads_toml
+    from hermes_lint.config import loads_toml, toml_error
 
     try:
         data = loads_toml(text)
     except ValueError as error:
-        at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(error))
-        why = str(error)[: at.start()] if at else str(error)
-        raise _DoesNotParse(declared_in, int(at.group(1)) if at else 1, int(at.group(2)) if at else 1, why) from None
+        why, at = toml_error(error)
+        raise _DoesNotParse(declared_in, *(at or (text.rstrip("\n").count("\n") + 1, 1)), why) from None
     except RecursionError:
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     project = _table(data, "project")
