@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
+from hermes_lint.check.collection import one_file
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ProjectContext
 from hermes_lint.extract.module_context import build_module_context
@@ -99,6 +100,11 @@ def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
 
 def check_module(source: SourceFile, config: Config, project: Optional[Any] = None) -> ModuleResult:
     """Phase 1 for one file: facts, module-rule diagnostics and noqa comments."""
+    with one_file():  # collected when its syntax tree and analyses are gone: see ``collection``
+        return _checked_module(source, config, project)
+
+
+def _checked_module(source: SourceFile, config: Config, project: Optional[Any]) -> ModuleResult:
     if source.data is None:
         unreadable = Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}")
         facts = ModuleFacts(
