@@ -90,6 +90,14 @@ def _selected_rules(config: Config, scope: str) -> Tuple[Type[Rule], ...]:
     return tuple(rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code))
 
 
+@lru_cache(maxsize=16)
+def _reads_environment(config: Config) -> bool:
+    """Whether a selected module rule reads the environment reads (``Rule.reads_environment``):
+    otherwise they are not extracted (the cache keys its entries on the settings, selection
+    included, so such facts are never reused by a run that selects more)."""
+    return any(rule.reads_environment for rule in _selected_rules(config, "module"))
+
+
 def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
     """Only the extracted facts of one file (no rules run): for scaffolding and the manifest."""
     if source.data is None:
@@ -116,7 +124,7 @@ def _checked_module(source: SourceFile, config: Config, project: Optional[Any]) 
         )
         return ModuleResult(facts, (unreadable,), ())
     parsed = parse_module(source.path, source.data)
-    facts, ctx = build_module_context(parsed, config, project)
+    facts, ctx = build_module_context(parsed, config, project, environment=_reads_environment(config))
     return module_result(parsed, facts, ctx, config)
 
 
