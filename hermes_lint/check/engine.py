@@ -123,7 +123,14 @@ def _checked_module(source: SourceFile, config: Config, project: Optional[Any]) 
             parse_error=unreadable,
         )
         return ModuleResult(facts, (unreadable,), ())
-    parsed = parse_module(source.path, source.data)
+    if project is None and config.project_root:
+        from hermes_lint.evaluate.project import project_modules
+
+        project = project_modules(config.project_root, config.src)
+    # A module another one imports may have been parsed for it already: the same bytes, once.
+    parsed = project.parsed_again(source.path, source.data) if project is not None else None
+    if parsed is None:
+        parsed = parse_module(source.path, source.data)
     facts, ctx = build_module_context(parsed, config, project, environment=_reads_environment(config))
     return module_result(parsed, facts, ctx, config)
 

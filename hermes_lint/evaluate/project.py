@@ -18,10 +18,13 @@ import hashlib
 import os
 import stat
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from hermes_lint.discovery import is_regular_file
 from hermes_lint.regular_files import read_regular_file, settled, stat_key
+
+if TYPE_CHECKING:
+    from hermes_lint.model.parsing import ParsedModule
 
 # A module read from disk: (relative path, sha256, tree, source lines), or None.
 ParsedProjectModule = Tuple[str, str, ast.Module, List[str]]
@@ -47,6 +50,7 @@ class ProjectModules:
         self._run = 0
         # relative path -> (stat key, the run it was parsed in if its stat was not settled, parse)
         self._parsed: Dict[str, Tuple[Tuple[int, ...], Optional[int], Optional[ParsedProjectModule]]] = {}
+        self._modules: Dict[str, ParsedModule] = {}  # relative path -> its last parse (``parsed_again``)
 
     def new_run(self) -> None:
         """A new run of a long-lived process: files may have appeared, gone or changed since."""
@@ -99,7 +103,7 @@ class ProjectModules:
         if relative in self._files:
             cached = self._parsed.get(relative)
             if cached is None:
-                cached = self._parsed[relative] = ((), None, _parse_data(relative, self._files[relative]))
+                cached = self._parsed[relative] = ((), None, self._kept(relative, _parse_data(relative, self._files[relative])))
             return cached[2]
         if not self.root:
             return None
@@ -116,10 +120,23 @@ class ProjectModules:
         result = None
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_MODULE_BYTES:
             data = _read_regular(full, MAX_MODULE_BYTES)
-            result = None if data is None else _parse_data(relative, data)
+            result = None if data is None else self._kept(relative, _parse_data(relative, data))
         # A stat too recent to pin the content holds for this run only (``regular_files.settled``).
         self._parsed[relative] = (key, None if settled(info.st_mtime_ns, taken) else self._run, result)
         return result
+
+    def parsed_again(self, relative: str, data: bytes) -> Optional[ParsedModule]:
+        """``parse_module(relative, data)`` when this process parsed exactly these bytes of that
+        file already (a module that another one imports, read before it is checked itself);
+        else None. The syntax tree is shared: nothing changes a parsed tree."""
+        module = self._modules.get(relative)
+        return module if module is not None and module.data == data else None
+
+    def _kept(self, relative: str, parsed: Optional[ParsedModule]) -> Optional[ParsedProjectModule]:
+        if parsed is None or parsed.tree is None:
+            return None
+        self._modules[relative] = parsed
+        return relative, hashlib.sha256(parsed.data).hexdigest(), parsed.tree, parsed.lines
 
 
 # Where a package's own absolute imports also resolve without configuration (a src/ layout).
@@ -131,17 +148,6 @@ def _read_regular(path: str, limit: Optional[int] = None) -> Optional[bytes]:
         return read_regular_file(path, limit)
     except (OSError, ValueError):
         return None
-
-
-def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
-    from hermes_lint.model.parsing import parse_module  # the one way files are decoded and parsed
-
-    if len(data) > MAX_MODULE_BYTES:
-        return None
-    parsed = parse_module(relative, data)
-    if parsed.tree is None:
-        return None
-    return relative, hashlib.sha256(data).hexdigest(), parsed.tree, parsed.lines
 
 
 _PROJECTS: Dict[str, ProjectModules] = {}
@@ -160,6 +166,15 @@ def project_modules(root: str, src: Tuple[str, ...] = ()) -> ProjectModules:
     if project is None:
         project = _PROJECTS[key + "\0" + "\0".join(src)] = ProjectModules(key, src=src)
     return project
+
+
+def _parse_data(relative: str, data: bytes) -> Optional[ParsedModule]:
+    from hermes_lint.model.parsing import parse_module  # the one way files are decoded and parsed
+
+    if len(data) > MAX_MODULE_BYTES:
+        return None
+    parsed = parse_module(relative, data)
+    return parsed if parsed.tree is not None else None
 
 
 def absolute_module(origin_module: str, importer: str, importer_is_package: bool) -> Optional[str]:
