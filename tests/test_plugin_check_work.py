@@ -148,20 +148,18 @@ def test_a_path_entry_that_is_no_directory_is_left_to_importlib_metadata(tmp_pat
     assert _may_hold_distribution([str(tmp_path / "Hermes_Agent-1.egg")]) is True
 
 
-def test_a_parse_is_handed_over_once_and_only_for_the_same_bytes(tmp_path):
+def test_a_parse_is_given_back_only_for_the_same_bytes(tmp_path):
     root = write(tmp_path, {"pkg/tools.py": "NAME = 'echo'\n"})
     modules = ProjectModules(str(root))
     tree = modules.parsed("pkg/tools.py")[2]
-    assert modules.take("pkg/tools.py", b"NAME = 'shout'\n") is None  # other bytes: kept, not handed over
-    assert modules.parsed("pkg/tools.py")[2] is tree
-    taken = modules.take("pkg/tools.py", b"NAME = 'echo'\n")
-    assert (taken.path, taken.text, taken.tree, taken.error) == ("pkg/tools.py", "NAME = 'echo'\n", tree, None)
-    assert modules.take("pkg/tools.py", b"NAME = 'echo'\n") is None  # forgotten once handed over
-    again = modules.parsed("pkg/tools.py")  # read again
-    assert again[2] is not tree and again[1] == taken.sha256
+    assert modules.parsed_again("pkg/tools.py", b"NAME = 'shout'\n") is None  # other bytes
+    given = modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n")
+    assert (given.path, given.text, given.tree, given.error) == ("pkg/tools.py", "NAME = 'echo'\n", tree, None)
+    assert modules.parsed("pkg/tools.py")[2] is tree  # still what importers read
+    assert modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n") is given
 
 
 def test_an_editor_buffer_is_never_handed_over(tmp_path):
     modules = ProjectModules(str(tmp_path), files={"pkg/tools.py": b"NAME = 'echo'\n"})
     assert modules.parsed("pkg/tools.py") is not None
-    assert modules.take("pkg/tools.py", b"NAME = 'echo'\n") is None
+    assert modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n") is None

@@ -50,7 +50,7 @@ class ProjectModules:
         self._run = 0
         # relative path -> (stat key, the run it was parsed in if its stat was not settled, parse)
         self._parsed: Dict[str, Tuple[Tuple[int, ...], Optional[int], Optional[ParsedProjectModule]]] = {}
-        self._whole: Dict[str, "ParsedModule"] = {}  # relative path -> the parse kept in _parsed, for ``take``
+        self._whole: Dict[str, "ParsedModule"] = {}  # relative path -> its parse from disk (``parsed_again``)
 
     def new_run(self) -> None:
         """A new run of a long-lived process: files may have appeared, gone or changed since."""
@@ -130,18 +130,13 @@ class ProjectModules:
         self._parsed[relative] = (key, None if settled(info.st_mtime_ns, taken) else self._run, result)
         return result
 
-    def take(self, relative: str, data: bytes) -> Optional["ParsedModule"]:
-        """The parse of the file ``relative`` that ``parsed`` read from disk, when it was of
-        these very bytes, handed over and forgotten here (None otherwise). A module that plugin
-        discovery followed and the check then checks is parsed once; and its tree, no longer
-        kept here, is freed after its check, as every other checked module's is. A later
-        ``parsed`` of it reads it again."""
+    def parsed_again(self, relative: str, data: bytes) -> Optional["ParsedModule"]:
+        """``parse_module(relative, data)`` when this process parsed exactly these bytes of that
+        file from disk already (a module that another one imports, or that plugin discovery
+        followed from ``register``, read before it is checked itself); else None. The syntax
+        tree is shared: nothing changes a parsed tree. An editor's buffer is never kept here."""
         whole = self._whole.get(relative)
-        if whole is None or whole.data != data:
-            return None
-        del self._whole[relative]
-        self._parsed.pop(relative, None)
-        return whole
+        return whole if whole is not None and whole.data == data else None
 
 
 # Where a package's own absolute imports also resolve without configuration (a src/ layout).
@@ -179,14 +174,15 @@ def new_run() -> None:
         project.new_run()
 
 
-def take_parsed(root: str, relative: str, data: bytes) -> Optional["ParsedModule"]:
-    """``ProjectModules.take`` from the readers of the project at ``root`` read so far."""
+def parsed_again(root: str, relative: str, data: bytes) -> Optional["ParsedModule"]:
+    """``ProjectModules.parsed_again`` from every reader of the project at ``root`` read so
+    far (plugin discovery reads it without the configured ``src``, the check with it)."""
     if not _PROJECTS:
         return None
     key = os.path.realpath(root)
     for project in _PROJECTS.values():
         if project.root == key:
-            parsed = project.take(relative, data)
+            parsed = project.parsed_again(relative, data)
             if parsed is not None:
                 return parsed
     return None
