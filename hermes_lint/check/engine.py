@@ -109,9 +109,24 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
             parse_error=unreadable,
         )
         return ModuleResult(facts, (unreadable,), ())
-    parsed = parse_module(source.path, source.data)
+    parsed = _parsed_by_discovery(source, config) if project is None else None
+    if parsed is None:
+        parsed = parse_module(source.path, source.data)
     facts, ctx = build_module_context(parsed, config, project)
     return module_result(parsed, facts, ctx, config)
+
+
+def _parsed_by_discovery(source: SourceFile, config: Config) -> Optional[ParsedModule]:
+    """The parse of these bytes that plugin discovery made when it followed ``register``
+    through this module (``evaluate.project.take_parsed``), if it did."""
+    import sys
+
+    if not config.project_root or "hermes_lint.evaluate.project" not in sys.modules:
+        return None
+    from hermes_lint.evaluate.project import take_parsed
+
+    assert source.data is not None
+    return take_parsed(config.project_root, source.path, source.data)
 
 
 def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[ModuleContext], config: Config) -> ModuleResult:
