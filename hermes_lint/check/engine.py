@@ -123,16 +123,26 @@ def _checked_module(source: SourceFile, config: Config, project: Optional[Any]) 
             parse_error=unreadable,
         )
         return ModuleResult(facts, (unreadable,), ())
-    if project is None and config.project_root:
-        from hermes_lint.evaluate.project import project_modules
-
-        project = project_modules(config.project_root, config.src)
-    # A module another one imports may have been parsed for it already: the same bytes, once.
-    parsed = project.parsed_again(source.path, source.data) if project is not None else None
+    # A module that plugin discovery followed, or that another module imports, may have been
+    # parsed already: the same bytes are parsed once.
+    parsed = _parsed_before(source, config)
     if parsed is None:
         parsed = parse_module(source.path, source.data)
     facts, ctx = build_module_context(parsed, config, project, environment=_reads_environment(config))
     return module_result(parsed, facts, ctx, config)
+
+
+def _parsed_before(source: SourceFile, config: Config) -> Optional[ParsedModule]:
+    """The parse of these bytes this process made already, reading the project
+    (``evaluate.project.parsed_again``), if it did."""
+    import sys
+
+    if not config.project_root or "hermes_lint.evaluate.project" not in sys.modules:
+        return None
+    from hermes_lint.evaluate.project import parsed_again
+
+    assert source.data is not None
+    return parsed_again(config.project_root, source.path, source.data)
 
 
 def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[ModuleContext], config: Config) -> ModuleResult:
