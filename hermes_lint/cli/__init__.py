@@ -1,11 +1,11 @@
 """The ``hermes-lint`` command line. Exit codes: 0 clean, 1 findings, 2 usage or internal error.
 
 What every command shares, without click: the errors, the project root, writing the report, and
-``main``, the entry point. ``main`` runs the two command lines the pre-commit hooks run
-(``check --changed FILES``, ``manifest --check``) without importing click (``cli.hook_start``:
-click's import is a tenth of what those runs cost); every other command line, and every other
-use of ``main`` as a click group (``CliRunner().invoke(main, ...)``), is the click group of
-``cli.commands``.
+``main``, the entry point. ``main`` runs a ``check`` or ``manifest`` command line made of flags
+and paths only, as the pre-commit hooks' are (``check --changed FILES``, ``manifest --check``),
+without importing click (``cli.hook_start``: importing click costs about a third of a warm
+``manifest --check``); every other command line, and every other use of ``main`` as a click
+group (``CliRunner().invoke(main, ...)``), goes to the click group of ``cli.commands``.
 """
 
 from __future__ import annotations
