@@ -163,3 +163,52 @@ def test_an_editor_buffer_is_never_handed_over(tmp_path):
     modules = ProjectModules(str(tmp_path), files={"pkg/tools.py": b"NAME = 'echo'\n"})
     assert modules.parsed("pkg/tools.py") is not None
     assert modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n") is None
+
+
+# Checks the plugin in this interpreter, then compares the tree of every module it kept for a
+# later check (``ProjectModules.parsed_again``) with a fresh parse of the same bytes.
+RUN_COMPARING_TREES = """
+import ast, json, sys
+from hermes_lint.cli import main
+from hermes_lint.evaluate import project
+from hermes_lint.model.parsing import parse_module
+try:
+    main(sys.argv[1:], prog_name="hermes-lint")
+except SystemExit:
+    pass
+kept = {}
+for modules in project._PROJECTS.values():
+    for relative, parsed in modules._whole.items():
+        fresh = parse_module(relative, parsed.data)
+        kept[relative] = ast.dump(parsed.tree, include_attributes=True) == ast.dump(fresh.tree, include_attributes=True)
+print(json.dumps(kept), file=sys.stderr)
+"""
+
+COMPUTED_IN_REGISTER = """\
+def _make_handler():
+    return lambda args, **kwargs: "{}"
+
+
+def register(ctx):
+    handler = limit = None
+    if ctx:
+        handler, limit = _make_handler(), ctx.config.get("limit", 5)
+    ctx.register_tool(
+        name="echo",
+        toolset="echo",
+        schema={"name": "echo", "description": f"Echo up to {limit} texts.", "parameters": {"type": "object", "properties": {}}},
+        handler=handler,
+        check_fn=lambda: True,
+    )
+"""
+
+
+def test_reading_register_leaves_the_trees_a_later_check_takes_over_as_parsed(tmp_path):
+    # The reading gives a handler and a description computed in register a name of their own;
+    # the module's own tree, which the check of that module then takes over, keeps its code.
+    root = write(tmp_path, {**PACKAGE, "echo_plugin/plugin.py": COMPUTED_IN_REGISTER})
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "PYTHONPATH")}
+    completed = subprocess.run([sys.executable, "-c", RUN_COMPARING_TREES, "check", "--no-cache"], cwd=root,
+                               capture_output=True, text=True, env=environ, timeout=120)
+    kept = json.loads(completed.stderr.splitlines()[-1])
+    assert kept == {"echo_plugin/plugin.py": True}, completed.stderr

@@ -107,7 +107,7 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         # a call is read when every reading read it
         unread_ids: Dict[int, str] = {}
         for line, arguments in call_site_bindings(tree, function, parameter, call_sites):
-            # its own walk: a reading may have replaced parts of the calls another one read
+            # a reader of its own: what one reading read, refused and why is that reading's
             reader = _Reader(function, contexts, callables, index, evaluator)
             reader.statements(function.body, arguments)
             handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
@@ -212,7 +212,9 @@ class _Reader:
             self.rejected.append(call)
             self.reasons.setdefault(id(call), f"more than {MAX_UNROLLED} registrations are unrolled from one module")
             return
-        synthesized = _as_keywords(_substitute(call, bindings))
+        # Its own keywords: the ones below replaced are never the module's, whose tree the
+        # check of the module takes over (``ProjectModules.parsed_again``).
+        synthesized = _own_keywords(_as_keywords(_substitute(call, bindings)))
         if self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
             for keyword in synthesized.keywords:
                 if keyword.arg == "schema":
@@ -498,6 +500,11 @@ def _substitute(call: ast.Call, bindings: Dict[str, ast.expr]) -> ast.Call:
     if not bindings:
         return call
     return _Substitute(bindings).visit(copy.deepcopy(call))
+
+
+def _own_keywords(call: ast.Call) -> ast.Call:
+    keywords = [ast.copy_location(ast.keyword(arg=k.arg, value=k.value), k) for k in call.keywords]
+    return ast.copy_location(ast.Call(func=call.func, args=list(call.args), keywords=keywords), call)
 
 
 def _as_keywords(call: ast.Call) -> ast.Call:
