@@ -120,6 +120,8 @@ class _Imports(_EvaluatorState):
         if absolute is None:
             return None
         foreign = self._foreign.get(absolute)
+        if foreign is None and absolute in self._chain and absolute != self._module:
+            return self._importer_after_import(absolute, node)
         if foreign is None and absolute not in self._foreign:
             foreign = self._foreign[absolute] = self._new_foreign(self._project, absolute, node)
             if foreign is None:
@@ -130,6 +132,21 @@ class _Imports(_EvaluatorState):
             relative, sha256 = foreign._source
             (self._read_modules if record else self._inspected_modules)[relative] = sha256
         return foreign
+
+    def _importer_after_import(self, absolute: str, node) -> ModuleEvaluator:
+        """The evaluator of ``absolute``, one that (transitively) imports this module, when it
+        reads this module's values after its own import (in a function body that runs later:
+        ``_now`` is None) and imports none of the modules in between at module level: Python
+        has then imported both, and the values there are those it has once imported. Any other
+        way back to a module in the chain is an import cycle."""
+        path = []
+        importer: Optional[ModuleEvaluator] = self  # type: ignore[assignment]
+        while importer is not None and importer._module != absolute:
+            path.append(importer._module)
+            importer = importer._parent
+        if importer is None or importer._now is not None or _imports_any(importer, path):
+            raise _Refusal(f"import cycle through module {absolute}", node)
+        return importer
 
     def _new_foreign(self, project: ProjectModules, absolute: str, node) -> Optional[ModuleEvaluator]:
         if absolute in self._chain:
@@ -148,11 +165,14 @@ class _Imports(_EvaluatorState):
         with importer._working_in(self, node):
             kind = self._classify(attr)
             if kind[0] == "function":
-                return _FunctionRef(attr, kind[1].node, self)
+                return self._module_function(attr, kind[1].node)
             if kind[0] == "class":
                 return _ClassRef(attr, kind[1].node, self)
             if kind[0] == "undefined":
                 raise _Refusal(f"{attr} is not defined at module level")
+            shared = self._shared_reason(attr)
+            if shared is not None:  # what other modules' imports put in it (``function_values``)
+                raise _Refusal(shared)
             return self._global(attr, None)
 
     def _call_foreign(self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node) -> Any:
@@ -164,9 +184,10 @@ class _Imports(_EvaluatorState):
     def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
-        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed)
+        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed,
+                 foreign._unknown_locals)
         foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
-        foreign._functions_allowed = self._functions_allowed
+        foreign._functions_allowed, foreign._unknown_locals = self._functions_allowed, False
         former_mode = foreign._set_mode(self._partial_mode)
         try:
             yield
@@ -175,7 +196,8 @@ class _Imports(_EvaluatorState):
         finally:
             self._steps += foreign._steps
             foreign._total += foreign._steps
-            foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed = saved
+            (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed,
+             foreign._unknown_locals) = saved
             foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
@@ -185,3 +207,18 @@ class _Imports(_EvaluatorState):
         if f"(in module {foreign._module})" not in reason:
             reason = f"{reason} (in module {foreign._module})"
         return _Refusal(reason, node, raises=refusal.raises)
+
+
+def _imports_any(evaluator: _EvaluatorState, modules: list) -> bool:
+    """Whether ``evaluator``'s module imports one of ``modules`` (or a module inside one) at
+    module level."""
+    for bindings in evaluator._get_index().bindings.values():
+        for binding in bindings:
+            if binding.kind != "import":
+                continue
+            names = [a.name for a in binding.node.names] if binding.node.__class__ is ast.Import else [binding.origin]
+            for name in names:
+                absolute = absolute_module(name, evaluator._module, evaluator._is_package) or name
+                if any(absolute == module or absolute.startswith(module + ".") for module in modules):
+                    return True
+    return False
