@@ -101,6 +101,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._plain_checked = {}
         self._functions_allowed = False  # ``evaluate(objects=True)``: async functions may be parts of the value too
         self._unknown_locals = False  # ``evaluate_in_body``: a local may be bound to a hole
+        self._effects_kept = False  # ``call_after_import``: the call stands for running it, effects included
         self._function_constants: Dict[bool, Dict[str, Any]] = {}  # the constants evaluated so, per mode
         self._shared = (None, {})
         self._encoded_lines = {}
@@ -154,7 +155,11 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         is a ``Hole``, with a template when the runtime can compute it; else an ``Unresolved``."""
         call = ast.Call(func=function, args=[], keywords=[])
         ast.copy_location(call, function)
-        return self._run(lambda: self._eval(call), call, None, None, True, whole_hole=True)
+        former, self._effects_kept = self._effects_kept, True
+        try:
+            return self._run(lambda: self._eval(call), call, None, None, True, whole_hole=True)
+        finally:
+            self._effects_kept = former
 
     def constant(self, name: str, *, partial: bool = False) -> Any:
         """The value of module constant ``name`` (as it is once the module is imported)."""

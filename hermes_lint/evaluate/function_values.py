@@ -21,7 +21,9 @@ names that function bodies change.
   when it cannot fail (``set.add`` of a hashable value, ``list.append``, ``dict[k] = v``...), and
   reading the name from another module (which could see what other modules' imports put in it)
   is refused, naming the function: so no value the evaluator computes depends on it, whichever
-  is asked for first. Decided from the syntax alone (``shared_names``). A name its module also
+  is asked for first. A call that stands for running the function (``call_after_import``: a
+  check the runtime computes from a template instead) keeps its effects: there the change is
+  refused. Decided from the syntax alone (``shared_names``). A name its module also
   reads keeps the import-time value, and a change of it by evaluated code is refused.
 """
 
@@ -170,6 +172,8 @@ class _FunctionValues(_EvaluatorState):
         reason = None if self._is_local(name) else self._shared_reason(name)
         if reason is None:
             return False
+        if self._effects_kept:  # a template of the call would not make the change
+            raise _Refusal(f"changes {name} (line {stmt.lineno}), an effect a value cannot stand for", stmt)
         kind = _container_kind(self, name)
         if call is not None:
             arguments = self._arguments(call)

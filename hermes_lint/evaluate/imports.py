@@ -13,6 +13,7 @@ import ast
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
+from ..model import Location
 from .project import MAX_IMPORT_DEPTH, ProjectModules, absolute_module
 from .state import _EvaluatorState
 from .values import _Arguments, _AsyncFunctionRef, _ClassRef, _FunctionRef, _Refusal
@@ -91,6 +92,39 @@ class _Imports(_EvaluatorState):
         if foreign is None:
             return None
         return foreign._tree, foreign._get_index().imports_by_name(), foreign.evaluate
+
+    def call_site_arguments(self, module: str, line: int, col: int, names: Tuple[str, ...]
+                            ) -> Optional[Tuple[Location, Dict[str, Tuple[Location, Any]]]]:
+        """(the location of a call at ``line``/``col`` (0-based bytes) of project module
+        ``module``, the keyword arguments of the decorators of its module-level functions
+        ``names``, each located with its value: a keyword two decorators give is left out); None
+        when the module cannot be read. The module counts as read (``read_modules``)."""
+        try:
+            foreign = self._foreign_module(module, None)
+        except _Refusal:
+            return None
+        if foreign is None:
+            return None
+        path = foreign._source[0]
+
+        def located(node: ast.expr) -> Location:
+            return Location(node.lineno, foreign._char_column(node.lineno, node.col_offset), path)
+
+        arguments: Dict[str, Tuple[Location, Any]] = {}
+        twice = set()
+        for stmt in foreign._tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name not in names:
+                continue
+            for decorator in stmt.decorator_list:
+                for keyword in decorator.keywords if isinstance(decorator, ast.Call) else ():
+                    if keyword.arg is None:
+                        continue
+                    if keyword.arg in arguments:
+                        twice.add(keyword.arg)
+                    arguments[keyword.arg] = (located(keyword.value), foreign.evaluate(keyword.value))
+        for name in twice:
+            del arguments[name]
+        return Location(line, foreign._char_column(line, col), path), arguments
 
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
@@ -185,9 +219,10 @@ class _Imports(_EvaluatorState):
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
         saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed,
-                 foreign._unknown_locals)
+                 foreign._unknown_locals, foreign._effects_kept)
         foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
         foreign._functions_allowed, foreign._unknown_locals = self._functions_allowed, False
+        foreign._effects_kept = self._effects_kept
         former_mode = foreign._set_mode(self._partial_mode)
         try:
             yield
@@ -197,7 +232,7 @@ class _Imports(_EvaluatorState):
             self._steps += foreign._steps
             foreign._total += foreign._steps
             (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed,
-             foreign._unknown_locals) = saved
+             foreign._unknown_locals, foreign._effects_kept) = saved
             foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:

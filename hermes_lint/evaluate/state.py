@@ -69,6 +69,7 @@ class _EvaluatorState:
     _functions_allowed: bool
     _function_constants: Dict[bool, Dict[str, CachedValue]]
     _unknown_locals: bool
+    _effects_kept: bool
     _shared: Tuple[Any, Dict[int, str]]
     _encoded_lines: Dict[int, bytes]
     _nested: Dict[ast.AST, Tuple[List[ast.stmt], List[Tuple[int, int]]]]

@@ -50,13 +50,14 @@ def remote_site(caller: Any, call: ast.Call, positional: List[str]) -> Optional[
 
 def call_site_bindings(tree: ast.Module, function: FunctionNode, context: str,
                        call_sites: Optional[Sequence[Tuple[Any, ...]]],
-                       imported: Optional[Callable[[str, str], ast.expr]] = None) -> List[Tuple[Optional[str], Dict[str, ast.expr]]]:
-    """(where the call site is, binding of ``function``'s parameters) per call site; ``[(None,
-    {})]`` when none can be read: one reading with every parameter unknown. ``imported(module,
-    name)`` gives the expression that is ``name`` of another module (a site in another module
-    is read only with it)."""
+                       imported: Optional[Callable[[str, str], ast.expr]] = None
+                       ) -> List[Tuple[Optional[str], Dict[str, ast.expr], Optional[tuple]]]:
+    """(where the call site is, binding of ``function``'s parameters, the site when it is in
+    another module) per call site; ``[(None, {}, None)]`` when none can be read: one reading
+    with every parameter unknown. ``imported(module, name)`` gives the expression that is
+    ``name`` of another module (a site in another module is read only with it)."""
     if not call_sites:
-        return [(None, {})]
+        return [(None, {}, None)]
     arguments = function.args
     positional = [a.arg for a in arguments.posonlyargs + arguments.args]
     named = set(positional) | {a.arg for a in arguments.kwonlyargs}
@@ -64,21 +65,21 @@ def call_site_bindings(tree: ast.Module, function: FunctionNode, context: str,
     used = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     wanted = (named & used) - rebound - {context}
     if not wanted:
-        return [(None, {})]
+        return [(None, {}, None)]
     calls = {(n.lineno, n.col_offset): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
     bindings: List[Dict[str, ast.expr]] = []
     places: List[str] = []
     for site in call_sites:
         if len(site) == 5:  # in another module: the names it passes, as that module's
             if imported is None:
-                return [(None, {})]
+                return [(None, {}, None)]
             line, _, path, module, pairs = site
             places.append(f"{path}:{line}")
             bindings.append({parameter: imported(module, name) for parameter, name in pairs if parameter in wanted})
             continue
         call = calls.get(tuple(site))
         if call is None:
-            return [(None, {})]
+            return [(None, {}, None)]
         places.append(f"line {site[0]}")
         caller = _locals(_enclosing_function(tree, call))
         bound: Dict[str, ast.expr] = {}
@@ -95,8 +96,9 @@ def call_site_bindings(tree: ast.Module, function: FunctionNode, context: str,
             if parameter in wanted and _free_of(argument, caller)
         })
     if not any(bindings):
-        return [(None, {})]
-    return [(place if len(bindings) > 1 else None, binding) for place, binding in zip(places, bindings)]
+        return [(None, {}, None)]
+    return [(place if len(bindings) > 1 else None, binding, site if len(site) == 5 else None)
+            for place, binding, site in zip(places, bindings, call_sites)]
 
 
 def _free_of(argument: ast.expr, local: Set[str]) -> bool:

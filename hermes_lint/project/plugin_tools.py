@@ -35,6 +35,7 @@ from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_names import context_names
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
+from hermes_lint.project.remote_sites import SITE_ATTRIBUTE
 from hermes_lint.model.schema_walk import is_structural_path
 from hermes_lint.model.semantic import NESTED
 
@@ -105,8 +106,8 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         # once per call site when the callers hand it readable arguments (``plugin_arguments``);
         # a call is read when every reading read it
         unread_ids: Dict[int, str] = {}
-        for line, arguments in call_site_bindings(tree, function, parameter, call_sites, _importer(evaluator, function)):
-            reader = _Reader(function, contexts, callables, index, evaluator)
+        for line, arguments, site in call_site_bindings(tree, function, parameter, call_sites, _importer(evaluator, function)):
+            reader = _Reader(function, contexts, callables, index, evaluator, site)
             reader.statements(function.body, arguments)
             handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
             read.extend((call, name) for call in reader.read)
@@ -149,7 +150,8 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
 
 
 class _Reader:
-    def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None):
+    def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None, site=None):
+        self.site = site  # the call site in another module this reading is for (``remote_sites``)
         self.contexts = set(contexts)
         self.callables = set(callables)
         self.function = function
@@ -278,6 +280,8 @@ class _Reader:
                 id(call), f"{shown} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
             )
             return  # depends on a value computed inside register(): not read
+        if self.site is not None:
+            setattr(synthesized, SITE_ATTRIBUTE, self.site)
         self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
