@@ -149,7 +149,8 @@ class _FunctionValues(_EvaluatorState):
         if found is None or self._classify(name)[0] not in ("constant", "mutated", "built"):
             return None
         owner, node = found
-        return (f"{name} of module {self._module} is changed in place by function {owner} (line {node.lineno}), "
+        of = f" of module {self._module}" if self._module else ""
+        return (f"{name}{of} is changed in place by function {owner} (line {node.lineno}), "
                 "maybe at another module's import: what it holds depends on the code that ran before")
 
     def _dropped_change(self, stmt: Any) -> bool:
@@ -179,12 +180,12 @@ class _FunctionValues(_EvaluatorState):
             arguments = self._arguments(call)
             safe = _SAFE_CHANGES.get((kind, method))
             if safe is None or not safe(arguments):
-                raise _Refusal(reason, stmt)
+                raise _Refusal(f"{reason}; this change of it may fail", stmt)
         else:
             key = self._value(target.slice)
             self._value(stmt.value)
             if kind != "dict" or not _hashable(key):
-                raise _Refusal(reason, stmt)
+                raise _Refusal(f"{reason}; this change of it may fail", stmt)
         return True
 
 

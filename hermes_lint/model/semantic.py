@@ -181,13 +181,13 @@ class SemanticModel:
             if function.decorator_list:
                 return None
             enclosing |= self.local_names(function)
-            bound, definition = scope_binding(function, name, self._is_wraps)
+            bound, definition = scope_binding(function, name, self.returns_decorated)
             if definition is None:
                 return None
             function = definition
         return function, frozenset(enclosing)
 
-    def _is_wraps(self, decorator: ast.expr) -> bool:
+    def returns_decorated(self, decorator: ast.expr) -> bool:
         """``functools.wraps(...)`` (or ``wraps(...)`` imported from functools): it returns the
         function it decorates."""
         if not isinstance(decorator, ast.Call):
