@@ -145,6 +145,9 @@ class _FunctionValues(_EvaluatorState):
     def _shared_reason(self, name: str) -> Optional[str]:
         """Why another module cannot read this module's write-only name ``name``; None when it
         is not one."""
+        lines = self._lines
+        if lines is not None and not any(name + "." in line or name + "[" in line for line in lines):
+            return None  # never changed in place: no need to read the module's functions
         found = self._shared_state()[0].get(name)
         if found is None or self._classify(name)[0] not in ("constant", "mutated", "built"):
             return None
