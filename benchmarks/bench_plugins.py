@@ -4,7 +4,10 @@
 
 Generates N tool modules (``gen_corpus.py``) and makes two projects of them:
 
-- a ``tools/`` tree: the modules as generated, with their ``toolsets.py``;
+- a ``tools/`` tree: the modules as generated, with their ``toolsets.py``, and a
+  ``pyproject.toml`` of the same ``[project]`` table as the plugin package's (an installable
+  project has one either way, and both runs read it for ``[tool.hermes-lint]``; without it the
+  tools tree's runs would not import ``tomllib`` at all: ``--bare-tools-tree``);
 - a plugin package (``pyproject.toml`` declaring ``hermes_agent.plugins`` entry points): the
   same modules in ``bench_plugin/``, each one's top-level ``registry.register(...)`` calls moved
   into a ``register_tools(ctx)`` function as ``ctx.register_tool(...)`` (without the built-in
@@ -41,10 +44,11 @@ from gen_corpus import generate  # noqa: E402
 PACKAGE = "bench_plugin"
 PLUGIN_ONLY = {"max_result_size_chars"}  # the built-in registry's, not PluginContext.register_tool's
 GROUP = 50  # modules per entry point
-PYPROJECT = """[project]
+PROJECT_TABLE = """[project]
 name = "bench-plugin"
 version = "0.1.0"
-
+"""
+PYPROJECT = PROJECT_TABLE + """
 [project.entry-points."hermes_agent.plugins"]
 """
 
@@ -73,9 +77,11 @@ def as_plugin_module(text: str) -> str:
     return f"{kept.rstrip()}\n\n\ndef register_tools(ctx):\n{body}"
 
 
-def make_projects(count: int, workdir: Path, seed: int, real_sized: bool) -> Dict[str, Path]:
+def make_projects(count: int, workdir: Path, seed: int, real_sized: bool, bare_tools_tree: bool = False) -> Dict[str, Path]:
     tools_root = workdir / "tools_tree"
     written = generate(count, tools_root, seed, real_sized=real_sized)
+    if not bare_tools_tree:
+        (tools_root / "pyproject.toml").write_text(PROJECT_TABLE, encoding="utf-8")
     plugin_root = workdir / "plugin_package"
     package = plugin_root / PACKAGE
     package.mkdir(parents=True)
@@ -105,6 +111,7 @@ def main(argv: List[str] = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--real-sized", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bare-tools-tree", action="store_true", help="no pyproject.toml in the tools/ tree")
     parser.add_argument("--baseline", type=Path, metavar="DIR", help="a hermes_lint package directory to time beside")
     options = parser.parse_args(argv)
     hermes = executable("hermes-lint")
@@ -115,7 +122,7 @@ def main(argv: List[str] = None) -> None:
         baseline_env = None
         if options.baseline is not None:
             baseline_env = baseline_toolkit(workdir, options.baseline, env)
-        projects = make_projects(options.tools, workdir, options.seed, options.real_sized)
+        projects = make_projects(options.tools, workdir, options.seed, options.real_sized, options.bare_tools_tree)
         cases = {}
         counted = set()
         for label, root in projects.items():

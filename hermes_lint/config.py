@@ -293,13 +293,30 @@ def loads_toml(text: str) -> Dict[str, Any]:
     return tomllib.loads(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def _read_toml(path: Path) -> Mapping[str, Any]:
-    try:
-        from hermes_lint.regular_files import read_regular_file
+def toml_error(error: ValueError) -> Tuple[str, Optional[Tuple[int, int]]]:
+    """The reason a ``loads_toml`` error gives and its (line, column), None when the parser
+    stopped at the end of the document (``tomllib`` says where only in its message)."""
+    import re
 
-        return loads_toml(read_regular_file(path).decode("utf-8"))
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError and TOMLDecodeError are ValueErrors
+    text = str(error)
+    at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", text)
+    if at:
+        return text[: at.start()], (int(at.group(1)), int(at.group(2)))
+    return text.replace("(at end of document)", "(at the end of the file)"), None
+
+
+def _read_toml(path: Path) -> Mapping[str, Any]:
+    from hermes_lint.regular_files import read_regular_file
+
+    try:
+        text = read_regular_file(path).decode("utf-8")
+    except (OSError, ValueError) as exc:  # not a regular file, too large, not UTF-8
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    try:
+        return loads_toml(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError
+        reason, at = toml_error(exc)
+        raise ConfigError(f"{path}{':%d:%d' % at if at else ''}: not valid TOML: {reason}") from exc
     except RecursionError:
         raise ConfigError(f"{path}: cannot be read: nested too deeply") from None
 

@@ -342,3 +342,43 @@ def test_a_line_of_another_module_in_a_hole_reason_keeps_the_line_of_this_one(tm
     assert hole_lines(tmp_path) == [
         "tools.t_tool: tool `t1` is resolved at import: RATIOS is mutated at line 6 (in module tools.shared) (line 6)"
     ]
+
+
+def test_a_module_parsed_for_its_importer_is_parsed_again_only_for_other_bytes(tmp_path):
+    from hermes_lint.evaluate.project import ProjectModules
+    from hermes_lint.model.parsing import parse_module
+
+    shared = b'SCHEMA = {"name": "x"}\n'
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "shared.py").write_bytes(shared)
+    project = ProjectModules(str(tmp_path))
+    assert project.parsed_again("tools/shared.py", shared) is None  # not read yet
+    assert project.parsed("tools/shared.py") is not None  # read for an importer
+    again = project.parsed_again("tools/shared.py", shared)
+    fresh = parse_module("tools/shared.py", shared)
+    assert again is not None and ast_dump(again.tree) == ast_dump(fresh.tree)
+    assert (again.path, again.data, again.text, again.lines, again.error) == (
+        fresh.path, fresh.data, fresh.text, fresh.lines, fresh.error)
+    assert project.parsed_again("tools/shared.py", shared + b"# edited\n") is None
+    assert project.parsed_again("tools/other.py", shared) is None
+
+
+def ast_dump(tree):
+    import ast
+
+    return ast.dump(tree, include_attributes=True)
+
+
+def test_an_imported_module_checked_after_its_importer_reports_what_it_reports_alone(tmp_path):
+    from hermes_lint.check.engine import SourceFile, check_module
+    from hermes_lint.config import Config
+
+    tool = tmp_path / "tools"
+    tool.mkdir()
+    (tool / "video_tool.py").write_text(TOOL)
+    (tool / "shared_schema.py").write_text(SHARED)
+    config = Config(project_root=str(tmp_path))
+    alone = check_module(SourceFile("tools/shared_schema.py", SHARED.encode()), config)
+    for path in ("tools/video_tool.py", "tools/shared_schema.py"):  # the importer first
+        after = check_module(SourceFile(path, (tmp_path / path).read_bytes()), config)
+    assert after == alone

@@ -112,3 +112,27 @@ def test_a_property_some_path_drops_need_not_be_read(tmp_path):
 def test_overrides_that_hand_the_properties_to_a_helper_silence_both(tmp_path):
     tool = DELEGATE_TOOL.replace("DROP", 'add_experimental(params["properties"])')
     assert check(tmp_path, tool, "HRM107,HRM108") == []
+
+
+SHARED_DISPATCH = """
+    from tools.registry import registry
+
+    def _dispatch(action, args):
+        if action == "process":
+            return str(args.get("command") or args.get("cmd"))
+        return str(args.get("goal")) + str(args.get("contxt"))
+
+    registry.register(name="process", toolset="demo", handler=lambda args, **kw: _dispatch("process", args),
+        schema={"name": "process", "parameters": {"type": "object", "properties": {"command": {}}}})
+    registry.register(name="delegate", toolset="demo", handler=lambda args, **kw: _dispatch("delegate", args) + args["gaol"],
+        schema={"name": "delegate", "parameters": {"type": "object", "properties": {"goal": {}, "context": {}}}})
+"""
+
+
+def test_a_read_in_code_two_tools_share_names_both_and_one_in_a_tools_own_lambda_names_that_tool(tmp_path):
+    assert check(tmp_path, SHARED_DISPATCH, "HRM107") == [
+        "tools/demo_tool.py:6:40: HRM107 `_dispatch` (given `args` by handler lambda) reads argument `contxt`, which "
+        "the schemas of tools `process` and `delegate` do not declare (did you mean `context`?)",
+        "tools/demo_tool.py:10:109: HRM107 handler lambda reads argument `gaol`, which the schema of tool `delegate` "
+        "does not declare (did you mean `goal`?)",
+    ]

@@ -89,7 +89,7 @@ def test_init_refuses_a_pyproject_that_is_not_toml_and_writes_nothing_to_it(tmp_
     (tmp_path / "pyproject.toml").write_text("[project\n")
     result = run(["init", str(tmp_path)], tmp_path)
     assert result.exit_code == 2
-    assert "pyproject.toml: cannot be read" in result.stderr
+    assert result.stderr.endswith(f"{tmp_path / 'pyproject.toml'}:1:9: not valid TOML: Expected ']' at the end of a table declaration\n")
     assert snapshot(tmp_path) == {"pyproject.toml": b"[project\n"}
 
 

@@ -121,3 +121,35 @@ def test_a_project_without_plugins_keeps_no_plugin_sites_record_and_a_plugin_add
     assert run(root, "check", "-j", "1")[:2] == cold
     assert (root / ".hermes_lint_cache" / "plugin-sites-v1.json").is_file()  # plugins now: recorded
     assert run(root, "check", "-j", "1")[:2] == cold
+
+
+NOTES_PLUGIN = {
+    "pyproject.toml": '[project]\nname = "hermes-notes"\nversion = "1.0"\n\n'
+    '[project.entry-points."hermes_agent.plugins"]\nnotes = "notes_plugin"\n',
+    "notes_plugin/__init__.py": 'SCHEMA = {"name": "notes_add", "description": "Add a note.", '
+    '"parameters": {"type": "object", "properties": {}}}\n\n\ndef register(ctx):\n'
+    "    ctx.register_tool(name='notes_add', toolset='notes', schema=SCHEMA, handler=lambda a, **k: '{}', check_fn=bool)\n",
+}
+
+
+def test_the_run_that_creates_the_cache_directory_records_what_the_next_run_reuses(tmp_path):
+    # A plugin package: its project phase reads through the root (pyproject.toml, the modules),
+    # so its record holds the root directory's stat, which creating the cache directory changes.
+    root = tmp_path / "notes"
+    for path, text in NOTES_PLUGIN.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    settle(root)
+    assert not (root / ".hermes_lint_cache").exists()
+    assert run(root, "check", "-j", "1")[:2] == (0, "")
+    cache = root / ".hermes_lint_cache"
+    assert sorted(p.name for p in cache.iterdir() if p.is_file()) == [
+        ".gitignore", "CACHEDIR.TAG", "plugin-sites-v1.json", "project-v2.json", "results-v4.json",
+    ]
+    # the second run reuses both records: it neither discovers the plugin nor checks a module
+    assert run(root, "check", "-j", "1") == (0, "", [], [])
+    # and an edit after them is seen
+    (root / "notes_plugin" / "__init__.py").write_text(NOTES_PLUGIN["notes_plugin/__init__.py"].replace(", check_fn=bool", ""))
+    settle(root)
+    code, output, loaded, _ = run(root, "check", "-j", "1")
+    assert (code, output.split(": HRM")[0]) == (1, "notes_plugin/__init__.py:5:5") and "hermes_lint.check.engine" in loaded

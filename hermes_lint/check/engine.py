@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
+from hermes_lint.check.collection import one_file
 from hermes_lint.config import Config
 from hermes_lint.model.context import ModuleContext, ProjectContext
 from hermes_lint.extract.module_context import build_module_context
@@ -89,6 +90,14 @@ def _selected_rules(config: Config, scope: str) -> Tuple[Type[Rule], ...]:
     return tuple(rule for rule in all_rules() if rule.scope == scope and config.is_selected(rule.code))
 
 
+@lru_cache(maxsize=16)
+def _reads_environment(config: Config) -> bool:
+    """Whether a selected module rule reads the environment reads (``Rule.reads_environment``):
+    otherwise they are not extracted (the cache keys its entries on the settings, selection
+    included, so such facts are never reused by a run that selects more)."""
+    return any(rule.reads_environment for rule in _selected_rules(config, "module"))
+
+
 def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
     """Only the extracted facts of one file (no rules run): for scaffolding and the manifest."""
     if source.data is None:
@@ -99,6 +108,11 @@ def extract_module_facts(source: SourceFile, config: Config) -> ModuleFacts:
 
 def check_module(source: SourceFile, config: Config, project: Optional[Any] = None) -> ModuleResult:
     """Phase 1 for one file: facts, module-rule diagnostics and noqa comments."""
+    with one_file():  # collected when its syntax tree and analyses are gone: see ``collection``
+        return _checked_module(source, config, project)
+
+
+def _checked_module(source: SourceFile, config: Config, project: Optional[Any]) -> ModuleResult:
     if source.data is None:
         unreadable = Diagnostic(source.path, 1, 1, PARSE_ERROR, f"cannot be read: {source.read_error}")
         facts = ModuleFacts(
@@ -109,9 +123,26 @@ def check_module(source: SourceFile, config: Config, project: Optional[Any] = No
             parse_error=unreadable,
         )
         return ModuleResult(facts, (unreadable,), ())
-    parsed = parse_module(source.path, source.data)
-    facts, ctx = build_module_context(parsed, config, project)
+    # A module that plugin discovery followed, or that another module imports, may have been
+    # parsed already: the same bytes are parsed once.
+    parsed = _parsed_before(source, config)
+    if parsed is None:
+        parsed = parse_module(source.path, source.data)
+    facts, ctx = build_module_context(parsed, config, project, environment=_reads_environment(config))
     return module_result(parsed, facts, ctx, config)
+
+
+def _parsed_before(source: SourceFile, config: Config) -> Optional[ParsedModule]:
+    """The parse of these bytes this process made already, reading the project
+    (``evaluate.project.parsed_again``), if it did."""
+    import sys
+
+    if not config.project_root or "hermes_lint.evaluate.project" not in sys.modules:
+        return None
+    from hermes_lint.evaluate.project import parsed_again
+
+    assert source.data is not None
+    return parsed_again(config.project_root, source.path, source.data)
 
 
 def module_result(parsed: ParsedModule, facts: ModuleFacts, ctx: Optional[ModuleContext], config: Config) -> ModuleResult:

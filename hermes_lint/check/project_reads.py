@@ -15,7 +15,7 @@ reading it. Stats must be settled since the reads began (the first discovery's s
 phase's), as everywhere in the cache.
 
 ``check`` turns this on (``record_in_this_process``) before it reads anything of the project,
-unless ``--no-cache``.
+unless ``--no-cache``, and makes the cache directory then (``make_cache_directory``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,23 @@ def record_in_this_process() -> None:
     """From now on this process's first project phase may be recorded."""
     global _enabled
     _enabled = True
+
+
+def make_cache_directory(root: Path) -> None:
+    """The cache directory, made now (when missing) rather than by the first record written:
+    making it changes the root directory's stat, which every record of this run holds, and a
+    change made after the reads began would keep this run from recording anything."""
+    from hermes_lint.check import read_watch
+    from hermes_lint.check.cache import ResultCache
+    from hermes_lint.check.cache_identity import CACHE_DIR_NAME
+
+    if os.path.lexists(root / CACHE_DIR_NAME):
+        return
+    try:
+        if ResultCache(root, "").prepare_directory():
+            read_watch.made_entry_in(str(root))
+    except OSError:
+        pass  # a read-only checkout: nothing is recorded, every run checks afresh
 
 
 def _interpreter() -> list:

@@ -11,7 +11,10 @@ removed where the run only looked for it (its stat taken, which raises no audit 
 changes its directory's. It is taken only when every stat in it was settled when the reads
 began (``regular_files.settled``, by the modification and the change time), so that a file
 changed while it was read is never recorded with what was read before; a project with a
-symbolic link in its tree, or more than ``MAX_DIRECTORIES`` directories, gets none.
+symbolic link in its tree, or more than ``MAX_DIRECTORIES`` directories, gets none. The one
+change a run makes itself, creating its cache directory in the project root before the reads
+begin (``made_entry_in``), does not count: the root's stat is taken right after it, and a stat
+that is still that one, with the same entries, is the run's own.
 
 Audit hooks cannot be removed once added: the hook is added on first use and does nothing
 outside a window.
@@ -32,6 +35,8 @@ _EVENTS = frozenset({"open", "os.listdir", "os.scandir"})
 
 _windows: List[Set[str]] = []  # the sets being filled: one per open ``watching()``
 _hooked = False
+# A directory this process created an entry in -> its stat key and its entries right after.
+_made: Dict[str, Tuple[List[int], List[str]]] = {}
 
 
 def _audit(event: str, arguments: Tuple[Any, ...]) -> None:
@@ -60,6 +65,29 @@ def watching() -> Iterator[Set[str]]:
         yield window
     finally:
         _windows.remove(window)
+
+
+def made_entry_in(directory: str) -> None:
+    """This process has just created an entry in ``directory``, before any read of the project
+    began: its stat from now on, while it stays the same and ``directory`` holds the same entries,
+    is settled for ``snapshot`` (a change by anyone else moves it, or adds or removes an entry)."""
+    key = stat_list(directory)
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return
+    if key is not None:
+        _made[os.path.abspath(directory)] = (key, names)
+
+
+def _own_change(directory: str, key: List[int]) -> bool:
+    made = _made.get(os.path.abspath(directory))
+    if made is None or made[0] != key:
+        return False
+    try:
+        return sorted(os.listdir(directory)) == made[1]
+    except OSError:
+        return False
 
 
 def stat_list(path: str) -> Optional[List[int]]:
@@ -112,9 +140,9 @@ def snapshot(root: Path, plugin_dirs: Tuple[str, ...], paths: Iterable[str], sta
         return None
     holding = {os.path.dirname(path) for path in kept} - set(directories) - set(kept)
     stats = {path: stat_list(path) for path in kept + sorted(holding)}
-    for key in list(directories.values()) + list(stats.values()):
+    for path, key in list(directories.items()) + list(stats.items()):
         # mtime and change time: a rewrite that kept an old mtime (``cp -p``) while it was read
-        if key and not (settled(key[1], started) and settled(key[2], started)):
+        if key and not (settled(key[1], started) and settled(key[2], started)) and not _own_change(path, key):
             return None
     return {"directories": directories, "files": [[path, key] for path, key in stats.items()]}
 

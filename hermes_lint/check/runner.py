@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
+from hermes_lint.check.collection import freezing, paused, settle, threshold, worker_gc
 from hermes_lint.config import Config, require_listable
 from hermes_lint.discovery import candidate_tool_paths
 from hermes_lint.regular_files import StatKey, settled, stat_key
@@ -167,14 +167,14 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[
     # --jobs: the user's choice, up to every CPU; by default, only those the load leaves idle.
     cpus = available_cpus() if jobs is not None else idle_cpus(available_cpus())
     jobs = worker_count(work, len(sources), jobs, cpus)
-    with _freezing():
+    with freezing():
         if jobs == 1:
             results = []
-            with _gc_threshold():
+            with threshold():
                 for number, source in enumerate(sources, start=1):
                     results.append(check_module(source, config))
                     if number % 256 == 0:
-                        _settle()  # the results so far: kept to the end, never to be re-scanned
+                        settle()  # the results so far: kept to the end, never to be re-scanned
             return results
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -191,12 +191,12 @@ def check_modules(sources: Sequence[SourceFile], config: Config, jobs: Optional[
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         # Frozen before forking, the imported toolkit stays out of every collection, in the
         # workers too, whose memory pages then stay shared with this process's.
-        _settle()
+        settle()
         by_path: Dict[str, ModuleResult] = {}
-        with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context, initializer=_worker_gc) as pool:
+        with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context, initializer=worker_gc) as pool:
             for results in _share_chunks(pool, jobs - 1, chunks, config):
                 by_path.update((result.facts.path, result) for result in results)
-            _settle()
+            settle()
         return [by_path[source.path] for source in sources]
 
 
@@ -212,7 +212,7 @@ def _share_chunks(pool, workers: int, chunks: List[List[SourceFile]], config: Co
 
     queue = list(reversed(chunks))  # popped from the end: in the order given
     running: Set[Future[List[ModuleResult]]] = set()
-    with _gc_threshold():
+    with threshold():
         while queue or running:
             while queue and len(running) < 2 * workers:
                 running.add(pool.submit(_check_chunk, (queue.pop(), config)))
@@ -224,79 +224,6 @@ def _share_chunks(pool, workers: int, chunks: List[List[SourceFile]], config: Co
             running -= finished
             for future in finished:
                 yield future.result()
-
-
-# --- garbage collection ------------------------------------------------------------------------
-# A run allocates millions of objects that reference counting frees (each file's syntax tree and
-# analyses: ``engine.check_module`` breaks their one cycle) or that live to the end (every
-# module's facts: ~25 KB each). Python's cyclic collector, left alone, re-scans the latter over
-# and over: at 10,000 files, decoding the cache entries took 5.7 s with it and 2.5 s without,
-# the project phase 1.4 s and 0.5 s. So: while checking files, the youngest generation is
-# collected every 10,000 allocations instead of 700; while decoding cache entries or receiving
-# the workers' results (plain data, in which no cycle can arise), not at all; and what must live
-# to the end is frozen (``gc.freeze``: left out of every later collection) once it exists, until
-# the run returns. A program that freezes objects itself is left alone.
-
-_frozen_here = False
-
-
-def _settle() -> None:
-    """Leave everything alive now out of later collections (until ``_freezing`` ends)."""
-    global _frozen_here
-    import gc
-
-    if _frozen_here or gc.get_freeze_count() == 0:
-        gc.freeze()
-        _frozen_here = True
-
-
-@contextmanager
-def _freezing():
-    """At a public entry point: whatever ``_settle`` froze inside is unfrozen at the end."""
-    global _frozen_here
-    outermost = not _frozen_here
-    try:
-        yield
-    finally:
-        if outermost and _frozen_here:
-            import gc
-
-            gc.unfreeze()
-            _frozen_here = False
-
-
-@contextmanager
-def _gc_threshold(first: int = 10_000):
-    import gc
-
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], first), *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-
-
-@contextmanager
-def _gc_paused():
-    import gc
-
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _worker_gc() -> None:
-    """Worker processes: forked while this process waits with collection paused."""
-    import gc
-
-    gc.enable()
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], 10_000), *threshold[1:])
 
 
 def module_results(
@@ -315,7 +242,7 @@ def module_results(
     _start_run()
     cache = _open_cache(root, config) if use_cache else None
     schemas = not project_rules_only or _project_rules_need_schemas(config)
-    with _freezing():
+    with freezing():
         return _module_results(root, config, _Listing(root, config), cache, jobs, check, schemas=schemas)
 
 
@@ -367,7 +294,7 @@ def _module_results(
 
     results: List[Optional[ModuleResult]] = [None] * len(listing.paths)
     pending: List[Tuple[int, SourceFile]] = []
-    with _gc_paused():  # decoding cache entries: plain data, kept to the end
+    with paused():  # decoding cache entries: plain data, kept to the end
         for position, (path, rel, stat, regular) in enumerate(
             zip(listing.paths, listing.relative, listing.stats, listing.regular)
         ):
@@ -381,10 +308,10 @@ def _module_results(
                     continue
             source = SourceFile(rel, data) if data is not None else read_source(root, rel)
             pending.append((position, source))
-        _settle()
+        settle()
     sources = [source for _, source in pending]
     fresh = check(sources, config) if check is not None else check_modules(sources, config, jobs)
-    with _gc_paused():  # encoding entries: plain data
+    with paused():  # encoding entries: plain data
         for (position, source), result in zip(pending, fresh):
             results[position] = result
             stat = listing.stats[position]
@@ -394,7 +321,7 @@ def _module_results(
             cache.prune(listing.relative)
             if save:
                 cache.save()
-        _settle()
+        settle()
     toolsets = read_source(root, config.toolsets_file) if listing.toolsets_stat is not None else None
     # Every position is filled by now: from the cache, or by the check.
     return cast("List[ModuleResult]", results), toolsets
@@ -434,7 +361,7 @@ def check_project(
             if reads is not None and cache.project_module_reads is not None:
                 reads.update(cache.project_module_reads)
             elif reads is not None:  # the cached facts (nothing changed): their compact entries
-                with _freezing():
+                with freezing():
                     known, _ = _module_results(root, config, listing, cache, jobs, None, schemas=False)
                 reads.update(module_reads(known))
             if checked is not None:
@@ -447,7 +374,7 @@ def check_project(
     # (schemas included) are read only for a project rule that reads schemas; else the compact
     # entries of the index are enough (``project_records.project_view``).
     schemas = _project_rules_need_schemas(config)
-    with _freezing():
+    with freezing():
         results, toolsets = _module_results(root, config, listing, cache, jobs, None, schemas=schemas, save=False)
         watched, touched = _watched(root)
         with watching(root, config.plugin_dirs) as phase_reads:

@@ -138,6 +138,8 @@ def check(paths, root, config_file, output_format, select, extend_select, ignore
         project_root = resolve_root(root, given)
 
         registration_sites.across_runs = sites_record if not no_cache and stdin is None else None
+        if not no_cache and stdin is None:
+            project_reads.make_cache_directory(project_root)
 
         def configured():
             return load_config(

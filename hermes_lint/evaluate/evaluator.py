@@ -393,6 +393,9 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         except _Refusal as refusal:
             if refusal.node is None:
                 refusal.node = node
+            # Kept in the cache: without its traceback, whose frames hold this evaluator (a
+            # cycle that would keep the module's syntax tree alive until the cyclic GC ran).
+            refusal.__traceback__ = refusal.__context__ = None
             return (False, refusal)
         finally:
             self._in_progress.discard(key)

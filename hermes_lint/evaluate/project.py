@@ -18,10 +18,13 @@ import hashlib
 import os
 import stat
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from hermes_lint.discovery import is_regular_file
 from hermes_lint.regular_files import read_regular_file, settled, stat_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.model.parsing import ParsedModule
 
 # A module read from disk: (relative path, sha256, tree, source lines), or None.
 ParsedProjectModule = Tuple[str, str, ast.Module, List[str]]
@@ -47,6 +50,7 @@ class ProjectModules:
         self._run = 0
         # relative path -> (stat key, the run it was parsed in if its stat was not settled, parse)
         self._parsed: Dict[str, Tuple[Tuple[int, ...], Optional[int], Optional[ParsedProjectModule]]] = {}
+        self._whole: Dict[str, "ParsedModule"] = {}  # relative path -> its parse from disk (``parsed_again``)
 
     def new_run(self) -> None:
         """A new run of a long-lived process: files may have appeared, gone or changed since."""
@@ -99,7 +103,8 @@ class ProjectModules:
         if relative in self._files:
             cached = self._parsed.get(relative)
             if cached is None:
-                cached = self._parsed[relative] = ((), None, _parse_data(relative, self._files[relative]))
+                whole = _parse_data(relative, self._files[relative])
+                cached = self._parsed[relative] = ((), None, None if whole is None else _project_module(whole))
             return cached[2]
         if not self.root:
             return None
@@ -114,12 +119,24 @@ class ProjectModules:
         if cached is not None and cached[0] == key and cached[1] in (None, self._run):
             return cached[2]
         result = None
+        self._whole.pop(relative, None)
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_MODULE_BYTES:
             data = _read_regular(full, MAX_MODULE_BYTES)
-            result = None if data is None else _parse_data(relative, data)
+            whole = None if data is None else _parse_data(relative, data)
+            if whole is not None:
+                result = _project_module(whole)
+                self._whole[relative] = whole
         # A stat too recent to pin the content holds for this run only (``regular_files.settled``).
         self._parsed[relative] = (key, None if settled(info.st_mtime_ns, taken) else self._run, result)
         return result
+
+    def parsed_again(self, relative: str, data: bytes) -> Optional["ParsedModule"]:
+        """``parse_module(relative, data)`` when this process parsed exactly these bytes of that
+        file from disk already (a module that another one imports, or that plugin discovery
+        followed from ``register``, read before it is checked itself); else None. The syntax
+        tree is shared: nothing changes a parsed tree. An editor's buffer is never kept here."""
+        whole = self._whole.get(relative)
+        return whole if whole is not None and whole.data == data else None
 
 
 # Where a package's own absolute imports also resolve without configuration (a src/ layout).
@@ -133,15 +150,19 @@ def _read_regular(path: str, limit: Optional[int] = None) -> Optional[bytes]:
         return None
 
 
-def _parse_data(relative: str, data: bytes) -> Optional[ParsedProjectModule]:
+def _parse_data(relative: str, data: bytes) -> Optional["ParsedModule"]:
+    """``data`` parsed, or None when it is too large or does not parse."""
     from hermes_lint.model.parsing import parse_module  # the one way files are decoded and parsed
 
     if len(data) > MAX_MODULE_BYTES:
         return None
     parsed = parse_module(relative, data)
-    if parsed.tree is None:
-        return None
-    return relative, hashlib.sha256(data).hexdigest(), parsed.tree, parsed.lines
+    return None if parsed.tree is None else parsed
+
+
+def _project_module(parsed: "ParsedModule") -> ParsedProjectModule:
+    assert parsed.tree is not None
+    return parsed.path, parsed.sha256, parsed.tree, parsed.lines
 
 
 _PROJECTS: Dict[str, ProjectModules] = {}
@@ -151,6 +172,20 @@ def new_run() -> None:
     """A new run in this process (``ProjectModules.new_run`` of every project read so far)."""
     for project in _PROJECTS.values():
         project.new_run()
+
+
+def parsed_again(root: str, relative: str, data: bytes) -> Optional["ParsedModule"]:
+    """``ProjectModules.parsed_again`` from every reader of the project at ``root`` read so
+    far (plugin discovery reads it without the configured ``src``, the check with it)."""
+    if not _PROJECTS:
+        return None
+    key = os.path.realpath(root)
+    for project in _PROJECTS.values():
+        if project.root == key:
+            parsed = project.parsed_again(relative, data)
+            if parsed is not None:
+                return parsed
+    return None
 
 
 def project_modules(root: str, src: Tuple[str, ...] = ()) -> ProjectModules:

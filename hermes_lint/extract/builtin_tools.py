@@ -112,14 +112,51 @@ def installed_distribution(path: Optional[Sequence[str]] = None) -> Optional["me
     hermes-agent checkout there is the project being checked, not an installation."""
     import os
     import sys
-    from importlib import metadata  # imported by a plugin rule's first question only
 
     here = os.path.realpath(os.getcwd())
     directories = [entry for entry in (sys.path if path is None else path) if os.path.realpath(entry or ".") != here]
+    if not _may_hold_distribution(directories):
+        return None
+    from importlib import metadata  # imported only where a hermes-agent may be installed
+
     for distribution in metadata.distributions(name=DISTRIBUTION, path=directories):
         if distribution.read_text("RECORD") is not None:
             return distribution
     return None
+
+
+def _may_hold_distribution(directories: Sequence[str]) -> bool:
+    """Whether ``metadata.distributions(name=DISTRIBUTION, path=directories)`` may find one, by
+    the listings it would read itself: a ``*.dist-info`` or ``*.egg-info`` entry of one of the
+    directories whose name before its first ``-``, normalised as importlib.metadata does, is
+    ``hermes_agent``. Most environments hold no Hermes, and importlib.metadata (with email,
+    zipfile and csv) is then not imported at all. A path entry that is not a directory (a zip
+    archive, an ``.egg``) and a metadata finder of another kind on ``sys.meta_path`` are left
+    to importlib.metadata."""
+    import importlib.machinery
+    import os
+    import re
+    import sys
+
+    wanted = re.sub(r"[-_.]+", "_", DISTRIBUTION)
+    if any(hasattr(finder, "find_distributions") for finder in sys.meta_path if finder is not importlib.machinery.PathFinder):
+        return True
+    for entry in directories:
+        if os.path.basename(entry).lower().endswith(".egg"):
+            return True
+        try:
+            children = os.listdir(entry or ".")
+        except OSError:
+            if os.path.exists(entry or "."):
+                return True  # not a directory that can be listed: a zip archive, say
+            continue
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")) and (
+                re.sub(r"[-_.]+", "_", low.rpartition(".")[0].partition("-")[0]) == wanted
+            ):
+                return True
+    return False
 
 
 def _editable_source(distribution: "metadata.Distribution") -> Optional[Path]:
@@ -150,9 +187,9 @@ def builtin_tools() -> BuiltinTools:
 
 
 def shipped_catalogue() -> BuiltinTools:
-    from importlib import resources
-
-    text = resources.files("hermes_lint").joinpath("data").joinpath(CATALOGUE).read_text(encoding="utf-8")
+    # Beside this package, as the rule pages are (``report.output``): importlib.resources would
+    # cost a plugin run more to import than reading the file does.
+    text = (Path(__file__).resolve().parents[1] / "data" / CATALOGUE).read_text(encoding="utf-8")
     data = json.loads(text)
     if data.get("format") != CATALOGUE_FORMAT:
         raise ValueError(f"{CATALOGUE} is not a {CATALOGUE_FORMAT} file")

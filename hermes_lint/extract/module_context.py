@@ -14,10 +14,11 @@ from hermes_lint.model.semantic import SemanticModel
 
 
 def build_module_context(
-    parsed: ParsedModule, config: Config, project: Optional[Any] = None
+    parsed: ParsedModule, config: Config, project: Optional[Any] = None, environment: bool = True
 ) -> Tuple[ModuleFacts, Optional[ModuleContext]]:
     """``project``: the ``ProjectModules`` imported names are read from (default: the files
-    under ``config.project_root``)."""
+    under ``config.project_root``). ``environment=False``: without the environment reads
+    (``ModuleFacts.env_reads`` empty), for a check whose selected rules do not read them."""
     from hermes_lint.evaluate import ModuleEvaluator
     from hermes_lint.evaluate.project import project_modules
     from hermes_lint.project.registry_contract import module_contract
@@ -41,7 +42,7 @@ def build_module_context(
     entries = entries_of(sites, parsed.path)
     unfollowed = sites.unfollowed_in(parsed.path) if sites is not None else ()
     contract = module_contract(parsed.tree, index, parsed.path, config, project, entries)
-    facts = extract_facts(parsed, semantic, config.env_readers, contract, entries, unfollowed)
+    facts = extract_facts(parsed, semantic, config.env_readers, contract, entries, unfollowed, environment)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,

@@ -395,11 +395,13 @@ def extract_facts(
     contract: RegistryContract = BUILTIN,
     plugin_entries: Tuple = (),
     unfollowed: Tuple = (),
+    environment: bool = True,
 ) -> ModuleFacts:
     """The frozen facts of one parsed module (a parse error gives facts with ``parse_error``);
     positional register arguments follow ``contract``. ``plugin_entries``: the module's plugin
     register functions (``plugin_tools.Entry``); ``unfollowed``: where discovery could not follow
-    a plugin context in it (``plugin_register.Unfollowed``)."""
+    a plugin context in it (``plugin_register.Unfollowed``); ``environment=False``: no
+    environment reads (``env_reads`` empty)."""
     from hermes_lint.model import Diagnostic
 
     name = module_name(parsed.path)
@@ -424,7 +426,7 @@ def extract_facts(
         registrations=extractor.registrations(discovered),
         misplaced_calls=extractor.misplaced_calls(discovered),
         unread_register_calls=extractor.unread_register_calls(discovered),
-        env_reads=extractor.env_reads(),
+        env_reads=extractor.env_reads() if environment else (),
         unread_plugin_calls=tuple(
             (extractor.loc(call), f"this register_tool call cannot be read ({reason}): its tool is not checked")
             for call, reason in plugin_calls(parsed.tree, semantic.index, plugin_entries, semantic.evaluator).unread

@@ -24,8 +24,9 @@ decides is not the variable), a function that rebinds its first parameter, decor
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Container, Dict, List, Mapping, Optional, Set, Tuple
 
+from hermes_lint.model.context import child_nodes, walk
 from hermes_lint.model.env_spellings import EnvSpellings
 from hermes_lint.model.env_values import RAISES, UNKNOWN, Either, EnvReader, Method, Param, unset_method
 from hermes_lint.model.semantic import CALL_DEPTH
@@ -46,7 +47,7 @@ def environment_readers(
     found: Dict[str, Optional[EnvReader]] = {}
     recogniser = _Recogniser()
     own = EnvSpellings(index.imports)
-    candidates = _candidate_names(index.tree)
+    candidates = _candidate_names(index.tree, _Callees(own, evaluator))
     for name, function in index.functions.items():
         if name in index.assigned or name not in candidates:
             continue
@@ -70,7 +71,27 @@ def environment_readers(
     return found
 
 
-def _candidate_names(tree: ast.Module) -> Set[str]:
+class _Callees:
+    """The names a call of which may read the environment or hand the name to another reader,
+    in one module: those it binds at its top level (what ``function_definition`` can follow to a
+    function of the project, and every name of ``spellings``, which are imports). A builtin or a
+    local name (``list(name)``, ``lookup(name)`` of a parameter) is neither. Without an
+    evaluator nothing is followed: the names of ``spellings`` alone."""
+
+    def __init__(self, spellings: EnvSpellings, evaluator: Any):
+        self.spellings = spellings
+        self.evaluator = evaluator
+
+    def __contains__(self, name: object) -> bool:
+        spellings = self.spellings
+        return (
+            name in spellings.getenv_names
+            or name in spellings.reader_names
+            or (self.evaluator is not None and self.evaluator.is_bound(name))
+        )
+
+
+def _candidate_names(tree: ast.Module, callees: Container[str]) -> Set[str]:
     """Names of the module's functions (at its top level or in its top-level ``if``/``try``
     blocks: any of them may be the one a name is bound to) that ``may_be_reader`` keeps."""
     names: Set[str] = set()
@@ -78,20 +99,21 @@ def _candidate_names(tree: ast.Module) -> Set[str]:
     while stack:
         stmt = stack.pop()
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if may_be_reader(stmt):
+            if may_be_reader(stmt, callees):
                 names.add(stmt.name)
         elif not isinstance(stmt, ast.ClassDef):
             stack.extend(_nested_statements(stmt))
     return names
 
 
-def may_be_reader(function: ast.AST) -> bool:
+def may_be_reader(function: ast.AST, callees: Optional[Container[str]] = None) -> bool:
     """What a reader's syntax must have, however the module spells a read: a plain ``def`` with
     a positional first parameter, whose every ``return`` may read it (the value holds a call
-    with the first parameter as first argument, ``getenv(name)`` or ``_lookup(name)``, or a
-    subscript by it, ``environ[name]``) or gives nothing, ``None``, a string or another parameter,
-    and at least one may read. Most functions fail it at their first ``return``: the walk of the
-    whole body (``_Reader``) is then saved, and so is the look-up of the readers it may call."""
+    with the first parameter as first argument, ``getenv(name)`` or ``_lookup(name)``, of an
+    attribute or of a name in ``callees`` (None: any name), or a subscript by it,
+    ``environ[name]``) or gives nothing, ``None``, a string or another parameter, and at least
+    one may read. Most functions fail it at their first ``return``: the walk of the whole body
+    (``_Reader``) is then saved, and so is the look-up of the readers it may call."""
     if not isinstance(function, ast.FunctionDef) or function.decorator_list:
         return False
     spec = function.args
@@ -106,7 +128,7 @@ def may_be_reader(function: ast.AST) -> bool:
         stmt = stack.pop()
         if isinstance(stmt, ast.Return):
             value = stmt.value
-            if value is not None and _may_read(value, first):
+            if value is not None and _may_read(value, first, callees):
                 may_read = True
             elif not (
                 value is None
@@ -119,12 +141,18 @@ def may_be_reader(function: ast.AST) -> bool:
     return may_read
 
 
-def _may_read(value: ast.expr, first: str) -> bool:
-    """Whether ``value`` holds ``f(first, ...)`` or ``x[first]``: every read of the variable
-    ``first`` names, and every hand-over to another reader, is one of those."""
-    for node in ast.walk(value):
+def _may_read(value: ast.expr, first: str, callees: Optional[Container[str]]) -> bool:
+    """Whether ``value`` holds ``f(first, ...)`` (``f`` an attribute or in ``callees``) or
+    ``x[first]``: every read of the variable ``first`` names, and every hand-over to another
+    reader, is one of those."""
+    for node in walk(value):
         if node.__class__ is ast.Call:
-            argument = node.args[0] if node.args else None
+            if not node.args:
+                continue
+            argument = node.args[0]
+            func = node.func
+            if callees is not None and func.__class__ is ast.Name and func.id not in callees:
+                continue
         elif node.__class__ is ast.Subscript:
             argument = node.slice
         else:
@@ -178,7 +206,7 @@ class _Recogniser:
     def of_function(self, function: ast.AST, spellings: EnvSpellings, owner: Any, depth: int) -> Optional[EnvReader]:
         """``function`` as a reader (``owner``: the evaluator of its module, which finds the
         readers it calls), ``depth``: how many functions of a delegation chain this is."""
-        if depth > CALL_DEPTH or id(function) in self._active or not may_be_reader(function):
+        if depth > CALL_DEPTH or id(function) in self._active or not may_be_reader(function, _Callees(spellings, owner)):
             return None
         key = (id(function), depth)
         if key not in self._done:
@@ -246,7 +274,7 @@ class _Reader:
                 found.append(node)
             elif isinstance(node, ast.Name) and node.id == self.first and not isinstance(node.ctx, ast.Load):
                 return None
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
         return found
 
     def _paths(self, value: Optional[ast.expr]) -> Optional[Tuple[List[Any], bool]]:
@@ -336,7 +364,7 @@ class _Reader:
             found = self.spellings.access(node)
             if found is not None and found.kind == "get" and self._is_first(found.name_node):
                 return True
-            stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.Lambda))
+            stack.extend(child for child in child_nodes(node) if child.__class__ is not ast.Lambda)
         return False
 
 

@@ -5,7 +5,8 @@ Sources, in the order a build reads them: ``pyproject.toml`` (``[project.entry-p
 Poetry's ``[tool.poetry.plugins.<group>]``), ``setup.cfg`` (``[options.entry_points]``),
 ``setup.py`` (the ``entry_points=`` of every ``setup()`` call, read from the syntax tree), then
 the ``entry_points.txt`` of an unpacked wheel (``*.dist-info``) or a built sdist (``*.egg-info``)
-at the root or under ``src/``. ``declared_entry_points`` returns them file by file; which file a
+at the root or under ``src/``, read as ``importlib.metadata`` reads it (``ini_lines``), since that
+is how Hermes lists installed plugins. ``declared_entry_points`` returns them file by file; which file a
 question takes its answer from is ``first_declaring``'s: the first packaging file that declares an
 entry point of the groups asked about (a build backend uses one of them), the metadata files only
 when no packaging file does.
@@ -13,7 +14,8 @@ when no packaging file does.
 What cannot be read statically is kept as ``UnreadableDeclaration`` at its place, never dropped:
 
 - a packaging file that does not parse and mentions Hermes's group (or a spelling meant for it),
-  at the parse error;
+  at the parse error, and such an ``entry_points.txt`` with a row ``importlib.metadata`` cannot
+  read, at that row;
 - ``setup(entry_points=...)`` whose value is not a literal (a call, a name bound more than once,
   conditionally, not at module level or changed after it is bound, a ``**`` merge, an f-string
   row), and a ``setup(**kwargs)`` with no ``entry_points=`` of its own;
@@ -38,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
+from hermes_lint.project.ini_lines import NotARow, config_sections, metadata_entry_points
 from hermes_lint.project.setup_py_names import changed_names, module_bindings, setup_functions
 from hermes_lint.project.toml_lines import table_line, toml_lines, value_line
 
@@ -126,10 +129,25 @@ def declared_entry_points(root: Path, mentioning: Optional[Callable[[str], bool]
         text = read_packaging_file(root / name)
         if text is None or (mentioning is not None and not mentioning(text)):
             continue
-        entries = _entry_points_txt(text, name)
+        try:
+            entries = _entry_points_txt(text, name)
+        except _DoesNotParse as error:
+            if _mentions_group(text):
+                found.append(FileEntryPoints(name, (), (error.declaration,), metadata=True))
+            continue
         if entries:
             found.append(FileEntryPoints(name, tuple(entries), (), metadata=True))
     return tuple(found)
+
+
+def built_distribution(root: Path) -> bool:
+    """``root`` is an unpacked wheel or a built sdist whose metadata (at the root or under src/)
+    declares ``hermes_agent.plugins`` entry points, or tries to in a file that cannot be read."""
+    files = declared_entry_points(root, mentioning=lambda text: ENTRY_POINT_GROUP in text)
+    return any(
+        file.metadata and (file.unreadable or any(entry.group == ENTRY_POINT_GROUP for entry in file.entries))
+        for file in files
+    )
 
 
 class _DoesNotParse(Exception):
@@ -161,27 +179,6 @@ def first_declaring(files: Iterable[FileEntryPoints], wanted: Callable[[str], bo
     return []
 
 
-# --- locating lines ------------------------------------------------------------------------
-
-
-def _header_line(text: str, pattern: str, after: int = 0) -> int:
-    """The 1-based line of the first line (at or after line ``after``) matching ``pattern`` after
-    optional blanks, else 0."""
-    offset = sum(len(line) + 1 for line in text.split("\n")[: max(after - 1, 0)])
-    match = re.compile(r"^[ \t]*" + pattern, re.MULTILINE).search(text, offset)
-    return text.count("\n", 0, match.start()) + 1 if match else 0
-
-
-def _key_line(text: str, key: str, after: int = 0) -> int:
-    """The first line at or after line ``after`` that starts with ``key`` (quoted or not) and
-    ``=``/``:``, else 0."""
-    quoted = "[\"']?" + re.escape(key) + "[\"']?"
-    for number, line in enumerate(text.split("\n")[max(after - 1, 0):], start=max(after, 1)):
-        if re.match(r"[ \t]*" + quoted + r"[ \t]*[=:]", line):
-            return number
-    return 0
-
-
 # --- pyproject.toml ------------------------------------------------------------------------
 
 
@@ -194,14 +191,13 @@ Read = Tuple[List[DeclaredEntryPoint], List[UnreadableDeclaration]]
 
 
 def _pyproject(text: str, declared_in: str) -> Read:
-    from hermes_lint.config import loads_toml
+    from hermes_lint.config import loads_toml, toml_error
 
     try:
         data = loads_toml(text)
     except ValueError as error:
-        at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(error))
-        why = str(error)[: at.start()] if at else str(error)
-        raise _DoesNotParse(declared_in, int(at.group(1)) if at else 1, int(at.group(2)) if at else 1, why) from None
+        why, at = toml_error(error)
+        raise _DoesNotParse(declared_in, *(at or (text.rstrip("\n").count("\n") + 1, 1)), why) from None
     except RecursionError:
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
     project = _table(data, "project")
@@ -272,6 +268,9 @@ def _rows(block: str) -> List[Tuple[str, str]]:
 
 
 def _setup_cfg(text: str, declared_in: str) -> Read:
+    """The values are configparser's (setuptools reads the file with it); each group is located at
+    its own key of ``[options.entry_points]`` (or of ``[DEFAULT]``, whose keys configparser gives
+    every section), each row at its own line of that key's value."""
     try:
         parser = _parsed_ini(text)
     except configparser.Error as error:
@@ -279,27 +278,34 @@ def _setup_cfg(text: str, declared_in: str) -> Read:
         raise _DoesNotParse(declared_in, line, 1, why) from None
     if not parser.has_section("options.entry_points"):
         return [], []
-    start = _header_line(text, r"\[options\.entry_points\]")
+    sections = {section.name: section for section in config_sections(text)}
+    section = sections.get("options.entry_points")
     found = []
     for group, block in parser.items("options.entry_points"):
-        group_line = _key_line(text, group, start) or start or 1
+        key = next((s.key(group) for s in (section, sections.get("DEFAULT")) if s is not None and s.key(group)), None)
+        group_line = key.line if key is not None else section.line if section is not None else 1
+        rows = list(key.rows) if key is not None else []
         for name, value in _rows(block):
-            found.append(DeclaredEntryPoint(group, name, value, declared_in, _key_line(text, name, group_line), group_line))
+            at = next((i for i, (_, row) in enumerate(rows) if _rows(row) and _rows(row)[0][0] == name), None)
+            line = rows.pop(at)[0] if at is not None else group_line
+            found.append(DeclaredEntryPoint(group, name, value, declared_in, line, group_line))
     return found, []
 
 
 def _entry_points_txt(text: str, declared_in: str) -> List[DeclaredEntryPoint]:
-    parser = _ini(text)
-    if parser is None:
-        return []
-    found = []
-    for group in parser.sections():
-        group_line = _header_line(text, r"\[" + re.escape(group) + r"\]") or 1
-        for name, value in parser.items(group):
-            if value.strip():
-                found.append(DeclaredEntryPoint(group, name, value.strip(), declared_in,
-                                                _key_line(text, name, group_line), group_line))
-    return found
+    """As ``importlib.metadata`` reads it (``ini_lines.metadata_entry_points``); a row declared
+    identically twice counts once."""
+    try:
+        rows = metadata_entry_points(text)
+    except NotARow as error:
+        raise _DoesNotParse(declared_in, error.line, 1, f"`{error.row}` is not a `name = value` row "
+                            "(importlib.metadata raises ValueError reading it)") from None
+    found: Dict[Tuple[str, str, str], DeclaredEntryPoint] = {}
+    for row in rows:
+        if row.value:
+            entry = DeclaredEntryPoint(row.group, row.name, row.value, declared_in, row.line, row.group_line)
+            found.setdefault((row.group, row.name, row.value), entry)
+    return list(found.values())
 
 
 # --- setup.py ------------------------------------------------------------------------------
@@ -403,14 +409,26 @@ class _SetupPy:
                 self.found.append(DeclaredEntryPoint(group, name, target, self.declared_in, item.lineno, group_line))
 
     def _ini_text(self, literal: ast.Constant) -> None:
-        parser = _ini(str(literal.value))
+        """Each row located at its own key in its own section of the text, when the literal
+        writes its line breaks as they are (else at the literal)."""
+        text = str(literal.value)
+        parser = _ini(text)
         if parser is None:
             return self._cannot(literal, "the ini-style text of `entry_points=` does not parse")
+        segment = ast.get_source_segment(self.text, literal) or ""
+        shift = literal.lineno - 1 if segment.count("\n") == text.count("\n") else None
+
+        def at(line: int) -> int:
+            return line + shift if shift is not None else literal.lineno
+
+        sections = {section.name: section for section in config_sections(text)}
         for group in parser.sections():
-            group_line = _header_line(self.text, r"\[" + re.escape(group) + r"\]", literal.lineno) or literal.lineno
+            section = sections.get(group)
+            group_line = at(section.line) if section is not None else literal.lineno
             for name, target in parser.items(group):
                 if target.strip():
-                    line = _key_line(self.text, name, group_line) or literal.lineno
+                    key = section.key(name) if section is not None else None
+                    line = at(key.line) if key is not None else group_line
                     self.found.append(DeclaredEntryPoint(group, name, target.strip(), self.declared_in, line, group_line))
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple, Union
 
+from hermes_lint.project.entry_point_reader import built_distribution
 from hermes_lint.regular_files import read_regular_file
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -138,7 +139,7 @@ def loaded_target(root: Path, spec: Any) -> Target:
         if _somewhere_in(root, top):
             return UNKNOWN  # a source mapping the layouts do not cover (hatch `packages`, package-dir)
         return Target(problem=f"names module `{module}`, which is not in this project")
-    if entry is None and _built_distribution(root):
+    if entry is None and built_distribution(root):
         return UNKNOWN  # an unpacked wheel: Hermes loads it through its entry point, not as a directory
     attribute = entry.attribute if entry is not None else None
     path = spec.register_module
@@ -207,19 +208,6 @@ def _somewhere_in(root: Path, top: str) -> bool:
                 and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
             ):
                 pending.append((Path(entry.path), depth + 1))
-    return False
-
-
-def _built_distribution(root: Path) -> bool:
-    """An unpacked wheel or installed tree: a ``*.dist-info``/``*.egg-info`` whose
-    ``entry_points.txt`` declares Hermes plugins."""
-    for pattern in ("*.dist-info/entry_points.txt", "*.egg-info/entry_points.txt"):
-        for path in root.glob(pattern):
-            try:
-                if b"hermes_agent.plugins" in read_regular_file(path, 1_000_000):
-                    return True
-            except OSError:
-                continue
     return False
 
 

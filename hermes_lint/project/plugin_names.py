@@ -10,9 +10,9 @@ followed in order), function-local imports.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from hermes_lint.model.scopes import bindings, parameter_names
 from hermes_lint.project.plugins import SOURCE_ROOTS, PluginSpec, module_file
@@ -26,6 +26,21 @@ class ModuleSyntax:
     tree: ast.Module
     name: str  # dotted import name ("" for a directory plugin's own __init__.py at the root)
     is_package: bool
+    _top: Optional[Tuple[Dict[str, ast.stmt], List[ast.ImportFrom]]] = field(default=None, compare=False, repr=False)
+
+    def top_level(self) -> Tuple[Dict[str, ast.stmt], List[ast.ImportFrom]]:
+        """Each name the module's top-level statements bind -> the last statement binding it,
+        and its ``from ... import *`` statements in order: read once, for every name asked."""
+        if self._top is None:
+            last: Dict[str, ast.stmt] = {}
+            stars: List[ast.ImportFrom] = []
+            for stmt in self.tree.body:
+                for name in _bound_names(stmt):
+                    last[name] = stmt
+                if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                    stars.append(stmt)
+            self._top = (last, stars)
+        return self._top
 
 
 @dataclass
@@ -92,13 +107,8 @@ class ProjectNames:
         """What the top-level name ``name`` of ``module`` is bound to (its last binding)."""
         if depth > MAX_DEPTH:
             return Target("unknown", reason=f"`{name}` is re-exported too many times to follow")
-        binding: Optional[ast.stmt] = None
-        stars: List[ast.ImportFrom] = []
-        for stmt in module.tree.body:
-            if _binds(stmt, name):
-                binding = stmt
-            elif isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                stars.append(stmt)
+        bound, stars = module.top_level()
+        binding = bound.get(name)
         if binding is None:
             for star in reversed(stars):
                 found = self.module(self.module_path(self.absolute(module, star.module, star.level)))
@@ -181,18 +191,19 @@ class ProjectNames:
         return Target("absent", reason=f"class `{owner.qualname}` defines no method `{attr}`")
 
 
-def _binds(stmt: ast.stmt, name: str) -> bool:
+def _bound_names(stmt: ast.stmt) -> List[str]:
+    """The names a top-level statement binds, as ``resolve`` follows them."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return stmt.name == name
+        return [stmt.name]
     if isinstance(stmt, ast.ImportFrom):
-        return any((a.asname or a.name) == name for a in stmt.names if a.name != "*")
+        return [a.asname or a.name for a in stmt.names if a.name != "*"]
     if isinstance(stmt, ast.Import):
-        return any((a.asname or a.name.split(".")[0]) == name for a in stmt.names)
+        return [a.asname or a.name.split(".")[0] for a in stmt.names]
     if isinstance(stmt, ast.Assign):
-        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
-    if isinstance(stmt, ast.AnnAssign):
-        return isinstance(stmt.target, ast.Name) and stmt.target.id == name and stmt.value is not None
-    return False
+        return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return [stmt.target.id]
+    return []
 
 
 def context_names(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], parameter: str) -> Set[str]:
@@ -214,13 +225,13 @@ def context_names(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], parame
     return names
 
 
-def partial_context_names(function: ast.AST, names: Set[str]) -> Set[str]:
+def partial_context_names(function: ast.AST, names: Set[str], nodes: Optional[List[ast.AST]] = None) -> Set[str]:
     """Local names of ``function`` bound to the plugin context (``names``, its
     ``context_names``) somewhere and to something else elsewhere: a ``register_tool`` call on one
-    cannot be read."""
+    cannot be read. ``nodes``: its ``ast.walk``, when the caller has it."""
     return {
         target.id
-        for node in ast.walk(function) if isinstance(node, ast.Assign)
+        for node in (ast.walk(function) if nodes is None else nodes) if isinstance(node, ast.Assign)
         and isinstance(node.value, ast.Name) and node.value.id in names
         for target in node.targets if isinstance(target, ast.Name) and target.id not in names
     }

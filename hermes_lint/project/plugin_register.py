@@ -132,19 +132,20 @@ class _Follower(ProjectNames):
         self.visits.add(visit)
         if not known:
             self.functions.append(RegisterFunction(self.spec.name, module.path, qualname, parameter, receives, node.lineno))
+        nodes = list(ast.walk(node))  # walked once: every question below is about its nodes
         contexts = context_names(node, parameter) if receives == "ctx" and carried is None else set()
-        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts))
+        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(node, contexts, nodes))
         scope = _Scope(
             module, qualname.rsplit(".", 1)[0] if "." in qualname else None, depth,
             # `from .tools import register_tools` inside the function binds a name there
-            {(a.asname or a.name): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.ImportFrom)
+            {(a.asname or a.name): stmt for stmt in nodes if isinstance(stmt, ast.ImportFrom)
              for a in stmt.names if a.name != "*"},
             {c.parameter: c for c in callees},
-            _literal_loops(node),
+            _literal_loops(nodes),
             {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)},
             qualname,
         )
-        for stored in ast.walk(node):
+        for stored in nodes:
             # ``self.ctx = ctx``: registrations made later through the attribute are not followed
             if (isinstance(stored, ast.Assign) and _what_is_passed(stored.value, contexts, callables) is not None
                     and not all(isinstance(t, ast.Name) for t in stored.targets)):
@@ -153,11 +154,11 @@ class _Follower(ProjectNames):
                     self.report(module, stored, reason)
         # ``ctx = Proxy(ctx)``: the proxy is the context from here on
         rebinding = {
-            id(s.value) for s in ast.walk(node) if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+            id(s.value) for s in nodes if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
             and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in contexts
         }
-        partial = partial_context_names(node, contexts) if contexts else set()
-        for call in ast.walk(node):
+        partial = partial_context_names(node, contexts, nodes) if contexts else set()
+        for call in nodes:
             if not isinstance(call, ast.Call) or is_register_call(call, contexts, callables):
                 continue
             if is_register_call(call, partial, ()):
@@ -339,14 +340,15 @@ def _replace_root(func: ast.expr, root: ast.expr) -> ast.expr:
     return root
 
 
-def _literal_loops(node: FunctionNode) -> Dict[str, List[ast.expr]]:
-    """Loop variables bound nowhere else that run over a display of names (``(a, b.c)``)."""
+def _literal_loops(nodes: List[ast.AST]) -> Dict[str, List[ast.expr]]:
+    """Loop variables bound nowhere else that run over a display of names (``(a, b.c)``), in a
+    function of these nodes (``ast.walk``'s)."""
     stores: Dict[str, int] = {}
-    for name in ast.walk(node):
+    for name in nodes:
         if isinstance(name, ast.Name) and not isinstance(name.ctx, ast.Load):
             stores[name.id] = stores.get(name.id, 0) + 1
     return {
-        loop.target.id: list(loop.iter.elts) for loop in ast.walk(node)
+        loop.target.id: list(loop.iter.elts) for loop in nodes
         if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and stores.get(loop.target.id) == 1
         and isinstance(loop.iter, (ast.Tuple, ast.List))
         and all(isinstance(e, (ast.Name, ast.Attribute)) for e in loop.iter.elts)
@@ -406,10 +408,11 @@ def is_alias_of_register_tool(value: ast.expr, contexts) -> bool:
     )
 
 
-def register_tool_aliases(function: FunctionNode, contexts) -> List[str]:
-    """Names assigned ``ctx.register_tool`` (or a ``getattr`` of it) in ``function``."""
+def register_tool_aliases(function: FunctionNode, contexts, nodes: Optional[List[ast.AST]] = None) -> List[str]:
+    """Names assigned ``ctx.register_tool`` (or a ``getattr`` of it) in ``function`` (``nodes``:
+    its ``ast.walk``, when the caller has it)."""
     found = []
-    for node in ast.walk(function):
+    for node in ast.walk(function) if nodes is None else nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if is_alias_of_register_tool(node.value, contexts):
                 found.append(node.targets[0].id)

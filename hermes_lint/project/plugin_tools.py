@@ -98,15 +98,17 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         if function is None or (qualname, parameter, receives) in done:
             continue
         done.add((qualname, parameter, receives))
+        nodes = list(ast.walk(function))  # walked once: every question below is about its nodes
         contexts = context_names(function, parameter) if receives == "ctx" else set()
-        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts))
-        every = [n for n in ast.walk(function) if isinstance(n, ast.Call) and is_register_call(n, contexts, callables)]
+        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts, nodes))
+        every = [n for n in nodes if isinstance(n, ast.Call) and is_register_call(n, contexts, callables)]
         if not every:
             continue
         # once per call site when the callers hand it readable arguments (``plugin_arguments``);
         # a call is read when every reading read it
         unread_ids: Dict[int, str] = {}
         for line, arguments, site in call_site_bindings(tree, function, parameter, call_sites, _importer(evaluator, function)):
+            # its own walk: a reading may have replaced parts of the calls another one read
             reader = _Reader(function, contexts, callables, index, evaluator, site)
             reader.statements(function.body, arguments)
             handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
@@ -142,9 +144,10 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
         function = _function(tree, qualname)
         if function is None:
             continue
+        nodes = list(ast.walk(function))
         contexts = context_names(function, parameter) if receives == "ctx" else set()
-        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts))
-        if any(isinstance(n, ast.Call) and is_register_call(n, contexts, callables) for n in ast.walk(function)):
+        callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts, nodes))
+        if any(isinstance(n, ast.Call) and is_register_call(n, contexts, callables) for n in nodes):
             return True
     return False
 
@@ -152,6 +155,7 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
 class _Reader:
     def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None, site=None):
         self.site = site  # the call site in another module this reading is for (``remote_sites``)
+        nodes = list(ast.walk(function))  # walked once for the questions below
         self.contexts = set(contexts)
         self.callables = set(callables)
         self.function = function
@@ -159,13 +163,13 @@ class _Reader:
         self.evaluator = evaluator
         self.local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
         stores: Dict[str, int] = {}
-        for n in ast.walk(function):
+        for n in nodes:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
         self.local |= set(stores)
         # Locals assigned once and never changed in place: ``schema = {...}`` is that dict.
         self.constant_locals = {name for name, count in stores.items() if count == 1} - _mutated(
-            function, lambda call: is_register_call(call, self.contexts, self.callables)
+            nodes, lambda call: is_register_call(call, self.contexts, self.callables)
         )
         self.read: List[ast.Call] = []
         self.handled: List[ast.Call] = []  # calls read at least once
@@ -467,19 +471,20 @@ _MUTATING_METHODS = frozenset({
 })
 
 
-def _mutated(function: FunctionNode, registers) -> set:
-    """Names that may be changed in place in ``function``: ``x[k] = v``, ``x.a = v``, ``x += y``,
+def _mutated(nodes: List[ast.AST], registers) -> set:
+    """Names that may be changed in place in the function of ``nodes`` (its ``ast.walk``):
+    ``x[k] = v``, ``x.a = v``, ``x += y``,
     ``x.update(...)``, or ``x`` handed to a call (``_add_defaults(schema)``) other than a
     registration (``registers(call)``) or a builtin that only reads."""
     found = set()
     # names bound to a new container (a display, a comprehension, a call's result): a call
     # handed one may fill it in; a name bound to a part of a table or a string is not built here
     containers = {
-        target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+        target.id for node in nodes if isinstance(node, ast.Assign)
         for target in node.targets if isinstance(target, ast.Name)
         and isinstance(node.value, (ast.Dict, ast.List, ast.Set, ast.Call, ast.DictComp, ast.ListComp, ast.SetComp))
     }
-    for node in ast.walk(function):
+    for node in nodes:
         if isinstance(node, ast.Call) and not registers(node) and not (
             isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS
         ):

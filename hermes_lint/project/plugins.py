@@ -210,12 +210,12 @@ def declares_entry_point(directory: Path) -> bool:
     """Cheap test for ``find_root``: a packaging file of ``directory`` (or the metadata of an
     unpacked wheel or a built sdist in it) names the group, or declares an entry point in a group
     plainly meant to be it (``hermes.plugins``: HRM812's)."""
-    from hermes_lint.project.entry_point_groups import meant_for_hermes
-
     for name in PACKAGING_FILES + tuple(metadata_files(directory)):
         data = read_packaging_file(directory / name)
         if data is not None and ENTRY_POINT_GROUP in data:
             return True
+    from hermes_lint.project.entry_point_groups import meant_for_hermes  # only past the plain test
+
     files = declared_entry_points(directory, mentioning=_mentions_hermes)
     return any(meant_for_hermes(entry.group) for file in files for entry in file.entries)
 

@@ -5,7 +5,7 @@ classes, so that a tampered record can build nothing else."""
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 
 # The classes a record may name, and their modules: imported when a record names one.
@@ -20,17 +20,18 @@ _CLASS_MODULES = {
 
 
 class _Classes(dict):
-    """The allow-list of ``_CLASS_MODULES``, each class imported on first use."""
+    """The allow-list of ``_CLASS_MODULES``: name -> (the class, its field names), each class
+    imported on first use."""
 
-    def __missing__(self, name: str) -> type:
+    def __missing__(self, name: str) -> Tuple[type, Tuple[str, ...]]:
         import importlib
 
         cls = getattr(importlib.import_module(_CLASS_MODULES[name]), name)
-        self[name] = cls
-        return cls
+        self[name] = found = (cls, tuple(f.name for f in fields(cls)))
+        return found
 
 
-def _classes() -> Dict[str, type]:
+def _classes() -> Dict[str, Tuple[type, Tuple[str, ...]]]:
     return _Classes()
 
 
@@ -44,11 +45,11 @@ def encode_sites(value: Any) -> Any:
     raise TypeError(f"cannot record {type(value).__name__}")
 
 
-def decode_sites(data: Any, classes: Optional[Dict[str, type]] = None) -> Any:
+def decode_sites(data: Any, classes: Optional[Dict[str, Tuple[type, Tuple[str, ...]]]] = None) -> Any:
     classes = classes if classes is not None else _classes()
     if isinstance(data, dict):
-        cls = classes[data["@"]]
-        return cls(**{f.name: decode_sites(data[f.name], classes) for f in fields(cls)})
+        cls, names = classes[data["@"]]
+        return cls(**{name: decode_sites(data[name], classes) for name in names})
     if isinstance(data, list):
         return tuple(decode_sites(item, classes) for item in data)
     if data is None or isinstance(data, (str, int, bool)):

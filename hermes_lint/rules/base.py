@@ -118,6 +118,10 @@ class Rule:
     # the example's files (``hermes_lint.rule_examples``): "check" (a plugin rule's examples are
     # plugin projects on disk), "manifest --check" (HRM501); None: the engine.
     examples_run_by: ClassVar[Optional[str]] = None
+    # A module rule that reads the module's environment reads (``ModuleFacts.env_reads``, and
+    # the environment readers behind them): a check computes them only when a selected rule does
+    # (every rule's examples run with that rule alone selected: one that forgets fails them).
+    reads_environment: ClassVar[bool] = False
 
     def check(self, ctx: Any) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError

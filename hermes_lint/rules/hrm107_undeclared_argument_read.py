@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterator, Optional, Set
+from typing import Any, Iterator, List, Optional, Set, Tuple
 
 from hermes_lint.model.context import ModuleContext
 from hermes_lint.analysis.argument_reads import ArgRead
@@ -182,6 +182,43 @@ class UndeclaredArgumentRead(Rule):
             message="`_run` (given `args` by handler lambda) reads argument `timeout`, which the schema "
             "of tool `t` does not declare",
         ),
+        # code shared by two tools: the read is about both, and the hint may come from either schema
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _dispatch(action, args):
+                if action == "read":
+                    return str(args.get("path"))
+                return str(args.get("contnt"))
+
+            registry.register(name="read", toolset="f", handler=lambda args, **kw: _dispatch("read", args),
+                schema={"name": "read", "parameters": {"type": "object", "properties": {"path": {}}}})
+            registry.register(name="write", toolset="f", handler=lambda args, **kw: _dispatch("write", args),
+                schema={"name": "write", "parameters": {"type": "object", "properties": {"content": {}}}})
+            """,
+            line=6,
+            col=16,
+            message="`_dispatch` (given `args` by handler lambda) reads argument `contnt`, which the schemas of tools "
+            "`read` and `write` do not declare (did you mean `content`?)",
+        ),
+        # a read in one tool's own lambda is about that tool alone, its hint from that schema alone
+        Invalid(
+            """
+            from tools.registry import registry
+
+            def _dispatch(action, args):
+                return str(args.get("path") or args.get("content"))
+
+            registry.register(name="read", toolset="f", handler=lambda args, **kw: _dispatch("read", args) + args["contnt"],
+                schema={"name": "read", "parameters": {"type": "object", "properties": {"path": {}}}})
+            registry.register(name="write", toolset="f", handler=lambda args, **kw: _dispatch("write", args),
+                schema={"name": "write", "parameters": {"type": "object", "properties": {"content": {}}}})
+            """,
+            line=6,
+            col=98,
+            message="handler lambda reads argument `contnt`, which the schema of tool `read` does not declare",
+        ),
         # an `or` of keys none of which is declared: no alias of a declared key
         Invalid(
             """
@@ -207,23 +244,25 @@ class UndeclaredArgumentRead(Rule):
         for analysis in analyses(ctx):
             if not analysis.args.reads:
                 continue
-            declared = _properties_known_to_reads(ctx, analysis)
-            if declared is None:
+            sharing = _schemas_sharing_the_code(ctx, analysis)
+            if sharing is None:
                 continue
-            name = analysis.registration.name
-            schema = f"the schema of tool `{name}`" if isinstance(name, str) else "the schema"
+            declared = set().union(*(properties for _, properties in sharing))
             for read in analysis.args.reads:
                 if read.key in declared or id(read.node) in seen or read.membership:
                     continue  # `"legacy" in args`: a guard (often rejecting the key), not a use
                 if any(alias in declared for alias in read.alternates):
                     continue  # ``args.get("filename") or args.get("title")``: a tolerated synonym
                 seen.add(id(read.node))
-                close = difflib.get_close_matches(read.key, sorted(declared), n=1)
+                # the tools whose handlers make this very read: those the finding is about
+                readers = [(other.registration.name, properties) for other, properties in sharing
+                           if any(r.node is read.node for r in other.args.reads)]
+                close = difflib.get_close_matches(read.key, sorted(set().union(*(p for _, p in readers))), n=1)
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
                 yield Finding(
                     ctx.loc(read.node),
-                    f"{_reader_label(analysis, read)} reads argument `{read.key}`, which {schema} does not "
-                    f"declare{hint}",
+                    f"{_reader_label(analysis, read)} reads argument `{read.key}`, which "
+                    f"{_schemas_label([name for name, _ in readers])} declare{hint}",
                 )
 
 
@@ -236,14 +275,28 @@ def _undeclared_keys_allowed(registration: Registration) -> bool:
     return any(k in parameters for k in ("patternProperties", "anyOf", "oneOf", "allOf", "$ref", "if"))
 
 
-def _properties_known_to_reads(ctx, analysis: HandlerAnalysis) -> Optional[Set[str]]:
-    """Every property name a read in this handler's code may legitimately refer to.
+def _schemas_label(tools: List[Any]) -> str:
+    """Whose schemas do not declare the key, as the message's subject (names, or ``Unresolved``)."""
+    named = list(dict.fromkeys(name for name in tools if isinstance(name, str)))
+    if len(tools) == 1:
+        return f"the schema of tool `{named[0]}` does not" if named else "the schema does not"
+    if len(named) == 1 and len(tools) == sum(name == named[0] for name in tools):
+        return f"the schema of tool `{named[0]}` does not"  # one tool registered twice
+    if len(named) < len(tools):
+        return f"the schemas of the {len(tools)} tools sharing this code do not"
+    quoted = [f"`{name}`" for name in named]
+    return f"the schemas of tools {', '.join(quoted[:-1])} and {quoted[-1]} do not"
+
+
+def _schemas_sharing_the_code(ctx, analysis: HandlerAnalysis) -> Optional[List[Tuple[HandlerAnalysis, Set[str]]]]:
+    """Each registration whose handler shares code with this one (this one first), with every
+    property name its schema offers: what a read in the shared code may legitimately refer to.
 
     Handler code shared by several registrations (one ``_dispatch(action, args)`` behind several
     lambdas, one ``def`` registered twice) reads the keys of all their schemas: the union. None
     when one of those schemas is unknown, may change at run time, or admits undeclared keys.
     """
-    names: Set[str] = set()
+    sharing: List[Tuple[HandlerAnalysis, Set[str]]] = []
     for other in analyses(ctx):
         if other is not analysis and not (other.args.functions & analysis.args.functions):
             continue
@@ -253,8 +306,12 @@ def _properties_known_to_reads(ctx, analysis: HandlerAnalysis) -> Optional[Set[s
             properties = offered_properties(registration, properties, every_path=False)
         if properties is None or _undeclared_keys_allowed(registration):
             return None
-        names.update(properties)
-    return names
+        entry = (other, set(properties))
+        if other is analysis:
+            sharing.insert(0, entry)
+        else:
+            sharing.append(entry)
+    return sharing
 
 
 def _reader_label(analysis: HandlerAnalysis, read: ArgRead) -> str:

@@ -32,6 +32,7 @@ class CheckFnNotCallable(Rule):
     """
 
     code = "HRM202"
+    reads_environment = True
     summary = "check_fn is not a callable (undefined, called, or a literal)"
     fix_applicability = "safe"
     fix_title = "pass the module function itself: `check_fn=f()` becomes `check_fn=f`"

@@ -47,6 +47,7 @@ class RequiresEnvMismatch(Rule):
     """
 
     code = "HRM203"
+    reads_environment = True
     summary = "environment variables read but missing from requires_env, or listed and never checked"
     fix_applicability = "unsafe"
     fix_title = "add a variable that is read but not listed to the tool's `requires_env` (unsafe: the tool is then unavailable where it is unset)"

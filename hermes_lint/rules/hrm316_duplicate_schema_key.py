@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Dict, Iterator, List
 
 from hermes_lint.model.context import ModuleContext
@@ -137,7 +138,8 @@ class DuplicateSchemaKey(Rule):
         in_schema = {loc for r in ctx.facts.registrations for _, loc in r.schema_locations}
         if not in_schema:
             return
-        for node in ctx.index.nodes():
+        lines = sorted({loc.line for loc in in_schema if not loc.path})
+        for node in _nodes_around(ctx, lines):
             if node.__class__ is not ast.Dict or len(node.keys) < 2:
                 continue
             occurrences: Dict[str, List[ast.Constant]] = {}
@@ -155,6 +157,16 @@ class DuplicateSchemaKey(Rule):
                         f"key {_quoted(name)} repeats the one at line {keys[0].lineno} in a schema dict: "
                         "Python keeps only the last value and silently drops the others",
                     )
+
+
+def _nodes_around(ctx: ModuleContext, lines: List[int]) -> Iterator[ast.AST]:
+    """The nodes of the module's top-level statements whose lines (decorators included) hold
+    one of ``lines``: a dict whose key is located in the schema is inside one of those."""
+    for stmt in ctx.tree.body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        at = bisect.bisect_left(lines, first)
+        if at < len(lines) and lines[at] <= (stmt.end_lineno or stmt.lineno):
+            yield from ctx.index.walk(stmt)
 
 
 def _quoted(text: str) -> str:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, List, Tuple
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.plugin_view import plugin_views
@@ -71,17 +71,18 @@ class UnboundedPythonDependency(PluginRule, Rule):
     ]
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
-        views = plugin_views(ctx)
-        if not views:
-            return  # no plugin: packaging is not even imported
-        from packaging.requirements import InvalidRequirement, Requirement
-
-        for view in views:
+        listed: List[Tuple[Any, List[Any]]] = []
+        for view in plugin_views(ctx):
             document = view.document
             data = document.data if document is not None else None
             entries = data.get("python_dependencies") if isinstance(data, dict) else None
-            if document is None or not isinstance(entries, list):
-                continue
+            if document is not None and isinstance(entries, list):
+                listed.append((document, entries))
+        if not any(isinstance(entry, str) for _, entries in listed for entry in entries):
+            return  # no requirement to parse: packaging is not even imported
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        for document, entries in listed:
             for number, entry in enumerate(entries):
                 if not isinstance(entry, str):
                     continue

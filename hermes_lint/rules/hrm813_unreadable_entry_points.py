@@ -38,7 +38,10 @@ class UnreadableEntryPoints(PluginRule, Rule):
     as literals (``entry_points={"hermes_agent.plugins": ["echo = echo_plugin"]}``, or
     ``[project.entry-points."hermes_agent.plugins"]``). A ``pyproject.toml``, ``setup.cfg`` or
     ``setup.py`` that does not parse and names ``hermes_agent.plugins`` (or a spelling meant for
-    it) is reported at its parse error: a build fails on it, and what it declares is unknown.
+    it) is reported at its parse error: a build fails on it, and what it declares is unknown. So
+    is a row of a built distribution's ``entry_points.txt`` (an unpacked wheel's or a built
+    sdist's) that ``importlib.metadata``, which Hermes lists installed plugins with, cannot read: a
+    row without ``=`` makes it raise ``ValueError``.
     Only setuptools' ``setup`` is read (``from setuptools import setup``, ``setuptools.setup``,
     distutils' alike): another object's ``setup()`` method declares no entry points.
 

@@ -18,7 +18,6 @@ import pytest
 import tools
 import tools.registry as registry_module
 from tools.registry import (
-    CHECK_FN_GRACE_SECONDS,
     CHECK_FN_TTL_SECONDS,
     ToolEntry,
     ToolRegistry,
