@@ -219,7 +219,7 @@ def test_progress_draws_on_a_terminal_after_the_delay_and_erases_itself():
 
 
 def test_the_docs_document_every_check_option_and_setting():
-    from hermes_lint.cli import check
+    from hermes_lint.cli.check import check
     from hermes_lint.config import _KEYS
 
     repo = Path(__file__).resolve().parents[1]

@@ -1,16 +1,21 @@
-"""The ``hermes-lint`` command line (click). Exit codes: 0 clean, 1 findings, 2 usage or internal error."""
+"""The ``hermes-lint`` command line. Exit codes: 0 clean, 1 findings, 2 usage or internal error.
+
+What every command shares, without click: the errors, the project root, writing the report, and
+``main``, the entry point. ``main`` runs a ``check`` or ``manifest`` command line made of flags
+and paths only, as the pre-commit hooks' are (``check --changed FILES``, ``manifest --check``),
+without importing click (``cli.hook_start``: importing click costs about a third of a warm
+``manifest --check``); every other command line, and every other use of ``main`` as a click
+group (``CliRunner().invoke(main, ...)``), goes to the click group of ``cli.commands``.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import click
-
-from hermes_lint import __version__
-from hermes_lint.config import KNOWN_PROVIDERS, ConfigError
-from hermes_lint.project_config import find_root, load_config
+from hermes_lint.config import ConfigError
+from hermes_lint.project_config import find_root
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -154,7 +159,7 @@ def run_guarded(debug: bool, action) -> None:
     try:
         code = action()
     except (UsageError, ConfigError) as exc:
-        click.echo(f"hermes-lint: error: {exc}", err=True)
+        echo_err(f"hermes-lint: error: {exc}")
         sys.exit(EXIT_ERROR)
     except BrokenPipeError:  # the reader went away (`| head`): what it wanted, it got
         _silence_stdout()
@@ -164,10 +169,7 @@ def run_guarded(debug: bool, action) -> None:
             import traceback
 
             traceback.print_exc()
-        click.echo(
-            f"hermes-lint: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
-            err=True,
-        )
+        echo_err(f"hermes-lint: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
         sys.exit(EXIT_ERROR)
     sys.exit(code)
 
@@ -183,141 +185,47 @@ def _silence_stdout() -> None:
         pass
 
 
-class _LazyGroup(click.Group):
-    """A group whose other subcommands are imported only when named (or listed by --help): each
-    lives in its own module with its own dependencies (libcst...), which ``check`` never needs.
-    The pattern of click's documentation, "Lazily Loading Subcommands"."""
-
-    lazy_commands = {
-        "new-tool": ("hermes_lint.cli.new_tool", "new_tool"),
-        "new-plugin": ("hermes_lint.cli.new_plugin", "new_plugin"),
-        "manifest": ("hermes_lint.cli.manifest", "manifest"),
-        "diff": ("hermes_lint.cli.diff", "diff"),
-        "init": ("hermes_lint.cli.init", "init"),
-        "server": ("hermes_lint.cli.server", "server"),
-        "lsp": ("hermes_lint.cli.lsp", "lsp"),
-    }
-
-    def main(
-        self,
-        args: Optional[Sequence[str]] = None,
-        prog_name: Optional[str] = None,
-        complete_var: Optional[str] = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        """Click's, except that a usage error is the one line every other error is (click's own
-        report is four: usage, a hint, a blank line, the error)."""
-        from hermes_lint.check.cache_identity import pinned_on_first_use
-
-        with pinned_on_first_use():
-            if not standalone_mode:
-                return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-            return self._main_standalone(args, prog_name, complete_var, **extra)
-
-    def _main_standalone(self, args, prog_name, complete_var, **extra: Any) -> Any:
-        try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.UsageError as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":  # bare `hermes-lint`: the help is the message
-                exc.show()
-                sys.exit(exc.exit_code)
-            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
-            click.echo(f"hermes-lint: error: {exc.format_message()}{hint}", err=True)
-            sys.exit(exc.exit_code)
-        except click.ClickException as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
-
-    def list_commands(self, ctx: click.Context) -> List[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy_commands})
-
-    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
-        if name in self.lazy_commands:
-            import importlib
-
-            module_name, attribute = self.lazy_commands[name]
-            return getattr(importlib.import_module(module_name), attribute)
-        return super().get_command(ctx, name)
+def echo_err(text: str) -> None:
+    """One line (or more) on stderr, flushed; nothing when stderr is closed."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    stream.write(text + "\n")
+    stream.flush()
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hermes-lint")
-def main() -> None:
-    """Static checks for Hermes-style agent tool registrations."""
+def configure_streams() -> None:
+    """Before any command runs. A terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii,
+    LC_ALL=POSIX) still gets every line, non-ASCII characters escaped, rather than a
+    UnicodeEncodeError."""
     for stream in (sys.stdout, sys.stderr):
-        # A terminal or pipe that cannot take UTF-8 (PYTHONIOENCODING=ascii, LC_ALL=POSIX) still
-        # gets every line, non-ASCII characters escaped, rather than a UnicodeEncodeError.
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
 
 
-@main.command("rules")
-def list_rules() -> None:
-    """List every rule code with its one-line summary."""
-    from hermes_lint.rules import all_rules
+class _Entry:
+    """``hermes-lint`` (the console script calls ``main()``) and ``python -m hermes_lint``.
 
-    write_stdout("".join(f"{rule.code}  {rule.summary}\n" for rule in all_rules()))
+    A command line ``cli.hook_start`` takes runs without click; any other goes to the click group
+    (``cli.commands.main``), imported then. Everything else asked of ``main`` (``main.main(...)``,
+    ``main.name``: what ``click.testing.CliRunner`` uses) is the group's."""
 
+    def __call__(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
+                 complete_var: Optional[str] = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        if standalone_mode and complete_var is None and not extra:
+            from hermes_lint.cli import hook_start
 
-def _explain(code: Optional[str], show_all: bool, output_format: str) -> int:
-    from hermes_lint.report.rule_docs import render_rule_page
-    from hermes_lint.rules import all_rules, rule_by_code
+            hook_start.run_if_taken(sys.argv[1:] if args is None else list(args))
+        return self._group().main(args, prog_name, complete_var, standalone_mode, **extra)
 
-    if show_all == (code is not None):
-        raise UsageError("name one rule code, or pass --all for every rule")
-    if code is not None:
-        try:
-            rules = [rule_by_code(code.upper())]
-        except KeyError:
-            raise UsageError(f"unknown rule code {code!r} (see `hermes-lint rules`)") from None
-    else:
-        rules = list(all_rules())
-    if output_format == "json":
-        import json
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._group(), name)
 
-        from hermes_lint.report.output import rule_url
+    @staticmethod
+    def _group() -> Any:
+        from hermes_lint.cli.commands import main as group
 
-        entries = [
-            {
-                "code": rule.code,
-                "summary": rule.summary,
-                "fix": rule.fix_applicability,  # "safe", "unsafe" or null
-                "explanation": render_rule_page(rule),
-                "url": rule_url(rule.code),
-            }
-            for rule in rules
-        ]
-        write_stdout(json.dumps(entries if show_all else entries[0], indent=2, ensure_ascii=False) + "\n", json_text=True)
-    else:
-        write_stdout("\n".join(render_rule_page(rule) for rule in rules))
-    return EXIT_CLEAN
+        return group
 
 
-def _explain_command(name: str, help_text: str) -> click.Command:
-    @main.command(name, help=help_text)
-    @click.argument("code", required=False)
-    @click.option("--all", "show_all", is_flag=True, help="Every rule's page, one after the other (in JSON: an array).")
-    @click.option("--output-format", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-                  show_default=True, help="json: {code, summary, fix, explanation, url}.")
-    def command(code: Optional[str], show_all: bool, output_format: str) -> None:
-        run_guarded(False, lambda: _explain(code, show_all, output_format))
-
-    return command
-
-
-explain = _explain_command(
-    "explain", "Print a rule's documentation page: what it finds, why, an example and its fix."
-)
-rule = _explain_command("rule", "Print a rule's documentation page (ruff's name for `explain`).")
-
-from hermes_lint.cli.check import check  # noqa: E402  (the command module needs the helpers above)
-
-main.add_command(check)
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
+main = _Entry()

@@ -8,9 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-import click
-
-from hermes_lint.cli import write_output
+from hermes_lint.cli import echo_err, write_output
 from hermes_lint.config import Config
 
 if TYPE_CHECKING:
@@ -66,7 +64,7 @@ def report(diagnostics, root: Path, config, output_format: str, output_file: Opt
             line = f"{line[:-1]}; {written})" if line.endswith(")") else f"{line} ({written})"
         safe = sum(1 for fix in fixes.values() if fix.applicability == "safe")
         hint = terminal.fixable_hint(safe, len(fixes) - safe, unsafe)
-        click.echo(line + (f"\n{hint}" if hint else ""), err=True)
+        echo_err(line + (f"\n{hint}" if hint else ""))
 
 
 def summary_line(diagnostics, root: Path, config, checked: List[int]) -> Tuple[str, bool]:

@@ -1,6 +1,6 @@
 """``hermes-lint diff OLD.json NEW.json``: label the changes between two tool manifests.
 
-The ``main`` group of ``cli.py`` loads this module when the command is named (``_LazyGroup``).
+The ``main`` group of ``cli.commands`` loads this module when the command is named (``_LazyGroup``).
 Exit codes as everywhere: 0 fine, 1 when ``--fail-on`` is met (for CI: ``--fail-on breaking``),
 2 usage or internal error (a file that is missing, unreadable or not a hermes tool manifest).
 """

@@ -3,7 +3,7 @@
 
 Never overwrites: a file that exists is left exactly as it is and said so; pyproject.toml is
 only ever appended to (the table, when it has none), atomically. The ``main`` group of
-``cli.py`` loads this module when the command is named (``_LazyGroup``).
+``cli.commands`` loads this module when the command is named (``_LazyGroup``).
 """
 
 from __future__ import annotations

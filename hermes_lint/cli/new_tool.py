@@ -1,6 +1,6 @@
 """``hermes-lint new-tool``: the click command over ``hermes_lint.scaffold.tool``.
 
-A command object of its own, which the ``hermes-lint`` group of ``cli.py`` loads when the command
+A command object of its own, which the ``hermes-lint`` group of ``cli.commands`` loads when the command
 is named (``_LazyGroup``). Importing this module costs only click: ``hermes_lint.scaffold.tool``
 (which loads libcst, ~0.8 s cold) and ``hermes_lint.cli`` are imported when the command runs, so
 ``hermes-lint check`` does not pay for them.
@@ -142,7 +142,7 @@ def _regenerate(project_root, config, plan) -> bool:
     """Regenerate the existing manifest; False (after saying why) when it could not be."""
     from hermes_lint.cli import UsageError
     from hermes_lint.report.output import format_text
-    from hermes_lint.cli.manifest import write_manifest
+    from hermes_lint.cli.manifest_run import write_manifest
 
     created = plan.relative(plan.tool_path)
     try:

@@ -50,6 +50,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from hermes_lint import __version__
 from hermes_lint.config import Config
 from hermes_lint.manifest.freeze import freeze_module
+from hermes_lint.manifest.inputs import STALE  # HRM501, asked before anything is generated
 from hermes_lint.model.parsing import parse_module
 from hermes_lint.model import Diagnostic
 from hermes_lint.project.toolset_resolution import ToolsetCycle, registered_by_toolset, resolve_toolset, toolsets_table
@@ -60,7 +61,6 @@ FORMAT_VERSION = 4  # 2 added holes, 3 the digest, 4 checks as templates only
 DIGEST_KEY = "digest"
 # The runtime imports tool modules as ``tools.<stem>`` (tools.registry.discover_builtin_tools).
 PACKAGE = "tools"
-STALE = "HRM501"
 # The findings of `check` that would make a manifest wrong (the generator runs the validator,
 # so both say the same thing): an invalid schema, a tool name twice, unresolvable toolsets.
 BLOCKING_CODES = ("HRM302", "HRM401", "HRM402", "HRM405")

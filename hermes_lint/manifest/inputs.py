@@ -23,6 +23,8 @@ from hermes_lint.model import Diagnostic
 if TYPE_CHECKING:
     from hermes_lint.check.engine import ProjectSources
 
+STALE = "HRM501"  # the code of a manifest out of date
+
 
 def manifest_inputs(root: Path, config: Config) -> "ProjectSources":
     """The files the manifest of the project at ``root`` is generated from, as read now."""
@@ -48,13 +50,14 @@ def stale_manifest(root: Path, config: Config) -> List[Diagnostic]:
     when ``manifest`` or ``manifest --check`` recorded it up to date and nothing it depends on
     changed since (``fresh_cache``); a manifest found up to date here is recorded the same way."""
     from hermes_lint.manifest.fresh_cache import known_fresh, pin, remember_fresh
-    from hermes_lint.manifest.generate import STALE, generate_for_root, read_current, stale_diagnostic, summary
 
     target = root / config.manifest
     if not config.is_selected(STALE, config.manifest) or not target.is_file():
         return []
     if known_fresh(root, config, target) is not None:
-        return []
+        return []  # without importing the generator
+    from hermes_lint.manifest.generate import generate_for_root, read_current, stale_diagnostic, summary
+
     pinned = pin(root, config)
     generated = generate_for_root(root, config)
     if not generated.ok:

@@ -52,8 +52,9 @@ class EntryPointFindsNoRegister(PluginRule, Rule):
     ``__getattr__``, a star import, a class with base classes, an instance), modules that cannot
     be parsed (HRM001), an entry point's module that exists in the project under a directory the
     flat and ``src/`` layouts do not cover (a build backend's source mapping, such as hatch's
-    ``packages = ["hermes/pkg"]``), and the plugin directory of an unpacked wheel, which Hermes
-    loads through the wheel's entry point rather than as a directory.
+    ``packages = ["hermes/pkg"]``), and the plugin directory of an unpacked wheel or a built
+    sdist (whose ``entry_points.txt``, at the root or under ``src/``, declares Hermes plugins),
+    which Hermes loads through the distribution's entry point rather than as a directory.
     """
 
     code = "HRM801"

@@ -4,7 +4,6 @@ from typing import Iterator
 
 from hermes_lint.model import Location
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.project.entry_point_target import call_problem
 from hermes_lint.project.plugin_view import loaded_target_of, plugin_views
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import MANIFEST, PluginRule
@@ -67,6 +66,8 @@ class RegisterSignature(PluginRule, Rule):
         if ctx.root is None:
             return
         for view in plugin_views(ctx):
+            from hermes_lint.project.entry_point_target import call_problem  # for a plugin only
+
             target = loaded_target_of(ctx, view.spec)
             problem = call_problem(target)
             if problem is None or target.function is None or target.path is None:
