@@ -3,7 +3,7 @@
 Only a function the module's semantic model says certainly runs (``SemanticModel.functions``) is
 followed: a function defined twice, assigned over, imported over, shadowed by a class or rebound
 through ``global`` is unknown, and so is a decorated one when its body is what matters (the decorator may wrap the returns, catch the exceptions or
-change the signature). A function being analysed is unknown to the calls inside it (recursion).
+change the signature; not ``functools.wraps``, which returns the function it is given). A function being analysed is unknown to the calls inside it (recursion).
 """
 
 from __future__ import annotations
@@ -152,7 +152,8 @@ def analyse_function(node: CallableNode, name: str, analyzer: ModuleFunctions,
         name=name,
         node=node,
         is_async=isinstance(node, ast.AsyncFunctionDef),
-        decorated=bool(getattr(node, "decorator_list", None)),
+        # ``functools.wraps`` returns the function it decorates: its body is the function's
+        decorated=not all(map(analyzer.semantic.returns_decorated, getattr(node, "decorator_list", ()))),
         is_generator=has_yield,
         returns=[],
         falls_off_line=None,

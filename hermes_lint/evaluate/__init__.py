@@ -20,7 +20,9 @@ Guarantees the rest of the toolkit relies on:
   would change a constant's value is refused too (Python would change the constant). The body
   of ``if __name__ == "__main__":`` never runs on import: what it binds or mutates is ignored.
   Not seen: mutation by imported code, or through functions stored in containers and called from
-  there at import time.
+  there at import time. A name only function bodies of its module change in place, and that it
+  never reads otherwise, is write-only (``function_values``): such a change the evaluator runs is
+  dropped when it cannot fail, and reading the name from another module is refused.
 - *Bounded.* Each public call gets ``step_budget`` node evaluations; an evaluator as a whole gets
   ``total_step_budget``; strings, lists, integers, format widths and call depth are capped. Large
   results are refused *before* they are built (``"x" * 10**9`` allocates nothing).
@@ -41,6 +43,7 @@ Layout (``ModuleEvaluator`` is assembled from one mixin per concern):
 - ``expressions``, ``operators``, ``text``: expression handlers
 - ``calls``, ``statements``: calls, module-function bodies, the no-mutation-of-constants rule
 - ``local_scopes``: nested functions (closures), when a node runs, values at a point of a body
+- ``function_values``: decorators, ``functools.wraps``, attributes of functions, write-only names
 - ``builtin_functions``, ``methods``: the supported builtins and methods of plain values
 - ``bounds``, ``limits``: budget and size caps; ``locations``: where values come from
 - ``values``, ``syntax``: internal value types; questions about the syntax tree

@@ -44,6 +44,10 @@ class _Calls(_EvaluatorState):
                 return self._environment_read(reached, self._arguments(node), node)
             if reached in _PRIMITIVES:  # from shutil import which
                 return self._template_primitive(reached, self._arguments(node), node)
+            if reached == "functools.wraps":  # from functools import wraps
+                return self._wraps(self._arguments(node), node)
+            if func.id == "getattr" and not self._is_local("getattr") and self._classify("getattr")[0] == "undefined":
+                return self._builtin_getattr(self._arguments(node), node)
             if func.id == "isinstance" and not self._is_local("isinstance") and self._classify("isinstance")[0] == "undefined":
                 return self._isinstance(self._arguments(node), node)
             callee = self._callee_by_name(func)
@@ -128,6 +132,8 @@ class _Calls(_EvaluatorState):
         if reached is not None and not self._names_an_imported_value(func.value):
             if reached in ("copy.copy", "copy.deepcopy"):
                 return self._copy_call(reached, self._arguments(node), node)
+            if reached == "functools.wraps":
+                return self._wraps(self._arguments(node), node)
             if _is_environment(reached) or _is_environment(reached.rpartition(".")[0]):
                 return self._environment_read(reached, self._arguments(node), node)
             if reached in _PRIMITIVES:
@@ -170,6 +176,8 @@ class _Calls(_EvaluatorState):
         value = self._eval(node.value)
         if value.__class__ is _Instance:
             return self._instance_attribute(value, node.attr, node)
+        if value.__class__ is _FunctionRef:
+            return self._function_attribute(value, node.attr, node)
         if value.__class__ is Hole:  # unknown for the hole's own reason
             raise self._refuse_hole(value, node)
         raise _Refusal(f"attribute {node.attr} of a {_type_name(value)}", node)
@@ -212,7 +220,7 @@ class _Calls(_EvaluatorState):
             return self._call_foreign(owner, ref, arguments, node)
         fdef = ref.node
         name = ref.name
-        if fdef.decorator_list:
+        if ref.undecorated is not None:  # the decorators' result is unknown
             raise _Refusal(f"call to decorated function {name}", node)
         info = self._function_info(fdef)
         if info.problem is not None:

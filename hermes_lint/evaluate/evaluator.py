@@ -12,6 +12,7 @@ from .builtin_functions import _BUILTINS, _PYTHON_BUILTIN_NAMES
 from .calls import _Calls
 from .classes import _Classes
 from .expressions import _Expressions
+from .function_values import _FunctionValues
 from .holes import _Branches, _Holes
 from .imports import _Imports
 from .local_scopes import _LocalScopes
@@ -38,7 +39,6 @@ from .values import (
     _budget,
     _BuiltinRef,
     _is_immutable,
-    _FunctionRef,
     _Refusal,
 )
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .project import ParsedProjectModule, ProjectModules
 
 
-class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _LocalScopes, _BuiltValues, _Classes, _Text):
+class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Imports, _Expressions, _Operators, _Calls, _Statements, _LocalScopes, _BuiltValues, _Classes, _Text, _FunctionValues):
     """Evaluates expressions of one module, statically. See the module docstring.
 
     ``evaluate(node)`` and ``constant(name)`` return a plain value or an ``Unresolved`` (with the
@@ -82,6 +82,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._read_modules = {}  # relative path -> sha256 of each module read
         self._inspected_modules = {}  # ... of each module only looked into
         self._source = ("", "")  # (relative path, sha256) of a foreign module
+        self._parent: Optional[ModuleEvaluator] = None  # the evaluator that imports this one
         self._step_budget = step_budget
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
         self._index = None
@@ -100,6 +101,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._plain_checked = {}
         self._functions_allowed = False  # ``evaluate(objects=True)``: async functions may be parts of the value too
         self._unknown_locals = False  # ``evaluate_in_body``: a local may be bound to a hole
+        self._effects_kept = False  # ``call_after_import``: the call stands for running it, effects included
         self._function_constants: Dict[bool, Dict[str, Any]] = {}  # the constants evaluated so, per mode
         self._shared = (None, {})
         self._encoded_lines = {}
@@ -126,6 +128,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             located=False,
         )
         foreign._source = (relative, sha256)
+        foreign._parent = self
         return foreign
 
     def evaluate(self, node: ast.expr, *, partial: bool = False, objects: bool = False) -> Any:
@@ -152,7 +155,11 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         is a ``Hole``, with a template when the runtime can compute it; else an ``Unresolved``."""
         call = ast.Call(func=function, args=[], keywords=[])
         ast.copy_location(call, function)
-        return self._run(lambda: self._eval(call), call, None, None, True, whole_hole=True)
+        former, self._effects_kept = self._effects_kept, True
+        try:
+            return self._run(lambda: self._eval(call), call, None, None, True, whole_hole=True)
+        finally:
+            self._effects_kept = former
 
     def constant(self, name: str, *, partial: bool = False) -> Any:
         """The value of module constant ``name`` (as it is once the module is imported)."""
@@ -309,7 +316,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             raise _Refusal(kind[2], kind[3])
         if tag == "function":
             self._check_time(name, kind[1], node)
-            return _FunctionRef(name, kind[1].node)
+            return self._module_function(name, kind[1].node)
         if tag == "builtin":
             return _BuiltinRef(name)
         if tag == "value":  # each read a copy, as a literal row would be: a helper may change it
@@ -355,7 +362,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         raise _copy_of(cached[1])
 
     def _compute_cached(self, key: Any, expression: ast.expr, at: Positioned,
-                        steps: Tuple[ast.stmt, ...] = ()) -> Tuple[bool, Any]:
+                        steps: Tuple[ast.stmt, ...] = (), compute: Optional[Callable[[], Any]] = None) -> Tuple[bool, Any]:
         """Evaluate a module-level expression once, in module scope at its own point of the
         module, with a fresh budget (so the cached result never depends on who asked first);
         then each of ``steps`` (the statements that build a module name, ``built_values``) at its
@@ -371,7 +378,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         try:
             if self._total > self._total_budget:
                 raise _budget(expression)
-            value = self._eval(expression)
+            value = self._eval(expression) if compute is None else compute()
             for step in steps:
                 node = step
                 self._now = _start(step)

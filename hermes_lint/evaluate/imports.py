@@ -13,6 +13,7 @@ import ast
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
+from ..model import Location
 from .project import MAX_IMPORT_DEPTH, ProjectModules, absolute_module
 from .state import _EvaluatorState
 from .values import _Arguments, _AsyncFunctionRef, _ClassRef, _FunctionRef, _Refusal
@@ -92,6 +93,39 @@ class _Imports(_EvaluatorState):
             return None
         return foreign._tree, foreign._get_index().imports_by_name(), foreign.evaluate
 
+    def call_site_arguments(self, module: str, line: int, col: int, names: Tuple[str, ...]
+                            ) -> Optional[Tuple[Location, Dict[str, Tuple[Location, Any]]]]:
+        """(the location of a call at ``line``/``col`` (0-based bytes) of project module
+        ``module``, the keyword arguments of the decorators of its module-level functions
+        ``names``, each located with its value: a keyword two decorators give is left out); None
+        when the module cannot be read. The module counts as read (``read_modules``)."""
+        try:
+            foreign = self._foreign_module(module, None)
+        except _Refusal:
+            return None
+        if foreign is None:
+            return None
+        path = foreign._source[0]
+
+        def located(node: ast.expr) -> Location:
+            return Location(node.lineno, foreign._char_column(node.lineno, node.col_offset), path)
+
+        arguments: Dict[str, Tuple[Location, Any]] = {}
+        twice = set()
+        for stmt in foreign._tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name not in names:
+                continue
+            for decorator in stmt.decorator_list:
+                for keyword in decorator.keywords if isinstance(decorator, ast.Call) else ():
+                    if keyword.arg is None:
+                        continue
+                    if keyword.arg in arguments:
+                        twice.add(keyword.arg)
+                    arguments[keyword.arg] = (located(keyword.value), foreign.evaluate(keyword.value))
+        for name in twice:
+            del arguments[name]
+        return Location(line, foreign._char_column(line, col), path), arguments
+
     def _imported(self, name: str, origin: str, node, refusal: str) -> Any:
         """The value of an imported ``name`` (``origin`` = "module.attr"), or ``refusal``."""
         module, _, attr = origin.rpartition(".")
@@ -120,6 +154,8 @@ class _Imports(_EvaluatorState):
         if absolute is None:
             return None
         foreign = self._foreign.get(absolute)
+        if foreign is None and absolute in self._chain and absolute != self._module:
+            return self._importer_after_import(absolute, node)
         if foreign is None and absolute not in self._foreign:
             foreign = self._foreign[absolute] = self._new_foreign(self._project, absolute, node)
             if foreign is None:
@@ -130,6 +166,21 @@ class _Imports(_EvaluatorState):
             relative, sha256 = foreign._source
             (self._read_modules if record else self._inspected_modules)[relative] = sha256
         return foreign
+
+    def _importer_after_import(self, absolute: str, node) -> ModuleEvaluator:
+        """The evaluator of ``absolute``, one that (transitively) imports this module, when it
+        reads this module's values after its own import (in a function body that runs later:
+        ``_now`` is None) and imports none of the modules in between at module level: Python
+        has then imported both, and the values there are those it has once imported. Any other
+        way back to a module in the chain is an import cycle."""
+        path = []
+        importer: Optional[ModuleEvaluator] = self  # type: ignore[assignment]
+        while importer is not None and importer._module != absolute:
+            path.append(importer._module)
+            importer = importer._parent
+        if importer is None or importer._now is not None or _imports_any(importer, path):
+            raise _Refusal(f"import cycle through module {absolute}", node)
+        return importer
 
     def _new_foreign(self, project: ProjectModules, absolute: str, node) -> Optional[ModuleEvaluator]:
         if absolute in self._chain:
@@ -148,11 +199,14 @@ class _Imports(_EvaluatorState):
         with importer._working_in(self, node):
             kind = self._classify(attr)
             if kind[0] == "function":
-                return _FunctionRef(attr, kind[1].node, self)
+                return self._module_function(attr, kind[1].node)
             if kind[0] == "class":
                 return _ClassRef(attr, kind[1].node, self)
             if kind[0] == "undefined":
                 raise _Refusal(f"{attr} is not defined at module level")
+            shared = self._shared_reason(attr)
+            if shared is not None:  # what other modules' imports put in it (``function_values``)
+                raise _Refusal(shared)
             return self._global(attr, None)
 
     def _call_foreign(self, owner: _EvaluatorState, ref: _FunctionRef, arguments: _Arguments, node) -> Any:
@@ -164,9 +218,11 @@ class _Imports(_EvaluatorState):
     def _working_in(self, foreign: _EvaluatorState, node) -> Iterator[None]:
         """Evaluate in ``foreign`` (after its import, in this evaluator's mode, at its call
         depth, charging its steps here); its refusals become this module's, at ``node``."""
-        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed)
+        saved = (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed,
+                 foreign._unknown_locals, foreign._effects_kept)
         foreign._frame, foreign._now, foreign._steps, foreign._depth = None, None, 0, self._depth
-        foreign._functions_allowed = self._functions_allowed
+        foreign._functions_allowed, foreign._unknown_locals = self._functions_allowed, False
+        foreign._effects_kept = self._effects_kept
         former_mode = foreign._set_mode(self._partial_mode)
         try:
             yield
@@ -175,7 +231,8 @@ class _Imports(_EvaluatorState):
         finally:
             self._steps += foreign._steps
             foreign._total += foreign._steps
-            foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed = saved
+            (foreign._frame, foreign._now, foreign._steps, foreign._depth, foreign._functions_allowed,
+             foreign._unknown_locals, foreign._effects_kept) = saved
             foreign._set_mode(former_mode)
 
     def _refusal_from(self, foreign: _EvaluatorState, refusal: _Refusal, node: Optional[ast.AST]) -> _Refusal:
@@ -185,3 +242,18 @@ class _Imports(_EvaluatorState):
         if f"(in module {foreign._module})" not in reason:
             reason = f"{reason} (in module {foreign._module})"
         return _Refusal(reason, node, raises=refusal.raises)
+
+
+def _imports_any(evaluator: _EvaluatorState, modules: list) -> bool:
+    """Whether ``evaluator``'s module imports one of ``modules`` (or a module inside one) at
+    module level."""
+    for bindings in evaluator._get_index().bindings.values():
+        for binding in bindings:
+            if binding.kind != "import":
+                continue
+            names = [a.name for a in binding.node.names] if binding.node.__class__ is ast.Import else [binding.origin]
+            for name in names:
+                absolute = absolute_module(name, evaluator._module, evaluator._is_package) or name
+                if any(absolute == module or absolute.startswith(module + ".") for module in modules):
+                    return True
+    return False

@@ -58,7 +58,7 @@ class _LocalScopes(_EvaluatorState):
             if outer[0] not in ("function", "async function"):
                 return None
             return _QUALIFIER.join(reversed(names))
-        if cls is _FunctionRef and value.owner is not None:
+        if cls is _FunctionRef and value.owner is not None and value.owner is not self:
             return None
         kind = self._classify(value.name)
         kinds = ("async function",) if cls is _AsyncFunctionRef else ("function", "async function")
@@ -100,9 +100,11 @@ class _LocalScopes(_EvaluatorState):
 
     def _exec_def(self, stmt: FunctionNode) -> None:
         """A nested ``def``/``async def`` binds a function whose closure is this call's frame
-        (its defaults computed now, as Python does); a decorated one is not followed."""
-        if stmt.decorator_list:
+        (its defaults computed now, as Python does), then its decorators applied bottom-up
+        (``function_values``); a decorated ``async def`` is not followed."""
+        if stmt.decorator_list and stmt.__class__ is ast.AsyncFunctionDef:
             raise _Refusal(f"decorated nested function {stmt.name}", stmt.decorator_list[0])
+        decorators = [self._value(decorator) for decorator in stmt.decorator_list]  # evaluated before the def
         frame = self._frame
         assert frame is not None  # statements run only inside a call of a module function
         spec = stmt.args
@@ -116,7 +118,10 @@ class _LocalScopes(_EvaluatorState):
         if stmt.__class__ is ast.AsyncFunctionDef:
             frame.values[stmt.name] = _AsyncFunctionRef(stmt.name, stmt, self, frame)
         else:
-            frame.values[stmt.name] = _FunctionRef(stmt.name, stmt, self, frame, defaults)
+            value: Any = _FunctionRef(stmt.name, stmt, self, frame, defaults)
+            for decorator, node in reversed(list(zip(decorators, stmt.decorator_list))):
+                value = self._apply_decorator(decorator, value, node)
+            frame.values[stmt.name] = value
 
     def evaluate_in_body(self, function: FunctionNode, before: ast.stmt, node: ast.expr,
                          skip: Collection[ast.stmt] = ()) -> Any:

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..model import Location
 from .limits import MAX_RESULT_ITEMS
 from .state import _EvaluatorState
-from .values import _Instance
+from .values import _FunctionRef, _Instance
 
 
 class _Locations(_EvaluatorState):
@@ -84,17 +84,22 @@ class _Locations(_EvaluatorState):
         """``value``, computed by ``foreign`` (the evaluator of an imported project module): its
         containers' key/item locations, as locations in that module's file, join this
         evaluator's tables, so that a finding about a key is reported where the key is written."""
-        stack = [value]
+        stack = [(value, False)]
         visited = 0
         while stack and visited <= MAX_RESULT_ITEMS:
-            obj = stack.pop()
+            obj, held = stack.pop()
             visited += 1
             cls = obj.__class__
             if cls is not dict and cls is not list and cls is not tuple:
                 if cls is _Instance:  # its attributes: values built there
-                    stack.extend(obj.attrs.values())
+                    stack.extend((item, False) for item in obj.attrs.values())
+                elif cls is _FunctionRef and obj.attrs:
+                    # set on it by a decorator, maybe in this module, holding values built there
+                    stack.extend((item, True) for item in obj.attrs.values())
                 continue
             if self._table_of(obj) is not None:
+                if held:  # built here by a call from there: what it holds may come from there
+                    stack.extend((item, False) for item in (obj.values() if cls is dict else obj))
                 continue  # built here, or adopted before (with what it holds)
             table = foreign._table_of(obj)
             if table is not None:
@@ -104,7 +109,7 @@ class _Locations(_EvaluatorState):
                     else [foreign._placed(node) for node in table]
                 )
                 self._meta[id(obj)] = (obj, placed)
-            stack.extend(obj.values() if cls is dict else obj)
+            stack.extend((item, False) for item in (obj.values() if cls is dict else obj))
         return value
 
     def _char_column(self, lineno: int, byte_col: int) -> int:

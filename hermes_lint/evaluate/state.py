@@ -14,7 +14,7 @@ Other evaluators (of imported modules, owners of imported functions) are typed
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, ContextManager, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from abc import abstractmethod
@@ -47,6 +47,7 @@ class _EvaluatorState:
     _read_modules: Dict[str, str]
     _inspected_modules: Dict[str, str]
     _source: Tuple[str, str]
+    _parent: Optional[ModuleEvaluator]
 
     # --- bounds
     _step_budget: int
@@ -68,6 +69,7 @@ class _EvaluatorState:
     _functions_allowed: bool
     _function_constants: Dict[bool, Dict[str, CachedValue]]
     _unknown_locals: bool
+    _effects_kept: bool
     _shared: Tuple[Any, Dict[int, str]]
     _encoded_lines: Dict[int, bytes]
     _nested: Dict[ast.AST, Tuple[List[ast.stmt], List[Tuple[int, int]]]]
@@ -97,7 +99,8 @@ class _EvaluatorState:
         def _check_time(self, name: str, binding: _Binding, node: Optional[ast.AST], used: str = "used") -> None: ...
         @abstractmethod
         def _compute_cached(
-            self, key: Any, expression: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...] = ()
+            self, key: Any, expression: ast.expr, at: Positioned, steps: Tuple[ast.stmt, ...] = (),
+            compute: Optional[Callable[[], Any]] = None,
         ) -> CachedValue: ...
         @abstractmethod
         def _function_info(self, fdef: FunctionNode) -> _FunctionInfo: ...
@@ -259,6 +262,27 @@ class _EvaluatorState:
         # function bodies as scopes
         @abstractmethod
         def _exec_def(self, stmt: FunctionNode) -> None: ...
+
+        # function values
+        @abstractmethod
+        def _module_function(self, name: str, fdef: FunctionNode) -> _FunctionRef: ...
+        @abstractmethod
+        def _apply_decorator(self, decorator: Any, function: Any, node: ast.AST) -> Any: ...
+        @abstractmethod
+        def _wraps(self, arguments: _Arguments, node: Any) -> Any: ...
+        @abstractmethod
+        def _function_attribute(self, function: _FunctionRef, attr: str, node: Any, default: Any = None,
+                                has_default: bool = False) -> Any: ...
+        @abstractmethod
+        def _builtin_getattr(self, arguments: _Arguments, node: Any) -> Any: ...
+        @abstractmethod
+        def _set_function_attribute(self, target: ast.Attribute, value: Any) -> None: ...
+        @abstractmethod
+        def _shared_state(self) -> Tuple[Dict[str, Tuple[str, Any]], frozenset]: ...
+        @abstractmethod
+        def _shared_reason(self, name: str) -> Optional[str]: ...
+        @abstractmethod
+        def _dropped_change(self, stmt: ast.stmt) -> bool: ...
         @abstractmethod
         def _assigned_value(self, expression: ast.expr) -> Any: ...
         @abstractmethod

@@ -48,6 +48,8 @@ class _Statements(_EvaluatorState):
             return
         if self._is_logging_call(stmt.value):
             return  # changes no value, and logging reports its own errors rather than raising
+        if stmt.value.__class__ is ast.Call and self._dropped_change(stmt):
+            return  # a change of shared module state nothing here reads (``function_values``)
         self._eval(stmt.value)
 
     def _exec_pass(self, stmt) -> None:
@@ -63,6 +65,8 @@ class _Statements(_EvaluatorState):
         return _Returned(None if stmt.value is None else self._value(stmt.value))
 
     def _exec_assign(self, stmt: ast.Assign) -> None:
+        if stmt.targets[0].__class__ is ast.Subscript and self._dropped_change(stmt):
+            return  # a change of shared module state nothing here reads (``function_values``)
         value = self._assigned_value(stmt.value)
         for target in stmt.targets:
             self._store(target, value, stmt.value)
@@ -157,6 +161,8 @@ class _Statements(_EvaluatorState):
             frame = self._frame
             assert frame is not None
             self._assign_target(target, value, frame.values)
+        elif target.__class__ is ast.Attribute:
+            self._set_function_attribute(target, value)
         else:
             raise _Refusal(f"assignment to {target.__class__.__name__.lower()}", target)
 
@@ -217,6 +223,15 @@ class _Statements(_EvaluatorState):
                     stack.extend(obj)
                 elif cls is _Instance:  # what its attributes hold is shared with it
                     stack.extend(obj.attrs.values())
+                elif cls is _FunctionRef and obj.attrs:  # its attributes are shared with it
+                    shared[id(obj)] = owner
+                    stack.extend(obj.attrs.values())
+                    if obj.closure is not None:
+                        frame = obj.closure
+                        while frame is not None:
+                            stack.extend(frame.values.values())
+                            frame = frame.parent
+                        stack.extend((obj.defaults or {}).values())
                 elif (cls is _FunctionRef or cls is _AsyncFunctionRef) and obj.closure is not None:
                     # what a closure sees (and its defaults) is shared by every call of it
                     shared[id(obj)] = owner

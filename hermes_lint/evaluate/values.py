@@ -79,7 +79,7 @@ class _FunctionRef:
     ``defaults`` (computed when the def ran) and always its ``owner``.
     """
 
-    __slots__ = ("name", "node", "owner", "closure", "defaults")
+    __slots__ = ("name", "node", "owner", "closure", "defaults", "attrs", "undecorated")
 
     def __init__(self, name: str, node: FunctionNode, owner: Optional[_EvaluatorState] = None,
                  closure: Optional[_Frame] = None, defaults: Optional[Dict[Any, Any]] = None):
@@ -88,6 +88,12 @@ class _FunctionRef:
         self.owner = owner
         self.closure = closure
         self.defaults = defaults  # (node's default slot) -> value, for a nested function
+        # the attributes set on a function value a def run by the evaluator made (its
+        # ``__dict__``, ``function_values``); None for one whose attributes are not known
+        self.attrs: Optional[Dict[str, Any]] = {} if closure is not None else None
+        # why a decorated module function's decorators could not be applied: the value is then
+        # unknown (only its name still says which def it is, for a handler); None otherwise
+        self.undecorated: Optional[str] = None
 
 
 class _ClassRef:

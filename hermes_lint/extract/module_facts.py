@@ -18,6 +18,7 @@ from hermes_lint.discovery import is_registry_register_call, tree_registers_tool
 from hermes_lint.model.semantic import NESTED
 from hermes_lint.model.parsing import ParsedModule, Positioned, module_name, source_segment
 from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, TABLE_ROW, plugin_calls
+from hermes_lint.project.remote_sites import relocated
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 from hermes_lint.project.registry_contract import BUILTIN, RegistryContract
 from hermes_lint.model.override_properties import kept_properties
@@ -78,7 +79,8 @@ class _Extractor:
         ]
         found = plugin_calls(self.tree, self.index, self.plugin_entries, self.evaluator).read
         calls += [
-            (replace(self.registration(call), plugin_name=plugin or self._default_plugin_name()), call)
+            (replace(relocated(self.registration(call), call, self.evaluator),
+                     plugin_name=plugin or self._default_plugin_name()), call)
             for call, plugin in found
         ]
         self.semantic.registration_calls = calls  # rules follow a registration into its call

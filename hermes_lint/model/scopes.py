@@ -7,7 +7,7 @@ targets are bound in the comprehension's scope, not the function's.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from hermes_lint.model.context import CHILD_FIELDS
 
@@ -131,9 +131,11 @@ def ancestors(node: ast.AST, parents: Dict[int, ast.AST]) -> Iterator[ast.AST]:
         yield node
 
 
-def scope_binding(scope: FunctionNode, name: str) -> Tuple[bool, Optional[FunctionNode]]:
+def scope_binding(scope: FunctionNode, name: str,
+                  returns_function: Optional[Callable[[ast.expr], bool]] = None) -> Tuple[bool, Optional[FunctionNode]]:
     """Whether ``scope`` binds ``name`` (else look outward), and the def that is its only
-    binding (None when it is bound otherwise or more than once)."""
+    binding (None when it is bound otherwise or more than once, or by a decorated def unless
+    ``returns_function`` says that each of its decorators returns the function it is given)."""
     if name in parameter_names(scope):
         return True, None
     binders: List[ast.AST] = []
@@ -153,6 +155,8 @@ def scope_binding(scope: FunctionNode, name: str) -> Tuple[bool, Optional[Functi
     if not binders:
         return False, None
     only = binders[0]
-    if len(binders) == 1 and isinstance(only, FUNCTION_NODES) and not only.decorator_list:
+    if len(binders) == 1 and isinstance(only, FUNCTION_NODES) and (
+        not only.decorator_list or (returns_function is not None and all(map(returns_function, only.decorator_list)))
+    ):
         return True, only
     return True, None

@@ -181,11 +181,21 @@ class SemanticModel:
             if function.decorator_list:
                 return None
             enclosing |= self.local_names(function)
-            bound, definition = scope_binding(function, name)
+            bound, definition = scope_binding(function, name, self.returns_decorated)
             if definition is None:
                 return None
             function = definition
         return function, frozenset(enclosing)
+
+    def returns_decorated(self, decorator: ast.expr) -> bool:
+        """``functools.wraps(...)`` (or ``wraps(...)`` imported from functools): it returns the
+        function it decorates."""
+        if not isinstance(decorator, ast.Call):
+            return False
+        func = decorator.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            return func.attr == "wraps" and self.index.imports.get(func.value.id) == "functools"
+        return isinstance(func, ast.Name) and self.index.imports.get(func.id) == "functools.wraps"
 
     # --- what a name denotes -------------------------------------------------------------------
 

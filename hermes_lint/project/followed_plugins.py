@@ -6,7 +6,7 @@ import the name resolution that produced them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from hermes_lint.project.plugins import PluginSpec
 
@@ -22,9 +22,10 @@ class RegisterFunction:
     parameter: str
     receives: str
     line: int  # of its ``def``
-    # (line, col) of each call that hands it the context, when all are calls of the function by
-    # name in its own module (``plugin_tools`` reads their other arguments); else None
-    call_sites: Optional[Tuple[Tuple[int, int], ...]] = None
+    # each call that hands it the context, when all are calls of the function by name: (line,
+    # col) in its own module, (line, col, path, dotted module, ((parameter, name), ...)) in
+    # another, naming the module-level names it passes (``plugin_arguments``); else None
+    call_sites: Optional[Tuple[Tuple[Any, ...], ...]] = None
 
 
 @dataclass(frozen=True)

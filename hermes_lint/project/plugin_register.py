@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
 
 from hermes_lint.project.followed_plugins import FollowedPlugin, RegisterFunction, Unfollowed
+from hermes_lint.project.plugin_arguments import remote_site
 from hermes_lint.project.plugin_names import (
     MAX_DEPTH, ModuleSyntax, ProjectNames, Target, context_names, partial_context_names,
 )
@@ -241,9 +242,13 @@ class _Follower(ProjectNames):
         if parameter is None:
             self.report(module, call, f"`{text}` takes the plugin context in no parameter hermes-lint can name")
             return
-        by_name = target.kind == "function" and target.module.path == module.path and func is call.func
-        self.call_sites.setdefault((target.module.path, target.qualname, parameter, what), []).append(
-            (call.lineno, call.col_offset) if by_name and carried is None else None)
+        by_name = target.kind == "function" and func is call.func and carried is None
+        site: Optional[tuple] = None
+        if by_name and target.module.path == module.path:
+            site = (call.lineno, call.col_offset)
+        elif by_name and module.name:  # a helper of another module: its names, as that module's
+            site = remote_site(module, call, positional)
+        self.call_sites.setdefault((target.module.path, target.qualname, parameter, what), []).append(site)
         self.function(target.module, target.qualname, node, parameter, what, depth + 1, proxy,
                       _handed_functions(scope, call, node, positional, bound), carried, (module, call))
 

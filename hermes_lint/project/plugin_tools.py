@@ -35,6 +35,7 @@ from hermes_lint.project.plugin_arguments import call_site_bindings
 from hermes_lint.project.plugin_names import context_names
 from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
+from hermes_lint.project.remote_sites import SITE_ATTRIBUTE
 from hermes_lint.model.schema_walk import is_structural_path
 from hermes_lint.model.semantic import NESTED
 
@@ -106,18 +107,32 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         # once per call site when the callers hand it readable arguments (``plugin_arguments``);
         # a call is read when every reading read it
         unread_ids: Dict[int, str] = {}
-        for line, arguments in call_site_bindings(tree, function, parameter, call_sites):
+        for line, arguments, site in call_site_bindings(tree, function, parameter, call_sites, _importer(evaluator, function)):
             # a reader of its own: what one reading read, refused and why is that reading's
-            reader = _Reader(function, contexts, callables, index, evaluator)
+            reader = _Reader(function, contexts, callables, index, evaluator, site)
             reader.statements(function.body, arguments)
             handled = {id(call) for call in reader.handled} - {id(call) for call in reader.rejected}
             read.extend((call, name) for call in reader.read)
-            where = "" if line is None else f"where `{function.name}` is called at line {line}, "
+            where = "" if line is None else f"where `{function.name}` is called at {line}, "
             for call in every:
                 if id(call) not in handled:
                     unread_ids.setdefault(id(call), where + reader.reasons.get(id(call), _NOT_READ))
         unread.extend((call, unread_ids[id(call)]) for call in every if id(call) in unread_ids)
     return PluginCalls(tuple(read), tuple(unread))
+
+
+def _importer(evaluator, function: FunctionNode):
+    """What ``plugin_arguments`` binds a parameter to for a name of another module: an import
+    of it, given a name of its own (``LOCAL_IMPORT``); None without an evaluator that can."""
+    if evaluator is None or not hasattr(evaluator, "add_import"):
+        return None
+
+    def imported(module: str, name: str) -> ast.expr:
+        origin = f"{module}.{name}"
+        own = f"{LOCAL_IMPORT}{origin}"
+        evaluator.add_import(own, origin, function)
+        return ast.Name(id=own, ctx=ast.Load())
+    return imported
 
 
 _NOT_READ = "it is not a statement hermes-lint reads (inside a `while` loop, a nested function or an expression)"
@@ -138,7 +153,8 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
 
 
 class _Reader:
-    def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None):
+    def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None, site=None):
+        self.site = site  # the call site in another module this reading is for (``remote_sites``)
         nodes = list(ast.walk(function))  # walked once for the questions below
         self.contexts = set(contexts)
         self.callables = set(callables)
@@ -191,13 +207,33 @@ class _Reader:
                     # every row or none: a half-read table would hide its other tools
                     self._unread(stmt, f"the loop over `{ast.unparse(stmt.iter)}` cannot be unrolled statically")
                     continue
+                if not read:  # a loop over an empty table: its registrations never run
+                    self.handled.extend(n for n in ast.walk(stmt) if isinstance(n, ast.Call) and self._is_register(n))
                 for row_bindings in read:
                     self.statements(stmt.body, {**bindings, **row_bindings})
+            elif isinstance(stmt, ast.If) and stmt in self.function.body and (raises := self._guard(stmt, bindings)) is not None:
+                if raises:  # nothing after it runs
+                    rest = self.function.body[self.function.body.index(stmt):]
+                    self.handled.extend(n for s in rest for n in ast.walk(s) if isinstance(n, ast.Call) and self._is_register(n))
+                    return
             elif isinstance(stmt, (ast.If, ast.With, ast.Try)) or stmt.__class__.__name__ == "TryStar":
                 for field in ("body", "orelse", "finalbody"):
                     self.statements(getattr(stmt, field, ()), bindings)
                 for handler in getattr(stmt, "handlers", ()):
                     self.statements(handler.body, bindings)
+
+    def _guard(self, stmt: ast.If, bindings: Dict[str, ast.expr]) -> Optional[bool]:
+        """Whether ``if test: ... raise`` (a guard that registers nothing and ends in a raise)
+        raises, when the evaluator can tell from the bindings of this reading; else None."""
+        if (not stmt.body or not isinstance(stmt.body[-1], ast.Raise) or stmt.orelse
+                or any(self._is_register(n) for s in stmt.body for n in ast.walk(s))
+                or self.evaluator is None or not hasattr(self.evaluator, "own_function")):
+            return None
+        try:
+            test = self.evaluator.evaluate(_substitute_expr(stmt.test, bindings))
+        except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
+            return None
+        return test if isinstance(test, bool) else None
 
     def _unread(self, stmt: ast.stmt, reason: str) -> None:
         for node in ast.walk(stmt):
@@ -215,6 +251,10 @@ class _Reader:
         # Its own keywords: the ones below replaced are never the module's, whose tree the
         # check of the module takes over (``ProjectModules.parsed_again``).
         synthesized = _own_keywords(_as_keywords(_substitute(call, bindings)))
+        if self.evaluator is not None and hasattr(self.evaluator, "own_function"):
+            for keyword in synthesized.keywords:
+                if keyword.arg in _FUNCTIONS and isinstance(keyword.value, ast.Name) and keyword.value.id.startswith(LOCAL_IMPORT):
+                    keyword.value = self._nested_function(keyword.value)
         if self.evaluator is not None and hasattr(self.evaluator, "add_unknown"):
             for keyword in synthesized.keywords:
                 if keyword.arg == "schema":
@@ -246,9 +286,24 @@ class _Reader:
                 id(call), f"{shown} {'is' if len(computed) == 1 else 'are'} computed inside `{self.function.name}` at run time"
             )
             return  # depends on a value computed inside register(): not read
+        if self.site is not None:
+            setattr(synthesized, SITE_ATTRIBUTE, self.site)
         self.read.append(synthesized)
         if call not in self.handled:
             self.handled.append(call)
+
+    def _nested_function(self, node: ast.Name) -> ast.expr:
+        """An imported name that is a nested def of this module once evaluated (a wrapper a
+        decorator of this module returned for the function imported): named where it is
+        defined; else ``node`` itself."""
+        try:
+            value = self.evaluator.evaluate(node, objects=True)
+            function = self.evaluator.own_function(value)
+        except Exception:  # noqa: BLE001 - the evaluator refuses by returning Unresolved; be safe
+            return node
+        if function is None or NESTED not in function:
+            return node
+        return _row(value, node, self.evaluator)
 
     def _unknown_parts(self, node: ast.expr, path: Tuple[Union[str, int], ...]) -> ast.expr:
         """A schema display with each value computed at run time (``f"... {cfg.limit}"``) under
@@ -472,6 +527,7 @@ LOCAL_VALUE = "\N{WORD JOINER}local value "
 # The names of the rows of a table the evaluator computes (followed by a number).
 TABLE_ROW = "\N{WORD JOINER}table row "
 _CORE = frozenset({"name", "toolset", "schema"})
+_FUNCTIONS = frozenset({"handler", "check_fn"})
 # The keys of a Hermes tool schema under which a value computed at run time can be an unknown
 # part (not its "name"; nor anything of another shape, such as an OpenAI envelope's "function").
 _SCHEMA_PARTS = frozenset({"description", "parameters"})
