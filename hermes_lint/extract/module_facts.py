@@ -17,7 +17,8 @@ from hermes_lint.model.env_spellings import EnvSpellings
 from hermes_lint.discovery import is_registry_register_call, tree_registers_tools
 from hermes_lint.model.semantic import NESTED
 from hermes_lint.model.parsing import ParsedModule, Positioned, module_name, source_segment
-from hermes_lint.project.plugin_tools import LOCAL_IMPORT, LOCAL_VALUE, TABLE_ROW, plugin_calls
+from hermes_lint.project.plugin_rows import LOCAL_IMPORT, LOCAL_VALUE, TABLE_ROW
+from hermes_lint.project.plugin_tools import plugin_calls
 from hermes_lint.project.remote_sites import relocated
 from hermes_lint.project.registration_sites import PLUGIN_PARAMETERS
 from hermes_lint.project.registry_contract import BUILTIN, RegistryContract

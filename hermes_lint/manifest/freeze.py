@@ -17,7 +17,7 @@ from hermes_lint.model import Diagnostic, Hole, ModuleFacts, Registration, Unres
 from hermes_lint.model.callables import REGISTER_PARAMETERS, REQUIRED_PARAMETERS, register_argument
 from hermes_lint.model.check_forms import classify_check
 from hermes_lint.model.context import ModuleContext
-from hermes_lint.project.plugin_tools import TABLE_ROW
+from hermes_lint.project.plugin_rows import TABLE_ROW
 
 # ToolEntry fields and register()'s defaults for the keywords the manifest records.
 _DEFAULTS = {
