@@ -148,15 +148,17 @@ def test_a_path_entry_that_is_no_directory_is_left_to_importlib_metadata(tmp_pat
     assert _may_hold_distribution([str(tmp_path / "Hermes_Agent-1.egg")]) is True
 
 
-def test_a_parse_is_given_back_only_for_the_same_bytes(tmp_path):
+def test_a_parse_is_handed_over_once_and_only_for_the_same_bytes(tmp_path):
     root = write(tmp_path, {"pkg/tools.py": "NAME = 'echo'\n"})
     modules = ProjectModules(str(root))
     tree = modules.parsed("pkg/tools.py")[2]
-    assert modules.parsed_again("pkg/tools.py", b"NAME = 'shout'\n") is None  # other bytes
+    assert modules.parsed_again("pkg/tools.py", b"NAME = 'shout'\n") is None  # other bytes: kept
+    assert modules.parsed("pkg/tools.py")[2] is tree
     given = modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n")
     assert (given.path, given.text, given.tree, given.error) == ("pkg/tools.py", "NAME = 'echo'\n", tree, None)
-    assert modules.parsed("pkg/tools.py")[2] is tree  # still what importers read
-    assert modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n") is given
+    assert modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n") is None  # forgotten once handed over
+    again = modules.parsed("pkg/tools.py")  # read again
+    assert again[2] is not tree and again[1] == given.sha256
 
 
 def test_an_editor_buffer_is_never_handed_over(tmp_path):
@@ -165,23 +167,25 @@ def test_an_editor_buffer_is_never_handed_over(tmp_path):
     assert modules.parsed_again("pkg/tools.py", b"NAME = 'echo'\n") is None
 
 
-# Checks the plugin in this interpreter, then compares the tree of every module it kept for a
-# later check (``ProjectModules.parsed_again``) with a fresh parse of the same bytes.
+# Checks the plugin in this interpreter and compares the tree each module's rules run over,
+# after its registrations were read, with a fresh parse of the same bytes.
 RUN_COMPARING_TREES = """
 import ast, json, sys
+from hermes_lint.check import engine
 from hermes_lint.cli import main
-from hermes_lint.evaluate import project
 from hermes_lint.model.parsing import parse_module
+as_parsed = {}
+real_module_result = engine.module_result
+def comparing(parsed, facts, ctx, config):
+    fresh = parse_module(parsed.path, parsed.data)
+    as_parsed[parsed.path] = ast.dump(parsed.tree, include_attributes=True) == ast.dump(fresh.tree, include_attributes=True)
+    return real_module_result(parsed, facts, ctx, config)
+engine.module_result = comparing
 try:
     main(sys.argv[1:], prog_name="hermes-lint")
 except SystemExit:
     pass
-kept = {}
-for modules in project._PROJECTS.values():
-    for relative, parsed in modules._whole.items():
-        fresh = parse_module(relative, parsed.data)
-        kept[relative] = ast.dump(parsed.tree, include_attributes=True) == ast.dump(fresh.tree, include_attributes=True)
-print(json.dumps(kept), file=sys.stderr)
+print(json.dumps(as_parsed), file=sys.stderr)
 """
 
 COMPUTED_IN_REGISTER = """\
@@ -203,12 +207,12 @@ def register(ctx):
 """
 
 
-def test_reading_register_leaves_the_trees_a_later_check_takes_over_as_parsed(tmp_path):
-    # The reading gives a handler and a description computed in register a name of their own;
-    # the module's own tree, which the check of that module then takes over, keeps its code.
+def test_reading_register_leaves_the_tree_the_rules_run_over_as_parsed(tmp_path):
+    # The reading gives a handler and a description computed in register a name of their own,
+    # in its own copy of the call: the rules see the module as it is written.
     root = write(tmp_path, {**PACKAGE, "echo_plugin/plugin.py": COMPUTED_IN_REGISTER})
     environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "PYTHONPATH")}
     completed = subprocess.run([sys.executable, "-c", RUN_COMPARING_TREES, "check", "--no-cache"], cwd=root,
                                capture_output=True, text=True, env=environ, timeout=120)
-    kept = json.loads(completed.stderr.splitlines()[-1])
-    assert kept == {"echo_plugin/plugin.py": True}, completed.stderr
+    as_parsed = json.loads(completed.stderr.splitlines()[-1])
+    assert as_parsed == {"echo_plugin/plugin.py": True}, completed.stderr

@@ -132,11 +132,19 @@ class ProjectModules:
 
     def parsed_again(self, relative: str, data: bytes) -> Optional["ParsedModule"]:
         """``parse_module(relative, data)`` when this process parsed exactly these bytes of that
-        file from disk already (a module that another one imports, or that plugin discovery
-        followed from ``register``, read before it is checked itself); else None. The syntax
-        tree is shared: nothing changes a parsed tree. An editor's buffer is never kept here."""
+        file from disk already (a module that plugin discovery followed from ``register``, or
+        that another module imports, read before it is checked itself), handed over and
+        forgotten here; else None. The module's check is the tree's last use, so the tree is
+        freed after it, as every other checked module's is: kept, the trees of a plugin's
+        every module would live to the end of the run (their collections cost a plugin check
+        a fifth of its time). A later ``parsed`` of the file reads it again. An editor's buffer
+        is never kept here."""
         whole = self._whole.get(relative)
-        return whole if whole is not None and whole.data == data else None
+        if whole is None or whole.data != data:
+            return None
+        del self._whole[relative]
+        self._parsed.pop(relative, None)
+        return whole
 
 
 # Where a package's own absolute imports also resolve without configuration (a src/ layout).
