@@ -75,20 +75,21 @@ class _Imports(_EvaluatorState):
         if kind[0] != "import":
             return None
         module, _, attr = kind[1].origin.rpartition(".")
+        foreign = self._readable_module(module, record=False) if module else None
+        return foreign.function_definition(attr) if foreign is not None else None
+
+    def _readable_module(self, module: str, record: bool = True) -> Optional[ModuleEvaluator]:
+        """The evaluator of project module ``module``, or None when it cannot be read."""
         try:
-            foreign = self._foreign_module(module, None, record=False) if module else None
+            return self._foreign_module(module, None, record=record)
         except _Refusal:
             return None
-        return foreign.function_definition(attr) if foreign is not None else None
 
     def project_module(self, module: str) -> Optional[Tuple[ast.Module, Dict[str, str], Any]]:
         """``(syntax tree, imports, evaluate)`` of project module ``module`` (dotted, relative to
         this one when it starts with "."), whose findings then depend on its file; else None.
         ``evaluate`` gives the value of an expression of that tree."""
-        try:
-            foreign = self._foreign_module(module, None)
-        except _Refusal:
-            return None
+        foreign = self._readable_module(module)
         if foreign is None:
             return None
         return foreign._tree, foreign._get_index().imports_by_name(), foreign.evaluate
@@ -99,10 +100,7 @@ class _Imports(_EvaluatorState):
         ``module``, the keyword arguments of the decorators of its module-level functions
         ``names``, each located with its value: a keyword two decorators give is left out); None
         when the module cannot be read. The module counts as read (``read_modules``)."""
-        try:
-            foreign = self._foreign_module(module, None)
-        except _Refusal:
-            return None
+        foreign = self._readable_module(module)
         if foreign is None:
             return None
         path = foreign._source[0]
