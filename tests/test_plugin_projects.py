@@ -158,9 +158,14 @@ def test_a_plugin_whose_register_registers_no_tool(tmp_path):
     root = layout(tmp_path, "plugins_dir")
     shutil.rmtree(root / "reminders")
     shutil.rmtree(root / "media")
-    assert check(root) == (
-        0, "", "Nothing checked: no tool registration found: plugin notes_only: its register(ctx) registers no tool\n"
-    )
+    nothing = "Nothing checked: no tool registration found: plugin notes_only: none of its files names `register_tool`\n"
+    assert check(root) == (0, "", nothing)
+    # without any register(ctx), the summary still says only what is true; HRM801 says the rest
+    (root / "notes_only" / "__init__.py").write_text("NOTES = []\n", encoding="utf-8")
+    code, out, err = check(root)
+    assert (code, err) == (1, "Found 1 diagnostic in 1 file (0 tools in 1 plugin)\n")
+    assert out.startswith("notes_only/__init__.py:1:1: HRM801 module `notes_only/__init__.py` defines no `register`")
+    assert check(root, "--ignore", "HRM801") == (0, "", nothing)
 
 
 @pytest.mark.parametrize("name", ["flat", "helpers"])

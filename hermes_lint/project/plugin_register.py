@@ -442,10 +442,11 @@ def _what_is_passed(argument: ast.expr, contexts, callables) -> Optional[str]:
 def follow_plugin(root: Path, spec: PluginSpec, project) -> FollowedPlugin:
     """``spec``'s register functions, read through ``project`` (``evaluate.project.ProjectModules``).
     One of several directory plugins (a Hermes tree's bundled plugins, ``~/.hermes/plugins``)
-    none of whose files names ``register_tool`` registers no tool: it is not parsed."""
+    none of whose files names ``register_tool`` registers no tool: it is not parsed, and that is
+    what it is said to be (not that its ``register`` registers nothing: it may have none)."""
     several = spec.entry_point is None and spec.directory != "."
     if several and spec.register_module is not None and not _package_mentions_register_tool(root, spec):
-        return FollowedPlugin(spec, (), ())
+        return FollowedPlugin(spec, (), (), "none of its files names `register_tool`")
     return _Follower(root, spec, project).follow()
 
 
