@@ -5,8 +5,8 @@ of a plugins directory finds one (``<name>/`` or ``<category>/<name>/`` with plu
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
+from tests.project_files import write
 from tests.test_plugin_projects import check
 
 REGISTER = textwrap.dedent('''\
@@ -30,16 +30,8 @@ REGISTER = textwrap.dedent('''\
 MANIFEST = "name: ledger\nversion: 0.1.0\ndescription: Ledger tools.\nprovides_tools: [ledger_total]\n"
 
 
-def _tree(root: Path, files: dict) -> Path:
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 def test_an_sdk_shipping_a_private_plugin_directory_is_a_plugin_project(tmp_path):
-    root = _tree(tmp_path / "sdk", {
+    root = write(tmp_path / "sdk", {
         "pyproject.toml": '[project]\nname = "ledger-sdk"\nversion = "0.1.0"\n',
         "ledger/__init__.py": "",
         "ledger/_hermes/plugin.yaml": MANIFEST,
@@ -50,7 +42,7 @@ def test_an_sdk_shipping_a_private_plugin_directory_is_a_plugin_project(tmp_path
 
 
 def test_a_plugin_yaml_deeper_or_under_a_private_directory_is_no_project(tmp_path):
-    root = _tree(tmp_path / "app", {
+    root = write(tmp_path / "app", {
         "pyproject.toml": '[project]\nname = "app"\nversion = "0.1.0"\n',
         "app/__init__.py": "",
         # three levels down: deeper than Hermes's scan of a plugins directory looks
