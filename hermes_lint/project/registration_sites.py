@@ -148,16 +148,22 @@ def plugin_sites(root: Path, config: "Config", project=None) -> PluginSites:
             _PLUGINS[key] = (project._run, cached[1], cached[2])
         return cached[2]
     def discover() -> PluginSites:
+        import gc
+
         # Imported here: a project without plugins (and a warm run) never follows a register.
-        from hermes_lint.check.collection import threshold
         from hermes_lint.project.plugin_register import follow_plugin
 
         # Following parses the modules register goes through, and their trees stay alive (for
         # the check to take them over, ``ProjectModules.parsed_again``): the cyclic collector,
         # triggered every 700 allocations, would scan them over and over to find nothing. The
-        # youngest generation is collected every 10,000 instead, as while files are checked.
-        with threshold():
+        # youngest generation is collected every 10,000 instead, as while files are checked
+        # (``check.collection.threshold``, a layer above this package: not imported from here).
+        former = gc.get_threshold()
+        gc.set_threshold(max(former[0], 10_000), *former[1:])
+        try:
             return PluginSites(tuple(follow_plugin(root, spec, project) for spec in project_plugins(root, config)))
+        finally:
+            gc.set_threshold(*former)
 
     if across_runs is not None and not project._files:  # never for editor buffers
         if not project_plugins(root, config):  # nothing to follow: no record to read, walk or write
