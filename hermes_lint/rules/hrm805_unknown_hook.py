@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
@@ -75,6 +74,7 @@ class UnknownHook(PluginRule, Rule):
                 continue
             for number, hook in enumerate(hooks):
                 if isinstance(hook, str) and hook not in known.hooks:
+                    import difflib  # a suggestion, only for a finding
                     close = difflib.get_close_matches(hook, sorted(known.hooks), n=1)
                     hint = f" (did you mean `{close[0]}`?)" if close else ""
                     if ":" in hook:  # the gateway's event names (session:start), from HOOK.yaml hooks
