@@ -34,6 +34,7 @@ declared identically twice counts once).
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,11 +96,11 @@ def metadata_files(root: Path) -> List[str]:
     found = []
     for base in SOURCE_ROOTS:
         try:
-            children = sorted((root / base).iterdir()) if (root / base).is_dir() else []
-        except OSError:
+            names = [name for name in os.listdir(root / base) if name.endswith((".dist-info", ".egg-info"))]
+        except OSError:  # absent, or not a directory
             continue
-        for child in children:
-            if child.name.endswith((".dist-info", ".egg-info")) and (child / "entry_points.txt").is_file():
+        for child in sorted(root / base / name for name in names):
+            if (child / "entry_points.txt").is_file():
                 found.append(f"{base + '/' if base else ''}{child.name}/entry_points.txt")
     return found
 
