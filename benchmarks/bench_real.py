@@ -26,8 +26,8 @@ For each, whole processes in rotating order, ``--rounds`` rounds, medians:
   others, so that a change is measured against its predecessor in the same run (same findings
   required);
 
-and the targets: cold <= 2x ruff; the default never slower than ``-j 1`` (within 5%: the noise
-of a shared machine). Ratios are only meaningful within one run.
+and the targets: cold ``-j 1`` <= 1.5x the parsing floor (CPU); the default never slower than
+``-j 1`` (wall, within 5%: the noise of a shared machine). Ratios are only meaningful within one run.
 """
 
 from __future__ import annotations
@@ -122,12 +122,16 @@ def bench_project(label: str, root: Path, rounds: int, env: Dict[str, str],
         print(f"  {name:<34} {wall[name]:8.3f} {wall[name] / ruff_wall:7.2f} {cpu[name]:8.3f} "
               f"{cpu[name] / ruff_cpu:7.2f}")
     cold, serial = wall["hermes-lint cold (default -j)"], wall["hermes-lint cold -j 1"]
-    best = min(cold, serial)
-    print(f"  {'MET    ' if best <= 2 * ruff_wall else 'NOT MET'} cold <= 2x ruff: "
-          f"{cold / ruff_wall:.2f}x (default), {serial / ruff_wall:.2f}x (-j 1)")
+    ratio = cpu["hermes-lint cold -j 1"] / cpu[FLOOR]
+    before = ""
+    if "hermes-lint cold -j 1 (baseline)" in cpu:
+        before = f" (baseline {cpu['hermes-lint cold -j 1 (baseline)'] / cpu[FLOOR]:.2f}x)"
+    print(f"  {'MET    ' if ratio <= 1.5 else 'NOT MET'} cold -j 1 <= 1.5x the parsing floor (CPU): {ratio:.2f}x{before}; "
+          f"the checker above the floor: {(cpu['hermes-lint cold -j 1'] - cpu[FLOOR]):.3f} s CPU")
     print(f"  the parsing floor alone is {cpu[FLOOR] / ruff_cpu:.2f}x ruff's CPU and {wall[FLOOR] / ruff_wall:.2f}x its "
-          f"wall time; the checker above it: {(cpu['hermes-lint cold -j 1'] - cpu[FLOOR]):.3f} s CPU")
-    print(f"  {'MET    ' if cold <= 1.05 * serial else 'NOT MET'} default -j never slower than -j 1: "
+          f"wall time")
+    # Within 5%: what single rounds of the same command vary by.
+    print(f"  {'MET    ' if cold <= 1.05 * serial else 'NOT MET'} default -j never slower than -j 1 (wall, within 5%): "
           f"{cold:.3f} s vs {serial:.3f} s")
     return wall
 

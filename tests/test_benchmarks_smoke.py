@@ -109,6 +109,7 @@ def test_real_project_benchmark_reads_only_copies(tmp_path):
     assert "hermes-lint reports 0 findings (exit 0), cold and warm alike" in completed.stdout
     assert "x ruff" in completed.stdout
     assert "the parsing floor alone is" in completed.stdout
+    assert "cold -j 1 <= 1.5x the parsing floor (CPU): " in completed.stdout
     assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "project").rglob("*")) == before
 
 
