@@ -175,7 +175,7 @@ class _Imports(_EvaluatorState):
         importer: Optional[ModuleEvaluator] = self  # type: ignore[assignment]
         while importer is not None and importer._module != absolute:
             path.append(importer._module)
-            importer = importer._parent
+            importer = importer._parent() if importer._parent is not None else None
         if importer is None or importer._now is not None or _imports_any(importer, path):
             raise _Refusal(f"import cycle through module {absolute}", node)
         return importer
