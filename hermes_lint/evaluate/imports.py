@@ -78,6 +78,25 @@ class _Imports(_EvaluatorState):
         foreign = self._readable_module(module, record=False) if module else None
         return foreign.function_definition(attr) if foreign is not None else None
 
+    def may_define_function(self, name: str) -> bool:
+        """False when ``function_definition(name)`` is certainly None, told without reading
+        another module (an import of a module that is no file of the project, ``import os``):
+        a question that would follow only such a function is not asked."""
+        kind = self._classify(name)
+        if kind[0] == "function":
+            return True
+        if kind[0] != "import":
+            return False
+        module = kind[1].origin.rpartition(".")[0]
+        if not module or self._project is None:
+            return False
+        absolute = absolute_module(module, self._module, self._is_package)
+        if absolute is None:
+            return False
+        if self._foreign.get(absolute) is not None or absolute in self._chain:
+            return True
+        return absolute not in self._foreign and self._project.path_of(absolute) is not None
+
     def _readable_module(self, module: str, record: bool = True) -> Optional[ModuleEvaluator]:
         """The evaluator of project module ``module``, or None when it cannot be read."""
         try:

@@ -26,7 +26,7 @@ def build_module_context(
 
     if parsed.tree is None:
         return extract_facts(parsed, None), None
-    index = ModuleIndex(parsed.tree)
+    index = ModuleIndex(parsed.tree, parsed.text)
     if project is None and config.project_root:
         project = project_modules(config.project_root, config.src)
     from hermes_lint.project.plugin_names import dotted_name
