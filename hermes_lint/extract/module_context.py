@@ -9,7 +9,7 @@ from hermes_lint.config import Config
 from hermes_lint.extract.module_facts import extract_facts
 from hermes_lint.model import ModuleFacts
 from hermes_lint.model.context import ModuleContext, ModuleIndex
-from hermes_lint.model.parsing import ParsedModule
+from hermes_lint.model.parsing import ParsedModule, compile_checked
 from hermes_lint.model.semantic import SemanticModel
 
 
@@ -26,9 +26,15 @@ def build_module_context(
 
     if parsed.tree is None:
         return extract_facts(parsed, None), None
-    index = ModuleIndex(parsed.tree, parsed.text)
     if project is None and config.project_root:
         project = project_modules(config.project_root, config.src)
+    sites = sites_for_config(config, project)
+    entries = entries_of(sites, parsed.path)
+    if entries:  # a plugin's register module: imported by Hermes, so compiled as a tool module is
+        parsed = compile_checked(parsed)
+        if parsed.tree is None:
+            return extract_facts(parsed, None), None
+    index = ModuleIndex(parsed.tree, parsed.text)
     from hermes_lint.project.plugin_names import dotted_name
 
     # The name the module is imported by (``pkg`` for ``pkg/__init__.py``, ``src/`` dropped):
@@ -38,8 +44,6 @@ def build_module_context(
         parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
     )
     semantic = SemanticModel(parsed.tree, parsed.text, index, evaluator)
-    sites = sites_for_config(config, project)
-    entries = entries_of(sites, parsed.path)
     unfollowed = sites.unfollowed_in(parsed.path) if sites is not None else ()
     contract = module_contract(parsed.tree, index, parsed.path, config, project, entries)
     facts = extract_facts(parsed, semantic, config.env_readers, contract, entries, unfollowed, environment)

@@ -12,7 +12,7 @@ import hashlib
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple, Union
 
 from hermes_lint.discovery import tree_registers_tools
@@ -39,6 +39,8 @@ class ParsedModule:
     lines: List[str]
     tree: Optional[ast.Module]
     error: Optional[Tuple[int, int, str]]  # (line, col, message) when unreadable/unparsable
+    # Whether the compiler's check ran (``compile_checked``): always for a tool module.
+    compiled: bool = False
 
     @property
     def sha256(self) -> str:
@@ -87,11 +89,23 @@ def parse_module(path: str, data: bytes) -> ParsedModule:
         return failed(1, 1, "file is too deeply nested to parse", text)
     except ValueError as exc:
         return failed(1, 1, f"cannot be parsed: {exc}", text)
-    # Only a tool module is imported (and frozen): the compiler's time is spent on those.
-    problem = _compile_error(tree, path) if tree_registers_tools(tree) else None
+    # Only a tool module (or a plugin's, ``compile_checked``) is imported and frozen: the
+    # compiler's time is spent on those.
+    parsed = ParsedModule(path, data, text, split_source_lines(text), tree, None)
+    return compile_checked(parsed) if tree_registers_tools(tree) else parsed
+
+
+def compile_checked(parsed: ParsedModule) -> ParsedModule:
+    """``parsed`` with the compiler's check made (``_compile_error``): the module as HRM001
+    when the compiler rejects it. Tool modules get it from ``parse_module``; a plugin's
+    register module, which Hermes's plugin loader imports as discovery imports a tool module,
+    gets it once the project's plugins say it is one."""
+    if parsed.tree is None or parsed.compiled:
+        return parsed
+    problem = _compile_error(parsed.tree, parsed.path)
     if problem is not None:
-        return failed(*problem, text)
-    return ParsedModule(path, data, text, split_source_lines(text), tree, None)
+        return ParsedModule(parsed.path, parsed.data, parsed.text, parsed.lines, None, problem, compiled=True)
+    return replace(parsed, compiled=True)
 
 
 def _compile_error(tree: ast.Module, path: str) -> Optional[Tuple[int, int, str]]:
