@@ -172,3 +172,33 @@ def test_reads_spelled_unusually_are_still_found(tmp_path, read, column, how):
         f"tools/unlock_tool.py:8:{column}: HRM203 handler of tool `unlock` needs `DOOR_KEY` ({how}) but "
         "`requires_env` does not list it"
     ]
+
+
+UNREAD_REGISTER = """
+    from tools.registry import registry
+
+    SCHEMA = {"name": "unlock", "description": "Unlock the door.", "parameters": {"type": "object", "properties": {}}}
+
+
+    def _unlock(args, **kw):
+        return "ok"
+
+
+    registry.register(name="unlock", toolset="home", schema=SCHEMA, handler=_unlock, check_fn=lambda: True)
+    if SCHEMA:
+        {call}(name="lock", toolset="home", schema=SCHEMA, handler=_unlock)
+"""
+
+
+@pytest.mark.parametrize("call", ["registry.register", "ｒｅｇｉｓｔｒｙ.ｒｅｇｉｓｔｅｒ", "registry.ｒｅｇｉｓｔｅｒ"])
+def test_a_register_call_that_is_no_statement_is_counted_unread_however_it_is_spelled(tmp_path, call):
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "toolsets.py").write_text('TOOLSETS = {"home": {"description": "d", "tools": ["unlock"], "includes": []}}\n')
+    (tmp_path / "tools" / "unlock_tool.py").write_text(
+        textwrap.dedent(UNREAD_REGISTER.replace("{call}", call)).lstrip(), encoding="utf-8"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-m", "hermes_lint", "check", "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+        encoding="utf-8",
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "All checks passed (1 tool in tools/, 1 unread)\n")

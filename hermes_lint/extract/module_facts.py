@@ -7,7 +7,6 @@ imported or executed.
 from __future__ import annotations
 
 import ast
-import unicodedata
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
@@ -333,11 +332,9 @@ class _Extractor:
             for stmt in self.tree.body
             if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
         }
-        text = self.parsed.text
-        if not text.isascii():
-            # Python reads identifiers in NFKC form: `ｒｅｇｉｓｔｅｒ` is `register`.
-            text = unicodedata.normalize("NFKC", text)
-        if text.count("register") <= len(top_level):
+        # Python reads identifiers in NFKC form (`ｒｅｇｉｓｔｅｒ` is `register`): the text's own
+        # spelling counts only where no character may stand for an ASCII one.
+        if self.index.spelled_as_read() and self.parsed.text.count("register") <= len(top_level):
             # Every `.register` attribute spells the word out: no other register call exists.
             return ()
         # A register call is an attribute `register` of `registry`, of an alias of it, or of an

@@ -196,6 +196,12 @@ class ModuleIndex:
             return self.tree.body
         return self._mentions.statements(words)
 
+    def spelled_as_read(self) -> bool:
+        """Whether every ASCII identifier of the module is spelled out in its text (no
+        character may stand for an ASCII one under NFKC: ``model.mentions``); False without
+        the text."""
+        return self._mentions is not None and self._mentions.spelled_as_read()
+
     def statements_naming(self, names: Iterable[str]) -> Sequence[ast.stmt]:
         """``statements_spelling``, for ``Name`` nodes of ``names`` only."""
         if self._mentions is None:

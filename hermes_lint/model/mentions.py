@@ -87,6 +87,10 @@ class Mentions:
                 kept.append((stmt, held))
         return kept
 
+    def spelled_as_read(self) -> bool:
+        """Whether every ASCII identifier is spelled out in the text as the parser reads it."""
+        return not self._unsure_lines()
+
     def _word_lines(self, word: str, names: bool, followed_by: Optional["re.Pattern[str]"]) -> List[int]:
         """The lines, in order, where ``word`` occurs as a whole word (see ``candidates``).
         str.find is a fast search; a regular expression starting with ``\\b`` is not."""
