@@ -25,6 +25,9 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
+    """The settings of a run: ``[tool.hermes-lint]`` with the command line's overrides
+    (``project_config.load_config``); ``fingerprint`` keys what is cached on them."""
+
     select: Tuple[str, ...] = ("HRM",)
     extend_select: Tuple[str, ...] = ()
     ignore: Tuple[str, ...] = ()

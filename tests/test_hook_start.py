@@ -97,9 +97,10 @@ def test_the_tables_flags_are_the_click_commands_flags(command):
 
 # What a warm commit hook of a project without plugins has no use for: click, the fixing and
 # schema-validating libraries, the manifest's generator (once the manifest is recorded up to
-# date), what only a plugin's finding needs.
-UNNEEDED = ["click", "hermes_lint.manifest.generate", "hermes_lint.project.entry_point_target", "jsonschema",
-            "libcst"]
+# date), what only a plugin's finding needs, following a plugin's ``register``, and the
+# readers of packaging files the project does not have (setup.cfg's configparser).
+UNNEEDED = ["click", "configparser", "hermes_lint.manifest.generate", "hermes_lint.project.entry_point_target",
+            "hermes_lint.project.plugin_register", "jsonschema", "libcst"]
 
 # Runs the command line as the console script does (``main()``) or through the click group
 # itself (``main.main``: never the start without click), then prints its exit status and

@@ -32,26 +32,27 @@ def build_module_context(
     entries = entries_of(sites, parsed.path)
     if entries:  # a plugin's register module: imported by Hermes, so compiled as a tool module is
         parsed = compile_checked(parsed)
-        if parsed.tree is None:
-            return extract_facts(parsed, None), None
-    index = ModuleIndex(parsed.tree, parsed.text)
+    tree = parsed.tree
+    if tree is None:
+        return extract_facts(parsed, None), None
+    index = ModuleIndex(tree, parsed.text)
     from hermes_lint.project.plugin_names import dotted_name
 
     # The name the module is imported by (``pkg`` for ``pkg/__init__.py``, ``src/`` dropped):
     # what its relative imports are resolved against.
     name, is_package = dotted_name(parsed.path), parsed.path.endswith("__init__.py")
     evaluator = ModuleEvaluator(
-        parsed.tree, parsed.lines, module=name, is_package=is_package, project=project
+        tree, parsed.lines, module=name, is_package=is_package, project=project
     )
-    semantic = SemanticModel(parsed.tree, parsed.text, index, evaluator)
+    semantic = SemanticModel(tree, parsed.text, index, evaluator)
     unfollowed = sites.unfollowed_in(parsed.path) if sites is not None else ()
-    contract = module_contract(parsed.tree, index, parsed.path, config, project, entries)
+    contract = module_contract(tree, index, parsed.path, config, project, entries)
     facts = extract_facts(parsed, semantic, config.env_readers, contract, entries, unfollowed, environment)
     ctx = ModuleContext(
         path=parsed.path,
         text=parsed.text,
         lines=parsed.lines,
-        tree=parsed.tree,
+        tree=tree,
         semantic=semantic,
         facts=facts,
         config=config,

@@ -34,15 +34,17 @@ declared identically twice counts once).
 from __future__ import annotations
 
 import ast
-import configparser
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from hermes_lint.project.ini_lines import NotARow, config_sections, metadata_entry_points
-from hermes_lint.project.setup_py_names import changed_names, module_bindings, setup_functions
-from hermes_lint.project.toml_lines import table_line, toml_lines, value_line
+# Each format's reader imports its parser (configparser and ``ini_lines``, ``setup_py_names``,
+# ``toml_lines``) when a file of that format is there: most projects have none of them, and
+# every run asks (``find_root``, plugin discovery), the commit hooks included.
+if TYPE_CHECKING:  # pragma: no cover
+    import configparser
 
 ENTRY_POINT_GROUP = "hermes_agent.plugins"  # the group Hermes lists pip-installed plugins from
 SOURCE_ROOTS = ("", "src")  # where a package's modules (and a build's metadata) may live
@@ -94,11 +96,11 @@ def metadata_files(root: Path) -> List[str]:
     found = []
     for base in SOURCE_ROOTS:
         try:
-            children = sorted((root / base).iterdir()) if (root / base).is_dir() else []
-        except OSError:
+            names = [name for name in os.listdir(root / base) if name.endswith((".dist-info", ".egg-info"))]
+        except OSError:  # absent, or not a directory
             continue
-        for child in children:
-            if child.name.endswith((".dist-info", ".egg-info")) and (child / "entry_points.txt").is_file():
+        for child in sorted(root / base / name for name in names):
+            if (child / "entry_points.txt").is_file():
                 found.append(f"{base + '/' if base else ''}{child.name}/entry_points.txt")
     return found
 
@@ -200,6 +202,8 @@ def _pyproject(text: str, declared_in: str) -> Read:
         raise _DoesNotParse(declared_in, *(at or (text.rstrip("\n").count("\n") + 1, 1)), why) from None
     except RecursionError:
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
+    from hermes_lint.project.toml_lines import table_line, toml_lines, value_line
+
     project = _table(data, "project")
     poetry = _table(_table(data, "tool"), "poetry")
     lines = toml_lines(text)
@@ -230,6 +234,8 @@ def _pyproject(text: str, declared_in: str) -> Read:
 
 def _parsed_ini(text: str) -> configparser.ConfigParser:
     """``text`` parsed as ini (raises ``configparser.Error``)."""
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     parser.optionxform = str  # type: ignore[assignment, method-assign]  # names keep their case
     parser.read_string(text)
@@ -237,6 +243,8 @@ def _parsed_ini(text: str) -> configparser.ConfigParser:
 
 
 def _ini(text: str) -> Optional[configparser.ConfigParser]:
+    import configparser
+
     try:
         return _parsed_ini(text)
     except configparser.Error:
@@ -245,6 +253,8 @@ def _ini(text: str) -> Optional[configparser.ConfigParser]:
 
 def _ini_error(error: configparser.Error) -> Tuple[int, str]:
     """Where an ini file stops parsing, and why."""
+    import configparser
+
     if isinstance(error, configparser.MissingSectionHeaderError):
         return error.lineno, f"`{error.line.strip()}` comes before any `[section]` header"
     if isinstance(error, configparser.ParsingError) and error.errors:
@@ -271,6 +281,10 @@ def _setup_cfg(text: str, declared_in: str) -> Read:
     """The values are configparser's (setuptools reads the file with it); each group is located at
     its own key of ``[options.entry_points]`` (or of ``[DEFAULT]``, whose keys configparser gives
     every section), each row at its own line of that key's value."""
+    import configparser
+
+    from hermes_lint.project.ini_lines import config_sections
+
     try:
         parser = _parsed_ini(text)
     except configparser.Error as error:
@@ -295,6 +309,8 @@ def _setup_cfg(text: str, declared_in: str) -> Read:
 def _entry_points_txt(text: str, declared_in: str) -> List[DeclaredEntryPoint]:
     """As ``importlib.metadata`` reads it (``ini_lines.metadata_entry_points``); a row declared
     identically twice counts once."""
+    from hermes_lint.project.ini_lines import NotARow, metadata_entry_points
+
     try:
         rows = metadata_entry_points(text)
     except NotARow as error:
@@ -322,6 +338,8 @@ def _setup_py(text: str, declared_in: str) -> Read:
         raise _DoesNotParse(declared_in, 1, 1, str(error)) from None
     except (RecursionError, MemoryError):
         raise _DoesNotParse(declared_in, 1, 1, "nested too deeply") from None
+    from hermes_lint.project.setup_py_names import setup_functions
+
     reader = _SetupPy(tree, text, declared_in)
     is_setup = setup_functions(tree)
     for node in ast.walk(tree):
@@ -339,6 +357,8 @@ def _setup_py(text: str, declared_in: str) -> Read:
 
 class _SetupPy:
     def __init__(self, tree: ast.Module, text: str, declared_in: str) -> None:
+        from hermes_lint.project.setup_py_names import changed_names, module_bindings
+
         self.text, self.declared_in = text, declared_in
         self.found: List[DeclaredEntryPoint] = []
         self.unreadable: List[UnreadableDeclaration] = []
@@ -411,6 +431,8 @@ class _SetupPy:
     def _ini_text(self, literal: ast.Constant) -> None:
         """Each row located at its own key in its own section of the text, when the literal
         writes its line breaks as they are (else at the literal)."""
+        from hermes_lint.project.ini_lines import config_sections
+
         text = str(literal.value)
         parser = _ini(text)
         if parser is None:

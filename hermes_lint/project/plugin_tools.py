@@ -43,7 +43,6 @@ from hermes_lint.project.plugin_rows import (
     substitute,
     substitute_expr,
 )
-from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
 from hermes_lint.project.remote_sites import SITE_ATTRIBUTE
 from hermes_lint.model.schema_walk import is_structural_path
 from hermes_lint.model.semantic import NESTED
@@ -51,6 +50,9 @@ from hermes_lint.model.semantic import NESTED
 PLUGIN_METHOD = "register_tool"
 PLUGIN_HOOK = "register"
 MAX_UNROLLED = 1_000  # register calls produced from one module's loops
+# ``plugin_register`` (what it needs here is how ``register_tool`` is called) is imported once a
+# module has a function that receives a plugin context: every module is asked, and a tool
+# module has none, so the checks of a tools/ tree do not load plugin following.
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 # (qualified name of a function of the module, its parameter holding the context, "ctx" or
 # "register_tool", the plugin's name, its call sites or None): ``registration_sites.RegisterFunction``
@@ -107,6 +109,8 @@ def _plugin_calls(tree: ast.Module, index, entries: Tuple[Entry, ...], evaluator
         if function is None or (qualname, parameter, receives) in done:
             continue
         done.add((qualname, parameter, receives))
+        from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
+
         nodes = list(ast.walk(function))  # walked once: every question below is about its nodes
         contexts = context_names(function, parameter) if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts, nodes))
@@ -153,6 +157,8 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
         function = _function(tree, qualname)
         if function is None:
             continue
+        from hermes_lint.project.plugin_register import is_register_call, register_tool_aliases
+
         nodes = list(ast.walk(function))
         contexts = context_names(function, parameter) if receives == "ctx" else set()
         callables = {parameter} if receives == "register_tool" else set(register_tool_aliases(function, contexts, nodes))
@@ -163,7 +169,10 @@ def has_plugin_calls(tree: ast.Module, entries: Tuple[Entry, ...]) -> bool:
 
 class _Reader:
     def __init__(self, function: FunctionNode, contexts, callables, index, evaluator=None, site=None):
+        from hermes_lint.project.plugin_register import is_register_call
+
         self.site = site  # the call site in another module this reading is for (``remote_sites``)
+        self.is_register_call = is_register_call
         nodes = list(ast.walk(function))  # walked once for the questions below
         self.contexts = set(contexts)
         self.callables = set(callables)
@@ -250,7 +259,7 @@ class _Reader:
                 self.reasons.setdefault(id(node), reason)
 
     def _is_register(self, node: ast.AST) -> bool:
-        return isinstance(node, ast.Call) and is_register_call(node, self.contexts, self.callables)
+        return isinstance(node, ast.Call) and self.is_register_call(node, self.contexts, self.callables)
 
     def _emit(self, call: ast.Call, bindings: Dict[str, ast.expr]) -> None:
         if len(self.read) >= MAX_UNROLLED:

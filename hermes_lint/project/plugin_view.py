@@ -8,11 +8,14 @@ Computed once per project run and kept on the ``ProjectContext``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.index import Registered, registered
-from hermes_lint.project.plugin_yaml import ManifestDocument, ManifestReading, read_plugin_yaml
+
+# plugin.yaml's reader is imported once the project has a plugin: every check asks for the views.
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.project.plugin_yaml import ManifestDocument, ManifestReading
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class PluginView:
     @property
     def document(self) -> Optional[ManifestDocument]:
         """The parsed plugin.yaml, None when there is none or it could not be read."""
+        from hermes_lint.project.plugin_yaml import ManifestDocument
+
         return self.manifest if isinstance(self.manifest, ManifestDocument) else None
 
     @property
@@ -64,6 +69,10 @@ def _views(ctx: ProjectContext) -> Tuple[PluginView, ...]:
     # result as depending on more than its files (``runner._watched``), which a project without
     # plugins must not pay for. Reading a plugin's files below, through ``ctx.root``, does mark it.
     specs = [plugin.spec for plugin in plugin_sites(Path(*ctx.root.parts), ctx.config).plugins]
+    if not specs:
+        return ()
+    from hermes_lint.project.plugin_yaml import read_plugin_yaml
+
     views = []
     for spec in specs:
         manifest = read_plugin_yaml(ctx.root, spec.manifest) if spec.manifest else None

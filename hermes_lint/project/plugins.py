@@ -18,6 +18,7 @@ and what that function reaches, is ``plugin_register``'s.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
@@ -190,13 +191,24 @@ def _is_plugin_dir(directory: Path, manifest_required: bool) -> bool:
 def _subdirectories(directory: Path, private: bool = False) -> List[Path]:
     """The directories in ``directory``, hidden ones left out; ``_``-prefixed ones only with
     ``private`` (Hermes's scan loads ``<category>/_name/plugin.yaml`` too), never ``__pycache__``."""
+    skipped = (".",) if private else (".", "_")
     try:
-        children = sorted(directory.iterdir())
+        # The directory entry's own type (no stat, no Path per file): a directory of a hundred
+        # tool modules is listed, not examined file by file.
+        with os.scandir(directory) as entries:
+            names = [e.name for e in entries if not e.name.startswith(skipped) and e.name != "__pycache__"
+                     and _is_real_directory(e)]
     except OSError:
         return []
-    skipped = (".",) if private else (".", "_")
-    return [c for c in children if not c.name.startswith(skipped) and c.name != "__pycache__"
-            and c.is_dir() and not c.is_symlink()]
+    return sorted(directory / name for name in names)
+
+
+def _is_real_directory(entry: os.DirEntry) -> bool:
+    """A directory, not a symbolic link to one; False when its type cannot be told."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _is_private(directory: Path) -> bool:

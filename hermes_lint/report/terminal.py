@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
+    import threading
+
     from hermes_lint.model import Diagnostic
 
 _BOLD, _RED, _CYAN, _DIM, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[2m", "\x1b[0m"
@@ -120,39 +121,43 @@ def format_text(
 
 class Progress:
     """``checking N files… 2.5 s`` on stderr, redrawn in place, for runs that take longer than
-    ``delay`` seconds and only when stderr is a terminal; erased when the run ends."""
+    ``delay`` seconds and only when stderr is a terminal; erased when the run ends. Only then is
+    ``threading`` imported: a run whose stderr is a pipe (a commit hook, CI) does without it."""
 
     def __init__(self, total: int, stream: Optional[TextIO] = None, delay: float = 1.0, interval: float = 0.25):
         self.stream = sys.stderr if stream is None else stream
         self.total = total
         self.delay, self.interval = delay, interval
-        self._stop = threading.Event()
+        self._stop: Optional[threading.Event] = None
         self._thread: Optional[threading.Thread] = None
         self.drawn = False
 
     def __enter__(self) -> "Progress":
         isatty = getattr(self.stream, "isatty", None)
         if isatty and isatty():
-            self._thread = threading.Thread(target=self._run, daemon=True)
+            import threading
+
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._run, args=(self._stop,), daemon=True)
             self._thread.start()
         return self
 
-    def _run(self) -> None:
+    def _run(self, stop: threading.Event) -> None:
         import time
 
         started = time.monotonic()
-        if self._stop.wait(self.delay):
+        if stop.wait(self.delay):
             return
-        while not self._stop.is_set():
+        while not stop.is_set():
             elapsed = time.monotonic() - started
             self.stream.write(f"\rhermes-lint: checking {plural(self.total, 'file')}… {elapsed:.1f} s")
             self.stream.flush()
             self.drawn = True
-            self._stop.wait(self.interval)
+            stop.wait(self.interval)
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread is not None:
+        if self._stop is not None and self._thread is not None:
+            self._stop.set()
             self._thread.join()
             if self.drawn:
                 self.stream.write("\r\x1b[K")

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ModuleContext
@@ -184,6 +183,7 @@ class RegisterArguments(Rule):
         for registration in ctx.facts.registrations:
             for keyword in registration.keywords:
                 if keyword.name not in contract.parameters and not contract.any_keyword:
+                    import difflib  # a suggestion, only for a finding
                     close = difflib.get_close_matches(keyword.name, contract.parameters, n=1)
                     hint = f" (did you mean `{close[0]}=`?)" if close else whose
                     yield Finding(

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Any, Iterator, List, Optional, Set, Tuple
 
 from hermes_lint.model.context import ModuleContext
@@ -257,6 +256,7 @@ class UndeclaredArgumentRead(Rule):
                 # the tools whose handlers make this very read: those the finding is about
                 readers = [(other.registration.name, properties) for other, properties in sharing
                            if any(r.node is read.node for r in other.args.reads)]
+                import difflib  # a suggestion, only for a finding
                 close = difflib.get_close_matches(read.key, sorted(set().union(*(p for _, p in readers))), n=1)
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
                 yield Finding(

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import ast
-import difflib
 from typing import Iterator, Optional, Union
 
 from hermes_lint.model.callables import register_argument
@@ -160,6 +159,7 @@ class CheckFnNotCallable(Rule):
             if ref is None:
                 continue
             if ref.kind == "undefined":
+                import difflib  # a suggestion, only for a finding
                 close = difflib.get_close_matches(ref.text, list(ctx.index.functions), n=1)
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
                 yield Finding(ref.location, f"`check_fn={ref.text}` names nothing defined in this module{hint}")

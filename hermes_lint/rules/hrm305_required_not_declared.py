@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator, Optional, Set
 
 from hermes_lint.model.context import ModuleContext
@@ -321,6 +320,7 @@ def _escaped_at(text: str, index: int) -> bool:
 
 
 def _message(node: SubSchema, name: str, declared: Set[str]) -> str:
+    import difflib  # a suggestion, only for a finding
     close = difflib.get_close_matches(name, sorted(declared), n=1)
     hint = f" (did you mean `{close[0]}`?)" if close else ""
     if node.via == "parameters":

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
@@ -151,6 +150,7 @@ class ListedToolNotRegistered(Rule):
                 return
             candidates = [listed for listed in candidates if listed.name not in search.found]
         for listed in candidates:
+            import difflib  # a suggestion, only for a finding
             close = difflib.get_close_matches(listed.name, sorted(names), n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             yield Finding(

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Dict, Iterator, List
 
 from hermes_lint.model.context import ProjectContext
@@ -84,6 +83,7 @@ class ToolsetIncludes(Rule):
         for toolset in toolsets.toolsets:
             for name, location in toolset.includes:
                 if name not in defined:
+                    import difflib  # a suggestion, only for a finding
                     close = difflib.get_close_matches(name, sorted(defined), n=1)
                     hint = f" (did you mean '{close[0]}'?)" if close else ""
                     yield Finding(location, f"toolset '{toolset.name}' includes unknown toolset '{name}'{hint}", path)

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
@@ -122,6 +121,7 @@ class UndefinedToolset(Rule):
                 continue
             if isinstance(registration.name, str) and registration.name in listed:
                 continue  # reachable through the toolset that lists it
+            import difflib  # a suggestion, only for a finding
             close = difflib.get_close_matches(toolset, defined, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             yield Finding(

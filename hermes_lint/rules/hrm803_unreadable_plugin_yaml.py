@@ -4,7 +4,6 @@ from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.plugin_view import plugin_views
-from hermes_lint.project.plugin_yaml import ManifestReadError
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import MANIFEST, REGISTER, PluginRule
 
@@ -58,7 +57,12 @@ class UnreadablePluginYaml(PluginRule, Rule):
     ]
 
     def check(self, ctx: ProjectContext) -> Iterator[Finding]:
-        for view in plugin_views(ctx):
+        views = plugin_views(ctx)
+        if not views:
+            return
+        from hermes_lint.project.plugin_yaml import ManifestReadError
+
+        for view in views:
             error = view.manifest
             if isinstance(error, ManifestReadError):
                 consequence = (

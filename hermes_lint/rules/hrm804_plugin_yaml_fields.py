@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.plugin_view import plugin_views
-from hermes_lint.project.plugin_yaml import ManifestDocument
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import MANIFEST, REGISTER, PluginRule
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.project.plugin_yaml import ManifestDocument
 
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 REQUIRED = ("name", "version", "description")

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.extract.builtin_tools import builtin_tools
 from hermes_lint.project.plugin_view import plugin_views
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import REGISTER, PluginRule
@@ -66,6 +64,8 @@ class UnknownHook(PluginRule, Rule):
         views = [view for view in plugin_views(ctx) if view.document is not None]
         if not views:
             return
+        from hermes_lint.extract.builtin_tools import builtin_tools  # past the plugins-only test
+
         known = builtin_tools()
         for view in views:
             document = view.document
@@ -75,6 +75,7 @@ class UnknownHook(PluginRule, Rule):
                 continue
             for number, hook in enumerate(hooks):
                 if isinstance(hook, str) and hook not in known.hooks:
+                    import difflib  # a suggestion, only for a finding
                     close = difflib.get_close_matches(hook, sorted(known.hooks), n=1)
                     hint = f" (did you mean `{close[0]}`?)" if close else ""
                     if ":" in hook:  # the gateway's event names (session:start), from HOOK.yaml hooks

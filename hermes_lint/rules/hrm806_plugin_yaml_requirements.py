@@ -1,13 +1,15 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 
 from hermes_lint.model.context import ProjectContext
 from hermes_lint.project.plugin_view import plugin_views
-from hermes_lint.project.plugin_yaml import ManifestDocument
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import REGISTER, PluginRule
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_lint.project.plugin_yaml import ManifestDocument
 
 # The ``type`` names Hermes's manifest parser knows for a config_schema entry.
 CONFIG_TYPES = frozenset(

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import difflib
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
@@ -72,6 +71,7 @@ class DeclaredToolNotRegistered(PluginRule, Rule):
             names = set(view.names)
             for number, name in enumerate(declared):
                 if isinstance(name, str) and name not in names:
+                    import difflib  # a suggestion, only for a finding
                     close = difflib.get_close_matches(name, sorted(names), n=1)
                     hint = f" (did you mean `{close[0]}`?)" if close else ""
                     yield Finding(

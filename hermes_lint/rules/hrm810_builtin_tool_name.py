@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.extract.builtin_tools import builtin_tools
 from hermes_lint.project.index import registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import PLUGIN, PluginRule, manifest
@@ -63,6 +62,8 @@ class BuiltinToolName(PluginRule, Rule):
         plugin_entries = [entry for entry in entries if entry.registration.plugin]
         if not plugin_entries or len(plugin_entries) != len(entries):
             return  # no plugin tools, or a Hermes tree: HRM401 judges against its own tools
+        from hermes_lint.extract.builtin_tools import builtin_tools  # past the plugins-only test
+
         known = builtin_tools()
         for entry in plugin_entries:
             toolset = known.tools.get(entry.name)

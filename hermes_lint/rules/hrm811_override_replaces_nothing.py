@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from hermes_lint.model.context import ProjectContext
-from hermes_lint.extract.builtin_tools import builtin_tools
 from hermes_lint.project.index import keyword_value_location, registered
 from hermes_lint.rules.base import Finding, Invalid, Rule, Valid
 from hermes_lint.rules.plugin_examples import PLUGIN, PluginRule, manifest
@@ -57,6 +56,8 @@ class OverrideReplacesNothing(PluginRule, Rule):
         ]
         if not overriding or any(not entry.registration.plugin for entry in entries):
             return  # a Hermes tree: its bundled plugins may override (Hermes trusts them)
+        from hermes_lint.extract.builtin_tools import builtin_tools  # past the plugins-only test
+
         known = builtin_tools()
         for entry in overriding:
             others = [other for other in entries if other.name == entry.name and other is not entry]

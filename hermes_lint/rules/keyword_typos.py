@@ -4,7 +4,6 @@ The suggestion is HRM004's own: the closest parameter of the registry contract (
 
 from __future__ import annotations
 
-import difflib
 from typing import Optional
 
 from hermes_lint.project.registry_contract import BUILTIN
@@ -17,6 +16,7 @@ def misspelt_keyword(registration, contract, parameter: str) -> Optional[str]:
         return None
     for keyword in registration.keywords:
         if keyword.name not in contract.parameters:
+            import difflib  # only for a keyword the contract does not have
             if difflib.get_close_matches(keyword.name, contract.parameters, n=1) == [parameter]:
                 return keyword.name
     return None
