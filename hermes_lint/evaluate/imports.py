@@ -79,9 +79,10 @@ class _Imports(_EvaluatorState):
         return foreign.function_definition(attr) if foreign is not None else None
 
     def may_define_function(self, name: str) -> bool:
-        """False when ``function_definition(name)`` is certainly None, told without reading
-        another module (an import of a module that is no file of the project, ``import os``):
-        a question that would follow only such a function is not asked."""
+        """False when ``function_definition(name)`` is certainly None and would look at no
+        file (``import os``: no module to look into; no project): a question that would follow
+        only such a function is not asked. A module the project may hold says True, since
+        asking records the files that decide it (``read_modules(inspected=True)``)."""
         kind = self._classify(name)
         if kind[0] == "function":
             return True
@@ -90,12 +91,7 @@ class _Imports(_EvaluatorState):
         module = kind[1].origin.rpartition(".")[0]
         if not module or self._project is None:
             return False
-        absolute = absolute_module(module, self._module, self._is_package)
-        if absolute is None:
-            return False
-        if self._foreign.get(absolute) is not None or absolute in self._chain:
-            return True
-        return absolute not in self._foreign and self._project.path_of(absolute) is not None
+        return absolute_module(module, self._module, self._is_package) is not None
 
     def _readable_module(self, module: str, record: bool = True) -> Optional[ModuleEvaluator]:
         """The evaluator of project module ``module``, or None when it cannot be read."""

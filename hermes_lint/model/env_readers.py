@@ -58,8 +58,8 @@ def environment_readers(
             reader = recogniser.of_function(function, own, None, 1)
         if reader is not None:
             found[name] = reader
-    # Only an import of a function of the project (or one the setting lists) can be a reader:
-    # the calls of other imported names are not looked for.
+    # Only an import from a module (of the project, or one the setting lists) can be a
+    # reader: the calls of other imported names are not looked for.
     sought = [
         name
         for name, origin in index.imports.items()
