@@ -42,7 +42,10 @@ _FILE_NOQA = re.compile(
     r"^[ \t\f]*#[ \t]*hermes-lint:[ \t]*noqa(?::[ \t]?(?P<codes>[A-Z]+[0-9]+(?:[, \t]+[A-Z]+[0-9]+)*))?[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
-_MAY_NOQA = re.compile(r"noqa", re.IGNORECASE)
+# What every match of the file-level forms holds: searched first, with a leading '#' that the
+# regular-expression engine finds fast (a search from each line's start is slow).
+_MAY_FLAKE8_FILE_NOQA = re.compile(r"# flake8", re.IGNORECASE)
+_MAY_FILE_NOQA = re.compile(r"#[ \t]*hermes-lint:", re.IGNORECASE)
 FLAKE8, HERMES_LINT = "flake8", "hermes-lint"
 # Python's own line breaks (the syntax tree's line numbers), not str.splitlines's.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -65,13 +68,18 @@ class NoqaComment:
 
 def may_have_noqa(text: str) -> bool:
     """False when ``text`` certainly holds no noqa comment, inline or file-level (one
-    regular-expression search)."""
-    return _MAY_NOQA.search(text) is not None
+    search). Every form spells ``noqa`` in any case, and no character but the ASCII letters
+    matches ``n``, ``o``, ``q`` or ``a`` case-insensitively: the ASCII lower-casing of the
+    UTF-8 bytes tells it, and a byte search is several times faster than a case-insensitive
+    regular expression over the text."""
+    return b"noqa" in text.encode("utf-8", "surrogatepass").lower()
 
 
 def file_level_comments(text: str, tree: Optional[ast.Module] = None) -> List[NoqaComment]:
     """The comments exempting the whole file: ``# flake8: noqa`` on any physical line (as
     flake8 reads it), ``# hermes-lint: noqa[: CODES]`` in a comment on a line of its own."""
+    if _MAY_FLAKE8_FILE_NOQA.search(text) is None and _MAY_FILE_NOQA.search(text) is None:
+        return []
     if "\r" in text:
         text = _LINE_BREAK.sub("\n", text)
     found: List[NoqaComment] = []

@@ -3,6 +3,7 @@ are freed by reference counting as soon as ``check_module`` returns (``check.col
 runs no collection while a file is checked, so a cycle would keep a whole tree alive)."""
 
 import gc
+import hashlib
 
 import pytest
 
@@ -62,3 +63,30 @@ def test_a_paused_collector_stays_paused():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# The schema is read from another module of the project: the module's evaluator keeps an
+# evaluator of that module, which points back at the one that imports it.
+IMPORTING_SCHEMA = b'''from tools.registry import registry
+from tools.shared import SCHEMA
+
+
+def handle(args, **kwargs):
+    return "ok"
+
+
+registry.register(name="lookup", toolset="t", schema=SCHEMA, handler=handle, check_fn=lambda: True)
+'''
+SHARED = b'''SCHEMA = {"name": "lookup", "description": "Look up.", "parameters": {"type": "object", "properties": {}}}
+'''
+
+
+def test_an_imported_module_s_evaluator_leaves_no_cycle(tmp_path, saved_garbage):
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "shared.py").write_bytes(SHARED)
+    result = check_module(SourceFile("tools/lookup_tool.py", IMPORTING_SCHEMA), Config(project_root=str(tmp_path)))
+    gc.collect()
+    (registration,) = result.facts.registrations
+    assert registration.schema["description"] == "Look up."
+    assert dict(result.facts.read_modules)["tools/shared.py"] == hashlib.sha256(SHARED).hexdigest()
+    assert saved_garbage == []

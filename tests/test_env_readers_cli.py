@@ -306,3 +306,17 @@ def test_a_reader_of_the_tool_module_is_found_whatever_block_its_read_is_in(tmp_
     # no reader: the check reads nothing known.
     other = tool.replace("return None", "return os.devnull")
     assert check(tmp_path, {"tools/unlock_tool.py": other}) == []
+
+
+def test_a_reader_module_that_appears_later_is_read_by_the_next_cached_run(tmp_path):
+    """The imported module is no file of the project at first (an installed package, say):
+    the facts depend on its absence, and the cache must not outlive it."""
+    tool = HANDLER_TOOL.replace("from agent.secrets import get_secret", "from helpers import get_secret")
+    files = {"tools/unlock_tool.py": tool}
+    check(tmp_path, files)
+    command = [sys.executable, "-m", "hermes_lint", "check", "-q", "--select", "HRM203"]
+    first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert (first.returncode, first.stdout) == (0, "")
+    (tmp_path / "helpers.py").write_text("import os\n\n\ndef get_secret(name):\n    return os.environ[name]\n")
+    second = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert second.stdout.splitlines() == [HANDLER_FINDING]

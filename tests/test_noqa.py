@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import io
 import random
+import re
 import tokenize
 
 import pytest
@@ -99,3 +100,24 @@ def test_same_comments_as_tokenizing_the_whole_file():
                          if not piece.startswith(("@", "def", "class", "if")) else piece
                          for piece in pieces) + "\n"
         assert found(text) == tokenized(text), text
+
+
+def test_only_ascii_letters_match_noqa_case_insensitively():
+    """``may_have_noqa`` lower-cases the ASCII bytes only: right because no other character
+    matches a letter of ``noqa`` in a case-insensitive search (the forms' own regexes)."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert sorted(set(re.findall("[noqa]", every, re.IGNORECASE))) == sorted("noqaNOQA")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x = 1  # NoQa: HRM101\n", {1: NoqaComment(1, 8, ("HRM101",))}),
+        ("# FLAKE8: NOQA\nx = 1\n", {1: NoqaComment(1, 1, None, noqa.FLAKE8)}),
+        ("x = 1\n  #  Hermes-Lint: NoQA: hrm306\n", {2: NoqaComment(2, 3, ("HRM306",), noqa.HERMES_LINT)}),
+        ("x = 1\n# flake8 is a linter\n", {}),
+        ("x = 1\n#hermes-lint: no qa\n", {}),
+    ],
+)
+def test_any_case_of_every_form_is_found(text, expected):
+    assert found(text) == expected

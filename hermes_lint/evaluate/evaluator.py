@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from ..model import Hole, HoleUsed, Unresolved
@@ -82,7 +83,11 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
         self._read_modules = {}  # relative path -> sha256 of each module read
         self._inspected_modules = {}  # ... of each module only looked into
         self._source = ("", "")  # (relative path, sha256) of a foreign module
-        self._parent: Optional[ModuleEvaluator] = None  # the evaluator that imports this one
+        # The evaluator that imports this one, held weakly: it holds this one in ``_foreign``,
+        # and a reference back would make a cycle that keeps both, with the checked module's
+        # syntax tree, alive until the cyclic collector finds them (this one is reached only
+        # through it, so it is alive whenever this one is used).
+        self._parent: Optional[weakref.ReferenceType[ModuleEvaluator]] = None
         self._step_budget = step_budget
         self._total_budget = step_budget * TOTAL_BUDGET_FACTOR if total_step_budget is None else total_step_budget
         self._index = None
@@ -128,7 +133,7 @@ class ModuleEvaluator(_Locations, _Bounds, _Holes, _Branches, _Primitives, _Impo
             located=False,
         )
         foreign._source = (relative, sha256)
-        foreign._parent = self
+        foreign._parent = weakref.ref(self)
         return foreign
 
     def evaluate(self, node: ast.expr, *, partial: bool = False, objects: bool = False) -> Any:

@@ -78,6 +78,21 @@ class _Imports(_EvaluatorState):
         foreign = self._readable_module(module, record=False) if module else None
         return foreign.function_definition(attr) if foreign is not None else None
 
+    def may_define_function(self, name: str) -> bool:
+        """False when ``function_definition(name)`` is certainly None and would look at no
+        file (``import os``: no module to look into; no project): a question that would follow
+        only such a function is not asked. A module the project may hold says True, since
+        asking records the files that decide it (``read_modules(inspected=True)``)."""
+        kind = self._classify(name)
+        if kind[0] == "function":
+            return True
+        if kind[0] != "import":
+            return False
+        module = kind[1].origin.rpartition(".")[0]
+        if not module or self._project is None:
+            return False
+        return absolute_module(module, self._module, self._is_package) is not None
+
     def _readable_module(self, module: str, record: bool = True) -> Optional[ModuleEvaluator]:
         """The evaluator of project module ``module``, or None when it cannot be read."""
         try:
@@ -175,7 +190,7 @@ class _Imports(_EvaluatorState):
         importer: Optional[ModuleEvaluator] = self  # type: ignore[assignment]
         while importer is not None and importer._module != absolute:
             path.append(importer._module)
-            importer = importer._parent
+            importer = importer._parent() if importer._parent is not None else None
         if importer is None or importer._now is not None or _imports_any(importer, path):
             raise _Refusal(f"import cycle through module {absolute}", node)
         return importer

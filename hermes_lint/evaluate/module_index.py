@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from itertools import repeat
+from bisect import bisect_left
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union, cast
 
 from hermes_lint.model.context import child_nodes
@@ -83,9 +83,14 @@ class _BindingIndex(_MutationAnalysis):
         self._candidates: Optional[Dict[str, List[Tuple[ast.stmt, Positioned]]]] = None
         for stmt in tree.body:
             self._visit(stmt, top_level=True, in_class=False)
-        # `global` is rare: skip walking every function body when the text never says it.
-        if source_lines is None or any(map(str.__contains__, source_lines, repeat("global"))):
+        # `global` is rare: only the top-level statements whose lines say it (a keyword is
+        # spelled in ASCII) are searched, the others' every nested statement is not.
+        if source_lines is None:
             self._find_global_declarations(tree.body, None)
+        else:
+            said = [number for number, line in enumerate(source_lines, start=1) if "global" in line]
+            if said:
+                self._find_global_declarations(_statements_holding(tree.body, said), None)
 
     # -- collection
 
@@ -266,3 +271,16 @@ class _BindingIndex(_MutationAnalysis):
             for name, bindings in self.bindings.items()
             if len(bindings) == 1 and bindings[0].kind == "import"
         }
+
+
+def _statements_holding(statements: List[ast.stmt], lines: List[int]) -> List[ast.stmt]:
+    """Those of ``statements`` whose lines (from the first decorator's) hold one of the sorted
+    ``lines``, in order (the locations of ``source_lines`` are the parser's, as everywhere in
+    the evaluator)."""
+    kept = []
+    for stmt in statements:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        position = bisect_left(lines, first)
+        if position < len(lines) and lines[position] <= (stmt.end_lineno or stmt.lineno):
+            kept.append(stmt)
+    return kept

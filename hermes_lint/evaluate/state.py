@@ -17,6 +17,7 @@ import ast
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
+    import weakref
     from abc import abstractmethod
 
     from ..model import Hole, Location
@@ -47,7 +48,7 @@ class _EvaluatorState:
     _read_modules: Dict[str, str]
     _inspected_modules: Dict[str, str]
     _source: Tuple[str, str]
-    _parent: Optional[ModuleEvaluator]
+    _parent: Optional[weakref.ReferenceType[ModuleEvaluator]]
 
     # --- bounds
     _step_budget: int

@@ -35,7 +35,7 @@ def build_module_context(
     tree = parsed.tree
     if tree is None:
         return extract_facts(parsed, None), None
-    index = ModuleIndex(tree)
+    index = ModuleIndex(tree, parsed.text)
     from hermes_lint.project.plugin_names import dotted_name
 
     # The name the module is imported by (``pkg`` for ``pkg/__init__.py``, ``src/`` dropped):

@@ -7,7 +7,6 @@ imported or executed.
 from __future__ import annotations
 
 import ast
-import unicodedata
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
@@ -298,10 +297,10 @@ class _Extractor:
             return "it is inside a `try` block"
         return "its result is used in an expression or assignment"
 
-    def _register_calls(self, stmt: Optional[ast.AST]) -> List[ast.Call]:
-        """The register calls under ``stmt``; None: in the whole module, in no particular order."""
+    def _register_calls(self, stmt: ast.AST) -> List[ast.Call]:
+        """The register calls under ``stmt``."""
         calls = []
-        for node in self.index.walk(stmt) if stmt is not None else self.index.nodes():
+        for node in self.index.walk(stmt):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr != "register":
                     continue
@@ -333,15 +332,20 @@ class _Extractor:
             for stmt in self.tree.body
             if isinstance(stmt, ast.Expr) and is_registry_register_call(stmt.value)
         }
-        text = self.parsed.text
-        if not text.isascii():
-            # Python reads identifiers in NFKC form: `ｒｅｇｉｓｔｅｒ` is `register`.
-            text = unicodedata.normalize("NFKC", text)
-        if text.count("register") <= len(top_level):
+        # Python reads identifiers in NFKC form (`ｒｅｇｉｓｔｅｒ` is `register`): the text's own
+        # spelling counts only where no character may stand for an ASCII one.
+        if self.index.spelled_as_read() and self.parsed.text.count("register") <= len(top_level):
             # Every `.register` attribute spells the word out: no other register call exists.
             return ()
+        # A register call is an attribute `register` of `registry`, of an alias of it, or of an
+        # attribute `registry` (``_register_calls``): only a statement spelling both words holds one.
+        receivers = {id(stmt) for stmt in self.index.statements_spelling(("registry", *self.registry_aliases))}
         return tuple(
-            self.loc(call) for call in self._register_calls(None) if id(call) not in top_level
+            self.loc(call)
+            for stmt in self.index.statements_spelling(("register",))
+            if id(stmt) in receivers
+            for call in self._register_calls(stmt)
+            if id(call) not in top_level
         )
 
     # --- environment reads ---------------------------------------------------------------
@@ -360,7 +364,10 @@ class _Extractor:
             return value if isinstance(value, str) else None
 
         reads: List[EnvRead] = []
-        for stmt in self.tree.body:
+        # Every spelling of an access goes through one of these names: a statement that names
+        # none of them holds no access, and is not walked (``ModuleIndex.statements_naming``).
+        names = spellings.getenv_names | spellings.environ_names | spellings.os_names | spellings.reader_names
+        for stmt in self.index.statements_naming(names):
             function = stmt.name if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
             if function is not None and function in spellings.reader_names:
                 continue  # a reader reads its parameter: the calls of it name the variables

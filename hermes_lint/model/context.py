@@ -6,10 +6,11 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from hermes_lint.config import Config
 from hermes_lint.model import Location, ModuleFacts, Registration
+from hermes_lint.model.mentions import Mentions
 
 if TYPE_CHECKING:
     from hermes_lint.model.semantic import SemanticModel
@@ -115,8 +116,10 @@ class ModuleIndex:
     rules would otherwise each compute again with ``ast.walk`` (the whole module, each function).
     """
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, text: Optional[str] = None):
+        """``text``: the module's source, which lets ``statements_spelling`` leave out statements."""
         self.tree = tree
+        self._mentions = None if text is None else Mentions(text, tree.body)
         self._walks: Dict[int, Tuple[ast.AST, List[ast.AST]]] = {}
         self._nodes: Optional[List[ast.AST]] = None
         self.functions: Dict[str, ast.AST] = {}  # FunctionDef | AsyncFunctionDef; last wins
@@ -184,6 +187,37 @@ class ModuleIndex:
                 nodes.extend(self.walk(stmt))
             self._nodes = nodes
         return self._nodes
+
+    def statements_spelling(self, words: Iterable[str]) -> Sequence[ast.stmt]:
+        """The top-level statements, in order, that may hold one of ``words`` as an identifier
+        (a name, an attribute, a keyword): all that do, and some that do not
+        (``model.mentions``); without the module's text, all of them."""
+        if self._mentions is None:
+            return self.tree.body
+        return self._mentions.statements(words)
+
+    def spelled_as_read(self) -> bool:
+        """Whether every ASCII identifier of the module is spelled out in its text (no
+        character may stand for an ASCII one under NFKC: ``model.mentions``); False without
+        the text."""
+        return self._mentions is not None and self._mentions.spelled_as_read()
+
+    def statements_naming(self, names: Iterable[str]) -> Sequence[ast.stmt]:
+        """``statements_spelling``, for ``Name`` nodes of ``names`` only."""
+        if self._mentions is None:
+            return self.tree.body
+        return self._mentions.statements(names, names=True)
+
+    def names_by_statement(
+        self, names: Iterable[str], followed_by: Optional[Any] = None
+    ) -> List[Tuple[ast.stmt, FrozenSet[str]]]:
+        """``statements_naming``, each statement with those of ``names`` it may hold;
+        ``followed_by``: a pattern the text after the name must match
+        (``mentions.CALLED_WITH_A_STRING``)."""
+        if self._mentions is None:
+            every = frozenset(names)
+            return [(stmt, every) for stmt in self.tree.body]
+        return self._mentions.candidates(names, names=True, followed_by=followed_by)
 
     def walk(self, node: ast.AST) -> List[ast.AST]:
         """``walk(node)``, computed once per node; callers must not modify the list."""

@@ -24,10 +24,11 @@ decides is not the variable), a function that rebinds its first parameter, decor
 from __future__ import annotations
 
 import ast
-from typing import Any, Container, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Container, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from hermes_lint.model.context import child_nodes, walk
 from hermes_lint.model.env_spellings import EnvSpellings
+from hermes_lint.model.mentions import CALLED_WITH_A_STRING
 from hermes_lint.model.env_values import RAISES, UNKNOWN, Either, EnvReader, Method, Param, unset_method
 from hermes_lint.model.semantic import CALL_DEPTH
 
@@ -57,7 +58,14 @@ def environment_readers(
             reader = recogniser.of_function(function, own, None, 1)
         if reader is not None:
             found[name] = reader
-    called = _called_with_a_name(index)
+    # Only an import from a module (of the project, or one the setting lists) can be a
+    # reader: the calls of other imported names are not looked for.
+    sought = [
+        name
+        for name, origin in index.imports.items()
+        if origin in configured or (evaluator is not None and evaluator.may_define_function(name))
+    ]
+    called = _called_with_a_name(index, sought)
     for name, origin in index.imports.items():
         if name not in called:
             continue  # only a call ``name("VARIABLE", ...)`` can be a read
@@ -173,18 +181,25 @@ def _nested_statements(stmt: ast.AST) -> List[ast.AST]:
     return found
 
 
-def _called_with_a_name(index: Any) -> frozenset:
-    """Names the module calls with a constant string first: ``get_secret("TOKEN")``."""
-    called = set()
-    for node in index.nodes():
-        if (
-            node.__class__ is ast.Call
-            and node.func.__class__ is ast.Name
-            and node.args
-            and node.args[0].__class__ is ast.Constant
-            and isinstance(node.args[0].value, str)
-        ):
-            called.add(node.func.id)
+def _called_with_a_name(index: Any, names: Iterable[str]) -> frozenset:
+    """Which of ``names`` the module calls with a constant string first: ``get_secret("TOKEN")``.
+    Only the statements whose text may hold such a call of a name not found yet are walked
+    (``ModuleIndex.names_by_statement``)."""
+    called: Set[str] = set()
+    for stmt, held in index.names_by_statement(names, CALLED_WITH_A_STRING):
+        sought = held - called
+        if not sought:
+            continue
+        for node in index.walk(stmt):
+            if (
+                node.__class__ is ast.Call
+                and node.func.__class__ is ast.Name
+                and node.func.id in sought
+                and node.args
+                and node.args[0].__class__ is ast.Constant
+                and isinstance(node.args[0].value, str)
+            ):
+                called.add(node.func.id)
     return frozenset(called)
 
 

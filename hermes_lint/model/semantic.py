@@ -97,7 +97,11 @@ class SemanticModel:
                 self._global_names = frozenset()
             else:
                 self._global_names = frozenset(
-                    name for node in self.index.nodes() if isinstance(node, ast.Global) for name in node.names
+                    name
+                    for stmt in self.index.statements_spelling(("global",))
+                    for node in self.index.walk(stmt)
+                    if isinstance(node, ast.Global)
+                    for name in node.names
                 )
         return self._global_names
 
